@@ -1,0 +1,60 @@
+"""The one exception hierarchy of odp.
+
+Every error that odp raises on purpose derives from :class:`OdpError`. A call that raises one of
+these changes nothing: no budget is spent and no ledger row is written.
+
+``OdpError``
+ ├── ``InvalidParameter`` (also a ``ValueError``): a number or option that is not acceptable
+ │    ├── ``InvalidBudget``: NaN, ±inf, negative, δ ≥ 1, or not a number at all
+ │    └── ``InvalidGuarantee``: a guarantee that is malformed or that a release does not fit
+ ├── ``BudgetExceeded``: Alg. 1 line 4 refuses the request (nothing drawn, nothing recorded)
+ ├── ``LedgerError``: the ledger file is unusable, mismatched or corrupt
+ └── ``CertificateError``: a certificate does not parse or does not replay
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class OdpError(Exception):
+    """Base class of every error odp raises on purpose."""
+
+
+class InvalidParameter(OdpError, ValueError):
+    """A parameter value is not acceptable (the message says which and why)."""
+
+
+class InvalidBudget(InvalidParameter):
+    """A privacy budget or cost is not a finite, non-negative number (or δ ≥ 1)."""
+
+
+class InvalidGuarantee(InvalidParameter):
+    """A privacy guarantee is malformed, or a release does not belong to any declared class."""
+
+
+class BudgetExceeded(OdpError):
+    """The requested guarantee does not fit in the remaining budget (Alg. 1, line 4).
+
+    Raised *before* any noise is drawn; nothing is recorded.  ``requested`` and ``remaining``
+    are :class:`odp.Budget` values (sup-ε of the request, and what is left).
+    """
+
+    def __init__(self, message: str, *, requested: Any = None, remaining: Any = None):
+        super().__init__(message)
+        self.requested = requested
+        self.remaining = remaining
+
+
+class LedgerError(OdpError):
+    """The ledger cannot be opened, does not match the accountant, or is corrupt."""
+
+
+class CertificateError(OdpError):
+    """A certificate is malformed or does not replay under the checker."""
+
+
+class FloatBudgetWarning(UserWarning):
+    """A float was used as a budget or cost and its exact binary value is not the decimal
+    the user probably meant (e.g. ``0.1`` is 0.1000000000000000055511151231257827…).
+    Pass a string such as ``"0.1"`` or a ``Fraction`` to mean the decimal exactly."""
