@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .accountant import Accountant, Reservation
 from .budget import Budget
 from .errors import (
     BudgetExceeded,
@@ -21,10 +22,33 @@ from .errors import (
     LedgerError,
     OdpError,
 )
+from .guarantees import DP, ODP, SubsetDP
+from .mechanisms import (
+    BOTTOM,
+    GaussianMechanism,
+    LaplaceMechanism,
+    Mechanism,
+    RandomizedResponse,
+    ToyMechanism,
+)
+from .samplers import SecureRandom, SeededRandom
 
 __all__ = [
     "__version__",
+    "Accountant",
+    "Reservation",
     "Budget",
+    "DP",
+    "ODP",
+    "SubsetDP",
+    "BOTTOM",
+    "Mechanism",
+    "LaplaceMechanism",
+    "GaussianMechanism",
+    "RandomizedResponse",
+    "ToyMechanism",
+    "SecureRandom",
+    "SeededRandom",
     "BudgetExceeded",
     "CertificateError",
     "FloatBudgetWarning",

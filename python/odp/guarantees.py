@@ -53,10 +53,11 @@ def _check_label(label: Any) -> Label:
 class DP:
     """(ε, δ)-differential privacy (Def. 1).  Takes the same inputs as :class:`odp.Budget`."""
 
-    __slots__ = ("_budget",)
+    __slots__ = ("_budget", "_odp")
 
     def __init__(self, epsilon: Number, delta: Number = 0):
         self._budget = Budget(epsilon, delta)
+        self._odp: ODP | None = None
 
     @property
     def epsilon(self) -> Fraction:
@@ -84,8 +85,10 @@ class DP:
         return ODP(partition, {label: self.epsilon for label in labels}, self.delta)
 
     def as_odp(self) -> "ODP":
-        """The form the accountant uses (Lemma 3 with the trivial partition)."""
-        return self.to_odp()
+        """The form the accountant uses (Lemma 3 with the trivial partition); cached."""
+        if self._odp is None:
+            self._odp = self.to_odp()
+        return self._odp
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DP) and self._budget == other._budget

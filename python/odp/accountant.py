@@ -1,0 +1,245 @@
+"""The ODP accountant: the composition experiment of Alg. 1 (paper 002) run as a filter.
+
+``Accountant.run(mechanism, data)`` performs one round of Alg. 1:
+
+1. **admit** (line 4): the mechanism's declared guarantee (𝒫_i, ℰ_i, δ_i) must fit:
+   ``sup_k ℰ_i(P_k) ≤ ε_r`` and ``δ_i ≤ δ_r`` — else :class:`~odp.errors.BudgetExceeded` is
+   raised *before any noise is drawn* and nothing is recorded;
+2. **reserve**: the worst case (sup ℰ_i, δ_i) is durably recorded in the ledger (a crash from
+   here on leaves the round charged at its sup);
+3. **release** (line 5): the mechanism runs, drawing exact noise from the accountant's RNG;
+4. **classify** (line 6): ``k`` = the class of the release under the declared partition;
+5. **settle** (lines 7–8): ``ε_r −= ℰ_i(P_k)`` and ``δ_r −= δ_i`` — δ_i whatever the class.
+
+Theorem 7 then guarantees that everything released through one accountant is (ε_t, δ_t)-DP,
+for any adaptive choice of mechanisms, provided each mechanism's declared ODP guarantee is
+true.  Several accountants (threads or processes) may share one SQLite ledger; rounds are
+admitted atomically and ordered by reservation.
+
+Interactive mechanisms (a round whose output is revealed piece by piece, e.g. an SVT session)
+use :meth:`Accountant.reserve` with ``interactive=True``: they are refunded below their sup only
+if no other round was reserved on the same ledger while they were open (design.md).
+"""
+
+from __future__ import annotations
+
+import uuid
+from fractions import Fraction
+from typing import Any
+
+from .budget import Budget, Number
+from .errors import InvalidGuarantee, InvalidParameter, LedgerError
+from .guarantees import DP, ODP, Label, as_odp
+from .ledger import (
+    REASON_ABORTED,
+    REASON_FAILED,
+    REASON_RELEASED,
+    REASON_UNCLASSIFIABLE,
+    Ledger,
+    RoundRecord,
+    RoundRequest,
+    open_ledger,
+)
+from .samplers import RandomSource, SecureRandom
+
+__all__ = ["Accountant", "Reservation"]
+
+
+def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
+             interactive: bool) -> RoundRequest:
+    if not isinstance(mechanism, str) or not mechanism:
+        raise InvalidParameter("mechanism name must be a non-empty string")
+    return RoundRequest(
+        round_id=uuid.uuid4().hex,
+        mechanism=mechanism,
+        params=dict(params or {}),
+        guarantee=guarantee.to_json(),
+        sup_epsilon=guarantee.sup_epsilon,
+        delta=guarantee.delta,
+        interactive=interactive,
+    )
+
+
+class Reservation:
+    """A reserved round (Alg. 1 line 4 passed, worst case held) waiting to be settled.
+
+    Use it as a context manager: leaving the block without :meth:`settle` charges the sup.
+    """
+
+    def __init__(self, accountant: "Accountant", record: RoundRecord, guarantee: ODP):
+        self._accountant = accountant
+        self.record = record
+        self.guarantee = guarantee
+
+    @property
+    def round_id(self) -> str:
+        return self.record.round_id
+
+    @property
+    def open(self) -> bool:
+        return self.record.status == "pending"
+
+    def _finish(self, label: Label | None, charged: Fraction, reason: str) -> RoundRecord:
+        if not self.open:
+            raise LedgerError(f"round {self.round_id} is already settled")
+        self.record = self._accountant._settle(self.record, self.guarantee, label, charged, reason)
+        return self.record
+
+    def settle(self, release: Any) -> RoundRecord:
+        """Classify ``release`` and charge its class cost (Alg. 1 lines 6–8).  If the partition
+        fails, the round is charged its sup and :class:`InvalidGuarantee` is raised."""
+        try:
+            label = self.guarantee.classify(release)
+        except InvalidGuarantee:
+            self._finish(None, self.guarantee.sup_epsilon, REASON_UNCLASSIFIABLE)
+            raise
+        return self._finish(label, self.guarantee.cost(label), REASON_RELEASED)
+
+    def settle_class(self, label: Label) -> RoundRecord:
+        """Charge the cost of class ``label`` directly (for interactive mechanisms that track
+        their class themselves)."""
+        cost = self.guarantee.cost(label)  # InvalidGuarantee for unknown labels, before writing
+        return self._finish(label, cost, REASON_RELEASED)
+
+    def abort(self, reason: str = REASON_ABORTED) -> RoundRecord:
+        """Give the round up: it is charged its sup (the safe choice once noise may be out)."""
+        return self._finish(None, self.guarantee.sup_epsilon, reason)
+
+    def __enter__(self) -> "Reservation":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self.open:
+            self.abort(REASON_FAILED if exc_type is not None else REASON_ABORTED)
+
+
+class Accountant:
+    """Exact ODP accountant for a total budget (ε_t, δ_t).
+
+    Parameters
+    ----------
+    epsilon, delta:
+        The total budget, parsed exactly (see :class:`odp.Budget`).  May be omitted when
+        ``ledger`` is an existing SQLite file: its recorded budget is used.
+    ledger:
+        ``None`` (in memory), a path to a SQLite ledger file (created if missing, shared safely
+        by several processes), or an :class:`odp.ledger.Ledger`.
+    rng:
+        Randomness for :meth:`run`: :class:`odp.samplers.SecureRandom` by default.  A
+        :class:`odp.samplers.SeededRandom` is insecure; rounds run with it are marked
+        ``"insecure_rng": true`` in the ledger.
+    """
+
+    def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
+                 ledger: Any = None, rng: RandomSource | None = None):
+        budget = None if epsilon is None else Budget(epsilon, delta)
+        if budget is None and ledger is None:
+            raise InvalidParameter("give the total budget (epsilon, delta) or an existing ledger")
+        self.ledger: Ledger = open_ledger(ledger, budget)
+        self.rng: RandomSource = rng if rng is not None else SecureRandom()
+        self.last_round: RoundRecord | None = None
+
+    # ------------------------------------------------------------------ state
+    @property
+    def budget(self) -> Budget:
+        """The total budget (ε_t, δ_t)."""
+        return self.ledger.budget
+
+    @property
+    def remaining(self) -> Budget:
+        """What is left: ε_r and δ_r, with pending rounds held at their sup."""
+        return self.ledger.remaining
+
+    @property
+    def spent(self) -> Budget:
+        """ε and δ used so far (pending rounds at their sup)."""
+        return self.ledger.spent
+
+    @property
+    def history(self) -> list[RoundRecord]:
+        """Every round in the ledger, in reservation (Alg. 1) order."""
+        return self.ledger.rounds()
+
+    # ------------------------------------------------------------------ rounds
+    def _params(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        out = dict(params or {})
+        if not getattr(self.rng, "secure", False):
+            out["insecure_rng"] = True
+        return out
+
+    def reserve(self, guarantee: DP | ODP, *, mechanism: str = "external",
+                params: dict[str, Any] | None = None, interactive: bool = False) -> Reservation:
+        """Admit and durably reserve a round (Alg. 1 line 4) for a mechanism you run yourself;
+        settle it with :meth:`Reservation.settle`.  Raises ``BudgetExceeded`` (nothing
+        recorded) if the guarantee's sup ε or its δ does not fit."""
+        g = as_odp(guarantee)
+        record = self.ledger.reserve(_request(g, mechanism, self._params(params), interactive))
+        self.last_round = record
+        return Reservation(self, record, g)
+
+    def _settle(self, record: RoundRecord, guarantee: ODP, label: Label | None,
+                charged: Fraction, reason: str) -> RoundRecord:
+        settled = self.ledger.settle(record.round_id, label, charged, reason)
+        self.last_round = settled
+        return settled
+
+    def run(self, mechanism: Any, data: Any) -> Any:
+        """One round of Alg. 1 with an odp mechanism (see the module docstring); returns the
+        release.  The round's record is ``accountant.last_round``."""
+        guarantee = getattr(mechanism, "guarantee", None)
+        release_fn = getattr(mechanism, "release", None)
+        if guarantee is None or not callable(release_fn):
+            raise InvalidParameter(
+                "run() needs a mechanism with a declared .guarantee and a .release(data, rng) "
+                "method; for your own mechanism use reserve() or charge()"
+            )
+        g = as_odp(guarantee)
+        params = mechanism.params() if callable(getattr(mechanism, "params", None)) else {}
+        name = getattr(mechanism, "name", type(mechanism).__name__)
+        with self.reserve(g, mechanism=name, params=params) as reservation:
+            release = release_fn(data, self.rng)
+            reservation.settle(release)
+        return release
+
+    def charge(self, guarantee: DP | ODP, release: Any = None, *, mechanism: str = "external",
+               params: dict[str, Any] | None = None) -> RoundRecord:
+        """Account for a release you already produced with your own mechanism, whose declared
+        guarantee is ``guarantee``: admission, reservation and settlement in one atomic step.
+
+        The release is classified first; an unclassifiable release, an invalid guarantee or an
+        over-budget request raises and records nothing.  (You must not publish a release whose
+        charge was refused.)"""
+        g = as_odp(guarantee)
+        label = g.classify(release)
+        record = self.ledger.charge(_request(g, mechanism, self._params(params), False), label,
+                                    g.cost(label))
+        self.last_round = record
+        return record
+
+    # ------------------------------------------------------------------ reporting
+    def summary(self) -> dict[str, Any]:
+        """Totals for reports: worst-case (plain DP) charge vs the ODP charge."""
+        rounds = self.history
+        worst = sum((r.sup_epsilon for r in rounds), Fraction(0))
+        actual = sum((r.epsilon_held for r in rounds), Fraction(0))
+        return {
+            "budget": self.budget.to_json(),
+            "rounds": len(rounds),
+            "epsilon_worst_case": str(worst),
+            "epsilon_charged": str(actual),
+            "epsilon_saved": str(worst - actual),
+            "delta_charged": str(sum((r.delta for r in rounds), Fraction(0))),
+            "remaining": self.remaining.to_json(),
+        }
+
+    def close(self) -> None:
+        self.ledger.close()
+
+    def __enter__(self) -> "Accountant":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Accountant(budget={self.budget}, remaining={self.remaining})"

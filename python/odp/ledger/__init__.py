@@ -1,0 +1,51 @@
+"""Ledgers: the durable record of every budget transition (reserve, then settle).
+
+* :class:`MemoryLedger` — in memory, thread-safe, for notebooks and tests.
+* :class:`SQLiteLedger` — a SQLite file shared safely by several processes.
+
+:func:`open_ledger` turns what a user passes to ``Accountant(ledger=…)`` into a ledger.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..budget import Budget
+from ..errors import LedgerError
+from .base import Ledger, MemoryLedger
+from .records import (
+    REASON_ABORTED,
+    REASON_FAILED,
+    REASON_OVERLAP,
+    REASON_RECOVERED,
+    REASON_RELEASED,
+    REASON_UNCLASSIFIABLE,
+    SCHEMA_VERSION,
+    BudgetState,
+    RoundRecord,
+    RoundRequest,
+)
+from .sqlite import SQLiteLedger
+
+__all__ = [
+    "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
+    "BudgetState", "SCHEMA_VERSION", "REASON_RELEASED", "REASON_FAILED", "REASON_RECOVERED",
+    "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE",
+]
+
+
+def open_ledger(spec: Any, budget: Budget | None) -> Ledger:
+    """``None`` → a new :class:`MemoryLedger`; a path → :class:`SQLiteLedger`; a ledger → itself
+    (its budget must match ``budget`` when one is given)."""
+    if spec is None:
+        if budget is None:
+            raise LedgerError("an in-memory ledger needs a budget")
+        return MemoryLedger(budget)
+    if isinstance(spec, Ledger):
+        if budget is not None and spec.budget != budget:
+            raise LedgerError(f"the ledger holds the budget {spec.budget}, not {budget}")
+        return spec
+    if isinstance(spec, (str, os.PathLike)):
+        return SQLiteLedger(spec, budget)
+    raise LedgerError(f"ledger must be None, a path or an odp Ledger, got {spec!r}")

@@ -1,0 +1,133 @@
+"""The ledger interface and the in-memory ledger."""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from fractions import Fraction
+from typing import Any
+
+from ..budget import Budget, format_fraction
+from ..errors import BudgetExceeded, LedgerError
+from .records import (
+    REASON_OVERLAP,
+    REASON_RELEASED,
+    BudgetState,
+    RoundRecord,
+    RoundRequest,
+)
+
+
+def budget_exceeded(state: BudgetState, req: RoundRequest) -> BudgetExceeded:
+    rem = state.remaining
+    return BudgetExceeded(
+        f"{req.mechanism} needs ε={format_fraction(req.sup_epsilon)} (its sup over output "
+        f"classes, Lemma 4) and δ={format_fraction(req.delta)}, but only "
+        f"ε={format_fraction(rem.epsilon)}, δ={format_fraction(rem.delta)} remain of "
+        f"{state.budget}; nothing was drawn or recorded",
+        requested=Budget._trusted(req.sup_epsilon, req.delta),
+        remaining=rem,
+    )
+
+
+class Ledger(ABC):
+    """Durable record of the composition experiment (Alg. 1) for one total budget.
+
+    Implementations make :meth:`reserve` atomic with the admission check (Alg. 1 line 4), so
+    several accountants — threads or processes — can share one budget without over-spending.
+    """
+
+    @property
+    @abstractmethod
+    def budget(self) -> Budget:
+        """The total budget (ε_t, δ_t)."""
+
+    @abstractmethod
+    def reserve(self, req: RoundRequest) -> RoundRecord:
+        """Admit ``req`` (sup ε ≤ ε_r and δ_i ≤ δ_r, pending rounds held at sup) and durably
+        record the reservation; raise :class:`BudgetExceeded` and record nothing otherwise."""
+
+    @abstractmethod
+    def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
+               *, interactive_rule: bool = True) -> RoundRecord:
+        """Charge a reserved round (Alg. 1 lines 7–8).  With ``interactive_rule`` an interactive
+        round that another reservation overlapped is charged its sup instead (design.md)."""
+
+    @abstractmethod
+    def charge(self, req: RoundRequest, label: Any, charged: Fraction) -> RoundRecord:
+        """Reserve and settle in one atomic step (the release already exists)."""
+
+    @abstractmethod
+    def snapshot(self) -> BudgetState:
+        """Up-to-date totals and rounds (re-reads what other processes wrote)."""
+
+    @property
+    def remaining(self) -> Budget:
+        return self.snapshot().remaining
+
+    @property
+    def spent(self) -> Budget:
+        return self.snapshot().spent
+
+    def rounds(self) -> list[RoundRecord]:
+        return list(self.snapshot().rounds)
+
+    def close(self) -> None:
+        """Release resources (no-op for the in-memory ledger)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class MemoryLedger(Ledger):
+    """A ledger kept in memory (notebooks and tests).  Thread-safe; not durable."""
+
+    def __init__(self, budget: Budget):
+        self._state = BudgetState(budget)
+        self._lock = threading.Lock()
+        self._seq = 0
+
+    @property
+    def budget(self) -> Budget:
+        return self._state.budget
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def reserve(self, req: RoundRequest) -> RoundRecord:
+        with self._lock:
+            if not self._state.admits(req.sup_epsilon, req.delta):
+                raise budget_exceeded(self._state, req)
+            return self._state.apply_reserve(self._next_seq(), req, time.time())
+
+    def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
+               *, interactive_rule: bool = True) -> RoundRecord:
+        with self._lock:
+            rec = self._state.get(round_id)
+            if rec.status != "pending":
+                raise LedgerError(f"round {round_id} is already settled")
+            if interactive_rule and rec.interactive and self._state.reserved_after(round_id):
+                label, charged, reason = None, rec.sup_epsilon, REASON_OVERLAP
+            return self._state.apply_settle(self._next_seq(), round_id, label, charged, reason,
+                                            time.time())
+
+    def charge(self, req: RoundRequest, label: Any, charged: Fraction) -> RoundRecord:
+        with self._lock:
+            if not self._state.admits(req.sup_epsilon, req.delta):
+                raise budget_exceeded(self._state, req)
+            now = time.time()
+            self._state.apply_reserve(self._next_seq(), req, now)
+            return self._state.apply_settle(self._next_seq(), req.round_id, label, charged,
+                                            REASON_RELEASED, now)
+
+    def snapshot(self) -> BudgetState:
+        return self._state
+
+    def rounds(self) -> list[RoundRecord]:
+        with self._lock:
+            return list(self._state.rounds)

@@ -1,0 +1,192 @@
+"""Ledger rows and the running budget state shared by every ledger backend.
+
+A ledger is an append-only sequence of *events*:
+
+* ``reserve`` — Alg. 1 line 4 passed; the round's worst case (sup_k ℰ(P_k), δ_i) is now held.
+  Written, and made durable, *before* the mechanism draws any noise.
+* ``settle`` — Alg. 1 lines 7–8: the round is charged ℰ(P_k) for its realised class k (or its
+  sup when it failed, was interrupted, or was recovered after a crash).  δ_i stays charged.
+
+The remaining budget counts every unsettled reservation at its sup, so a crash between the two
+events can only over-charge, never under-charge.  Rounds are ordered by reservation: that is the
+order of Alg. 1 (a round reserved later was chosen without seeing an earlier round's output
+unless that output was already settled).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+from ..budget import Budget, format_fraction
+from ..errors import LedgerError
+
+SCHEMA_VERSION = 1
+
+#: Why a round was settled.
+REASON_RELEASED = "released"  # classified release, charged ℰ(P_k)
+REASON_FAILED = "failed"  # the mechanism raised after the reservation: charged at sup
+REASON_UNCLASSIFIABLE = "unclassifiable"  # the partition failed on the release: sup
+REASON_RECOVERED = "recovered"  # found unsettled after its process died: sup
+REASON_ABORTED = "aborted"  # the caller gave the reservation up: sup
+REASON_OVERLAP = "interactive-overlap"  # interactive round overlapped another reservation: sup
+REASON_ENFORCED = "enforcement-mismatch"  # the certified rules disagreed: sup
+SUP_REASONS = frozenset(
+    {REASON_FAILED, REASON_UNCLASSIFIABLE, REASON_RECOVERED, REASON_ABORTED, REASON_OVERLAP,
+     REASON_ENFORCED}
+)
+
+
+@dataclass(frozen=True)
+class RoundRequest:
+    """What the accountant asks a ledger to admit (Alg. 1 line 4) and reserve."""
+
+    round_id: str
+    mechanism: str
+    params: dict[str, Any]
+    guarantee: dict[str, Any]  # JSON form of the declared ODP guarantee (classes and costs)
+    sup_epsilon: Fraction
+    delta: Fraction
+    interactive: bool = False
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """One round of the composition experiment as the ledger knows it."""
+
+    index: int  # 1-based position in reservation order
+    round_id: str
+    mechanism: str
+    params: dict[str, Any]
+    guarantee: dict[str, Any]
+    sup_epsilon: Fraction
+    delta: Fraction
+    interactive: bool
+    reserved_at: float
+    status: str = "pending"  # "pending" | "settled"
+    label: Any = None  # realised class (JSON scalar) once settled; None if charged at sup
+    charged: Fraction | None = None  # ε charged once settled
+    reason: str | None = None
+    settled_at: float | None = None
+    reserve_seq: int = 0  # position of the reserve event among all events
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def epsilon_held(self) -> Fraction:
+        """ε this round holds now: its charge once settled, its sup while pending."""
+        return self.charged if self.charged is not None else self.sup_epsilon
+
+    @property
+    def refund(self) -> Fraction:
+        """sup − charged: the ε saved by ODP accounting (0 while pending)."""
+        return self.sup_epsilon - self.charged if self.charged is not None else Fraction(0)
+
+    def settled(self, label: Any, charged: Fraction, reason: str, at: float) -> "RoundRecord":
+        return replace(self, status="settled", label=label, charged=charged, reason=reason,
+                       settled_at=at)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "round_id": self.round_id,
+            "mechanism": self.mechanism,
+            "params": self.params,
+            "guarantee": self.guarantee,
+            "sup_epsilon": str(self.sup_epsilon),
+            "delta": str(self.delta),
+            "interactive": self.interactive,
+            "status": self.status,
+            "label": self.label,
+            "charged": None if self.charged is None else str(self.charged),
+            "reason": self.reason,
+            "reserved_at": self.reserved_at,
+            "settled_at": self.settled_at,
+        }
+
+    def describe(self) -> str:
+        charged = "pending" if self.charged is None else format_fraction(self.charged)
+        return (f"#{self.index} {self.mechanism}: sup ε={format_fraction(self.sup_epsilon)} "
+                f"δ={format_fraction(self.delta)} charged ε={charged} ({self.reason or 'open'})")
+
+
+class BudgetState:
+    """Running totals over a ledger's events, applied in event order.
+
+    ``eps_held`` = Σ over rounds of (charge if settled else sup); ``delta_held`` = Σ δ_i.
+    Every operation is O(1), so replaying new events after another process wrote is cheap.
+    """
+
+    __slots__ = ("budget", "eps_held", "delta_held", "rounds", "by_id", "last_reserve_seq",
+                 "last_seq")
+
+    def __init__(self, budget: Budget):
+        self.budget = budget
+        self.eps_held = Fraction(0)
+        self.delta_held = Fraction(0)
+        self.rounds: list[RoundRecord] = []
+        self.by_id: dict[str, int] = {}
+        self.last_reserve_seq = 0
+        self.last_seq = 0
+
+    @property
+    def remaining(self) -> Budget:
+        return Budget._trusted(self.budget.epsilon - self.eps_held,
+                               self.budget.delta - self.delta_held)
+
+    @property
+    def spent(self) -> Budget:
+        return Budget._trusted(self.eps_held, self.delta_held)
+
+    def admits(self, sup_epsilon: Fraction, delta: Fraction) -> bool:
+        """Alg. 1 line 4 against the remaining budget (pending rounds held at sup)."""
+        return (sup_epsilon <= self.budget.epsilon - self.eps_held
+                and delta <= self.budget.delta - self.delta_held)
+
+    def apply_reserve(self, seq: int, req: RoundRequest, at: float) -> RoundRecord:
+        if req.round_id in self.by_id:
+            raise LedgerError(f"duplicate reservation for round {req.round_id}")
+        rec = RoundRecord(
+            index=len(self.rounds) + 1, round_id=req.round_id, mechanism=req.mechanism,
+            params=req.params, guarantee=req.guarantee, sup_epsilon=req.sup_epsilon,
+            delta=req.delta, interactive=req.interactive, reserved_at=at, reserve_seq=seq,
+        )
+        self.by_id[req.round_id] = len(self.rounds)
+        self.rounds.append(rec)
+        self.eps_held += req.sup_epsilon
+        self.delta_held += req.delta
+        self.last_reserve_seq = max(self.last_reserve_seq, seq)
+        self.last_seq = max(self.last_seq, seq)
+        return rec
+
+    def apply_settle(self, seq: int, round_id: str, label: Any, charged: Fraction, reason: str,
+                     at: float) -> RoundRecord:
+        pos = self.by_id.get(round_id)
+        if pos is None:
+            raise LedgerError(f"settle event for unknown round {round_id}")
+        rec = self.rounds[pos]
+        if rec.status != "pending":
+            raise LedgerError(f"round {round_id} is settled twice")
+        if not (0 <= charged <= rec.sup_epsilon):
+            raise LedgerError(f"round {round_id}: charge {charged} outside [0, sup]")
+        new = rec.settled(label, charged, reason, at)
+        self.rounds[pos] = new
+        self.eps_held -= rec.sup_epsilon - charged
+        self.last_seq = max(self.last_seq, seq)
+        return new
+
+    def get(self, round_id: str) -> RoundRecord:
+        pos = self.by_id.get(round_id)
+        if pos is None:
+            raise LedgerError(f"unknown round {round_id}")
+        return self.rounds[pos]
+
+    def reserved_after(self, round_id: str) -> bool:
+        """Was any other round reserved after ``round_id``? (interactive refund rule)"""
+        return self.last_reserve_seq > self.get(round_id).reserve_seq
+
+
+def dumps(obj: Any) -> str:
+    """Canonical JSON text (sorted keys, no spaces) for ledger columns."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,62 @@
+"""The mechanism protocol: a declared guarantee, JSON-able parameters, and a release.
+
+A mechanism declares its privacy guarantee (``DP`` or ``ODP``) *before* it runs; the guarantee
+must not depend on the data.  ``release(data, rng)`` draws all its randomness from ``rng`` (an
+exact, by default cryptographically secure, source: :mod:`odp.samplers`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..guarantees import DP, ODP
+from ..samplers import RandomSource
+
+
+class _Bottom:
+    """The symbol ⊥ ("no answer"), independent of the data.  A singleton."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "⊥"
+
+    def __reduce__(self):
+        return (_Bottom, ())
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: The ⊥ output of M_toy, Propose-Test-Release and test-and-release mechanisms.
+BOTTOM = _Bottom()
+
+
+class Mechanism(ABC):
+    """Base class of odp mechanisms (see the module docstring)."""
+
+    #: Short name recorded in the ledger and certificates.
+    name: str = "mechanism"
+
+    @property
+    @abstractmethod
+    def guarantee(self) -> DP | ODP:
+        """The declared guarantee (data-independent)."""
+
+    def params(self) -> dict[str, Any]:
+        """JSON-able description of the mechanism's parameters (for ledgers and certificates)."""
+        return {}
+
+    @abstractmethod
+    def release(self, data: Any, rng: RandomSource) -> Any:
+        """Run the mechanism on ``data`` with randomness from ``rng``."""
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.params().items())
+        return f"{type(self).__name__}({params})"

@@ -1,0 +1,242 @@
+"""Basic noise mechanisms on exact samplers: Laplace and Gaussian on a grid, randomized
+response, and the toy mechanism M_toy of the paper's introduction.
+
+The grid.  A real-valued query ``f`` with sensitivity Δ is released on the grid ``g·ℤ``: the
+value is rounded to ``n(x) = ⌊f(x)/g + 1/2⌋`` and integer noise is added, so the release is
+``g·(n(x) + Z)`` — an exact ``Fraction``.  For neighbours, ``|f(x) − f(x')| ≤ Δ`` implies
+``|n(x) − n(x')| ≤ m := ⌈Δ/g⌉`` (because ``⌊u + k⌋ = ⌊u⌋ + k`` for integers ``k``), so the
+integer noise is calibrated to the integer sensitivity ``m``.  With the default ``g = Δ/1000``,
+``m = 1000`` and rounding costs no privacy.  No floating point touches the noise.
+The query itself must have sensitivity Δ *as computed* (floating-point sums can exceed their
+mathematical sensitivity; use exact or integer arithmetic in queries where that matters).
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import numbers
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+from ..budget import parse_delta, parse_epsilon, to_fraction
+from ..errors import InvalidParameter
+from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
+from ..guarantees import DP, ODP
+from ..samplers import RandomSource, bernoulli_exp, discrete_gaussian, discrete_laplace
+from .base import BOTTOM, Mechanism
+
+__all__ = [
+    "LaplaceMechanism",
+    "GaussianMechanism",
+    "RandomizedResponse",
+    "ToyMechanism",
+    "value_or_bottom",
+]
+
+
+def value_or_bottom(release: Any) -> str:
+    """The ODP partition {values, {⊥}} of M_toy, PTR and test-and-release mechanisms."""
+    return "bottom" if release is BOTTOM else "value"
+
+
+def exact_value(value: Any, *, name: str = "query result") -> Fraction:
+    """The exact rational value of a query result (floats: their exact binary value)."""
+    if isinstance(value, bool):
+        return Fraction(int(value))
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise InvalidParameter(f"{name} is not finite: {value!r}")
+        return Fraction(value)
+    if isinstance(value, numbers.Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, numbers.Real):
+        as_float = float(value)
+        if not math.isfinite(as_float):
+            raise InvalidParameter(f"{name} is not finite: {value!r}")
+        return Fraction(as_float)
+    raise InvalidParameter(f"{name} must be a real number, got {type(value).__name__}")
+
+
+def _positive(value: Any, name: str) -> Fraction:
+    x = to_fraction(value, name=name)
+    if x <= 0:
+        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
+    return x
+
+
+def _query_name(query: Callable) -> str:
+    return getattr(query, "__name__", type(query).__name__)
+
+
+class _GridMechanism(Mechanism):
+    """Shared grid logic: sensitivity Δ, granularity g, integer sensitivity m = ⌈Δ/g⌉."""
+
+    def __init__(self, query: Callable[[Any], Any], sensitivity: Any, granularity: Any):
+        if not callable(query):
+            raise InvalidParameter("query must be a function data -> number")
+        self.query = query
+        self.sensitivity = _positive(sensitivity, "sensitivity")
+        self.granularity = (self.sensitivity / 1000 if granularity is None
+                            else _positive(granularity, "granularity"))
+        self.units = math.ceil(self.sensitivity / self.granularity)
+
+    def grid_value(self, data: Any) -> int:
+        """``n(x) = ⌊f(x)/g + 1/2⌋``: the query value in grid units before noise."""
+        value = exact_value(self.query(data))
+        return math.floor(value / self.granularity + Fraction(1, 2))
+
+    def _grid_params(self) -> dict[str, Any]:
+        return {"query": _query_name(self.query), "sensitivity": str(self.sensitivity),
+                "granularity": str(self.granularity)}
+
+
+class LaplaceMechanism(_GridMechanism):
+    """ε-DP Laplace mechanism on the grid ``g·ℤ`` (discrete Laplace noise of scale ``m/ε``
+    grid units, i.e. ≈ Δ/ε in the query's units)."""
+
+    name = "laplace"
+
+    def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, sensitivity: Any = 1,
+                 granularity: Any = None):
+        super().__init__(query, sensitivity, granularity)
+        self.epsilon = _positive(epsilon, "epsilon")
+        #: discrete Laplace scale in grid units: P[Z = z] ∝ exp(−|z| / scale_units)
+        self.scale_units = Fraction(self.units) / self.epsilon
+        self._guarantee = DP(self.epsilon)
+
+    @property
+    def guarantee(self) -> DP:
+        return self._guarantee
+
+    @property
+    def scale(self) -> Fraction:
+        """Noise scale in the query's units (``g·m/ε``)."""
+        return self.granularity * self.scale_units
+
+    def params(self) -> dict[str, Any]:
+        return {**self._grid_params(), "epsilon": str(self.epsilon)}
+
+    def release(self, data: Any, rng: RandomSource) -> Fraction:
+        n = self.grid_value(data)
+        return self.granularity * (n + discrete_laplace(self.scale_units, rng))
+
+
+class GaussianMechanism(_GridMechanism):
+    """(ε, δ)-DP Gaussian mechanism on the grid (discrete Gaussian noise, CKS 2020).
+
+    Give ``epsilon`` and ``delta`` to calibrate σ (the smallest σ², to 4 significant digits,
+    whose exact discrete-Gaussian δ(ε) is ≤ δ), or ``sigma`` (in the query's units) and
+    ``epsilon`` to declare δ(ε) computed for that σ (rounded up).  ``sensitivity`` is the
+    L2 sensitivity (here of a scalar query)."""
+
+    name = "gaussian"
+
+    def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, delta: Any = None,
+                 sigma: Any = None, sensitivity: Any = 1, granularity: Any = None):
+        super().__init__(query, sensitivity, granularity)
+        self.epsilon = _positive(epsilon, "epsilon")
+        if sigma is None:
+            if delta is None:
+                raise InvalidParameter("give delta (to calibrate sigma) or sigma")
+            target = parse_delta(delta)
+            if target == 0:
+                raise InvalidParameter("the Gaussian mechanism needs delta > 0")
+            self.sigma2_units = calibrate_discrete_gaussian(self.epsilon, target, self.units)
+            declared = target
+        else:
+            s = _positive(sigma, "sigma") / self.granularity
+            self.sigma2_units = s * s
+            bound = discrete_gaussian_delta_upper(self.epsilon, self.sigma2_units, self.units)
+            if delta is not None and bound > parse_delta(delta):
+                raise InvalidParameter(
+                    f"sigma={sigma} gives delta={float(bound):.3g} at epsilon={self.epsilon}, "
+                    f"more than the requested {delta}"
+                )
+            if bound >= 1:
+                raise InvalidParameter(f"sigma={sigma} is too small for epsilon={self.epsilon}")
+            declared = parse_delta(delta) if delta is not None else bound
+        self._guarantee = DP(self.epsilon, declared)
+
+    @property
+    def guarantee(self) -> DP:
+        return self._guarantee
+
+    @property
+    def sigma(self) -> float:
+        """σ in the query's units (for display)."""
+        return math.sqrt(self.sigma2_units) * float(self.granularity)
+
+    def params(self) -> dict[str, Any]:
+        return {**self._grid_params(), "epsilon": str(self.epsilon),
+                "delta": str(self._guarantee.delta), "sigma2_units": str(self.sigma2_units)}
+
+    def release(self, data: Any, rng: RandomSource) -> Fraction:
+        n = self.grid_value(data)
+        return self.granularity * (n + discrete_gaussian(self.sigma2_units, rng))
+
+
+class RandomizedResponse(Mechanism):
+    """ε-DP k-ary randomized response: the true category with probability
+    ``e^ε / (e^ε + k − 1)``, each other category with probability ``1 / (e^ε + k − 1)``.
+
+    Sampled exactly: draw a uniform category; keep it if it is the true one, else keep it with
+    probability ``e^{−ε}`` (an exact Bernoulli(exp(−ε))), otherwise repeat."""
+
+    name = "randomized_response"
+
+    def __init__(self, query: Callable[[Any], Any], *, epsilon: Any,
+                 categories: Sequence[Any] = (False, True)):
+        if not callable(query):
+            raise InvalidParameter("query must be a function data -> category")
+        self.query = query
+        self.epsilon = parse_epsilon(epsilon)
+        self.categories = tuple(categories)
+        if len(self.categories) < 2 or len(set(self.categories)) != len(self.categories):
+            raise InvalidParameter("randomized response needs at least 2 distinct categories")
+        self._guarantee = DP(self.epsilon)
+
+    @property
+    def guarantee(self) -> DP:
+        return self._guarantee
+
+    def params(self) -> dict[str, Any]:
+        return {"query": _query_name(self.query), "epsilon": str(self.epsilon),
+                "categories": [repr(c) for c in self.categories]}
+
+    def release(self, data: Any, rng: RandomSource) -> Any:
+        truth = self.query(data)
+        if truth not in self.categories:
+            raise InvalidParameter(f"the query returned {truth!r}, not one of the categories")
+        k = len(self.categories)
+        while True:
+            pick = self.categories[rng.randbelow(k)]
+            if pick == truth or bernoulli_exp(self.epsilon, rng):
+                return pick
+
+
+class ToyMechanism(Mechanism):
+    """M_toy (paper 002, Sec. 1): flip a fair coin; heads → the ε-DP Laplace release of the
+    query, tails → ⊥.  It is (𝒫, ℰ, 0)-ODP with 𝒫 = {values, {⊥}}, ℰ(values) = ε and
+    ℰ({⊥}) = 0 (Def. 2): a ⊥ reveals nothing, so it costs nothing."""
+
+    name = "toy"
+
+    def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, sensitivity: Any = 1,
+                 granularity: Any = None):
+        self.laplace = LaplaceMechanism(query, epsilon=epsilon, sensitivity=sensitivity,
+                                        granularity=granularity)
+        self.epsilon = self.laplace.epsilon
+        self._guarantee = ODP(value_or_bottom, {"value": self.epsilon, "bottom": 0}, 0)
+
+    @property
+    def guarantee(self) -> ODP:
+        return self._guarantee
+
+    def params(self) -> dict[str, Any]:
+        return self.laplace.params()
+
+    def release(self, data: Any, rng: RandomSource) -> Any:
+        if rng.randbelow(2) == 0:
+            return BOTTOM
+        return self.laplace.release(data, rng)

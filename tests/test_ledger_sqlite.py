@@ -1,0 +1,174 @@
+"""The SQLite ledger: durability, crash recovery, multi-process safety, append-only rows,
+and 'a failed call changes nothing' (byte for byte)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import odp
+from odp.errors import BudgetExceeded, InvalidBudget, InvalidGuarantee, LedgerError
+from odp.ledger import REASON_RECOVERED, SCHEMA_VERSION, SQLiteLedger
+
+SRC = str(Path(__file__).resolve().parents[1] / "python")
+
+
+def _python(code: str, *args: str, **kwargs) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def _files(path: Path) -> dict[str, bytes]:
+    out = {}
+    for suffix in ("", "-wal"):
+        p = Path(str(path) + suffix)
+        if p.exists():
+            out[suffix] = p.read_bytes()
+    return out
+
+
+def test_pragmas_schema_and_append_only(tmp_path):
+    path = tmp_path / "l.db"
+    acc = odp.Accountant(1, "1e-6", ledger=path)
+    acc.charge(odp.DP("0.1"))
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    assert meta["schema_version"] == str(SCHEMA_VERSION)
+    assert Fraction(meta["epsilon"]) == 1 and Fraction(meta["delta"]) == Fraction(1, 10**6)
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("UPDATE events SET charged = '0'")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("DELETE FROM events")
+    with pytest.raises(sqlite3.DatabaseError, match="write-once"):
+        conn.execute("UPDATE meta SET value = '100' WHERE key = 'epsilon'")
+    kinds = [k for (k,) in conn.execute("SELECT kind FROM events ORDER BY seq")]
+    assert kinds == ["reserve", "settle"]
+    conn.close()
+    acc.close()
+
+
+def test_newer_schema_and_foreign_files_are_refused(tmp_path):
+    path = tmp_path / "future.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.executemany("INSERT INTO meta VALUES (?, ?)",
+                     [("schema_version", str(SCHEMA_VERSION + 1)), ("epsilon", "1"), ("delta", "0")])
+    conn.commit()
+    conn.close()
+    with pytest.raises(LedgerError, match="upgrade"):
+        SQLiteLedger(path)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(LedgerError):
+        SQLiteLedger(junk)
+    with pytest.raises(LedgerError):
+        SQLiteLedger(tmp_path / "missing.db")  # no budget given: nothing is created
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_bad_inputs_leave_the_ledger_byte_for_byte_unchanged(tmp_path):
+    path = tmp_path / "l.db"
+    acc = odp.Accountant("1", "1e-6", ledger=path)
+    acc.charge(odp.DP("0.5", "1e-7"))
+    before = _files(path)
+    bad_calls = [
+        lambda: acc.charge(odp.DP("nan")),
+        lambda: acc.charge(odp.DP("inf")),
+        lambda: acc.charge(odp.DP("-0.1")),
+        lambda: acc.charge(odp.DP("0.1", "1")),
+        lambda: acc.charge(odp.DP("abc")),
+        lambda: acc.charge(odp.DP(0.1j)),
+        lambda: acc.charge(odp.DP("0.6")),  # over budget
+        lambda: acc.charge(odp.DP("0.1", "1e-6")),  # δ over budget
+        lambda: acc.reserve(odp.DP("2")),
+        lambda: acc.charge(odp.ODP(lambda r: "nope", {"x": "0.1"}), 1),
+        lambda: acc.charge(odp.ODP(lambda r: "x", {"x": "-1"}), 1),
+        lambda: acc.charge("not a guarantee"),
+        lambda: odp.Accountant("2", ledger=path),  # budget mismatch
+        lambda: odp.Accountant("nan", ledger=path),
+    ]
+    expected = (InvalidBudget, InvalidGuarantee, BudgetExceeded, LedgerError)
+    for call in bad_calls:
+        with pytest.raises(expected):
+            call()
+        assert _files(path) == before
+    assert acc.remaining == odp.Budget("0.5", "9e-7")
+
+
+def test_sigkill_between_reserve_and_settle_is_recovered_at_sup(tmp_path):
+    path = tmp_path / "crash.db"
+    odp.Accountant("1", ledger=path).close()
+    child = _python(
+        """
+        import sys, time, odp
+        acc = odp.Accountant(ledger=sys.argv[1])
+        g = odp.ODP(lambda r: r, {"cheap": "0.05", "dear": "0.3"})
+        res = acc.reserve(g, mechanism="crashing")
+        print("reserved", flush=True)
+        time.sleep(120)
+        res.settle("cheap")
+        """,
+        str(path),
+    )
+    assert child.stdout.readline().strip() == "reserved"
+    mid = odp.Accountant(ledger=path)  # owner alive: the round stays pending, held at sup
+    assert mid.history[0].status == "pending" and mid.remaining.epsilon == Fraction(7, 10)
+    mid.close()
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    child.stderr.close()
+    after = odp.Accountant(ledger=path)
+    (rec,) = after.history
+    assert rec.status == "settled" and rec.reason == REASON_RECOVERED
+    assert rec.charged == Fraction(3, 10)  # the sup, never less
+    assert after.remaining.epsilon == Fraction(7, 10)
+
+
+@pytest.mark.slow
+def test_four_processes_share_one_budget_without_overspending(tmp_path):
+    path = tmp_path / "shared.db"
+    odp.Accountant("1", ledger=path).close()
+    worker = """
+        import sys, odp
+        acc = odp.Accountant(ledger=sys.argv[1])
+        g = odp.DP("1/1000")
+        ok = 0
+        for _ in range(300):
+            try:
+                acc.charge(g)
+                ok += 1
+            except odp.BudgetExceeded:
+                pass
+        print(ok)
+        """
+    procs = [_python(worker, str(path)) for _ in range(4)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    successes = [int(o[0]) for o in outs]
+    assert sum(successes) == 1000
+    final = odp.Accountant(ledger=path)
+    assert final.remaining.epsilon == 0 and len(final.history) == 1000
+    assert sorted(r.index for r in final.history) == list(range(1, 1001))
+
+
+def test_readonly_open_writes_nothing(tmp_path):
+    path = tmp_path / "l.db"
+    odp.Accountant("1", ledger=path).charge(odp.DP("0.1"))
+    before = _files(path)
+    ro = SQLiteLedger(path, readonly=True)
+    assert ro.remaining.epsilon == Fraction(9, 10)
+    with pytest.raises(LedgerError):
+        ro.charge(None, None, None)
+    ro.close()
+    assert _files(path) == before

@@ -1,0 +1,153 @@
+"""Declared guarantees of the basic mechanisms, checked against their exact output
+distributions (log-space exact for pure DP; high-precision sums for the Gaussian), and a
+deliberately wrong claim that the same check rejects."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import odp
+from odp.errors import InvalidParameter
+from odp.mechanisms import BOTTOM, value_or_bottom
+
+
+def _laplace_claim_holds(mech, a, b, epsilon_claim, window=60):
+    """Pointwise exact check of p(y) ≤ e^ε q(y) for the discrete Laplace on the grid, where
+    p, q are the release distributions for query values a and b.  The normalisers are equal,
+    so it is an inequality between rational exponents."""
+    na, nb = mech.grid_value(a), mech.grid_value(b)
+    t = mech.scale_units
+    for y in range(min(na, nb) - window, max(na, nb) + window):
+        if -abs(y - na) / t > epsilon_claim - abs(y - nb) / t:
+            return False
+    return True
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    a=st.fractions(min_value=-50, max_value=50, max_denominator=1000),
+    shift=st.fractions(min_value=-1, max_value=1, max_denominator=997),
+    g=st.sampled_from([Fraction(1, 1000), Fraction(1, 7), Fraction(1, 3), Fraction(1)]),
+)
+def test_laplace_on_grid_is_epsilon_dp(a, shift, g):
+    mech = odp.LaplaceMechanism(lambda v: v, epsilon="0.5", sensitivity=1, granularity=g)
+    b = a + shift  # neighbours: |f(x) − f(x')| ≤ Δ = 1
+    assert abs(mech.grid_value(a) - mech.grid_value(b)) <= mech.units
+    assert _laplace_claim_holds(mech, a, b, mech.epsilon)
+    assert _laplace_claim_holds(mech, b, a, mech.epsilon)
+
+
+def test_laplace_wrong_claim_is_detected():
+    mech = odp.LaplaceMechanism(lambda v: v, epsilon="0.5", sensitivity=1)
+    assert not _laplace_claim_holds(mech, Fraction(0), Fraction(1), mech.epsilon / 2)
+
+
+def test_toy_mechanism_odp_claim_exact_and_wrong_claim_fails():
+    """M_toy: Pr[⊥] = 1/2 on every database, values follow the grid Laplace.  The output-wise
+    ODP inequality (Def. 2) holds with ℰ(⊥) = 0, ℰ(values) = ε and δ = 0; charging ε/2 for
+    values is violated."""
+    toy = odp.ToyMechanism(lambda v: v, epsilon="0.4")
+    assert toy.guarantee.costs == {"value": Fraction(2, 5), "bottom": 0}
+    assert toy.guarantee.delta == 0 and value_or_bottom(BOTTOM) == "bottom"
+    for a, b in [(Fraction(0), Fraction(1)), (Fraction(3, 7), Fraction(-4, 7))]:
+        # ⊥ part: (1/2 − e^0 · 1/2)₊ = 0; values: the Laplace pointwise check (common factor 1/2)
+        assert _laplace_claim_holds(toy.laplace, a, b, toy.guarantee.cost("value"))
+    assert not _laplace_claim_holds(toy.laplace, Fraction(0), Fraction(1), Fraction(1, 5))
+
+
+def test_toy_class_frequencies_match_exact_probabilities():
+    toy = odp.ToyMechanism(lambda v: v, epsilon="1")
+    rng = odp.SeededRandom(5)
+    n = 4000
+    bottoms = sum(toy.release(Fraction(3), rng) is BOTTOM for _ in range(n))
+    assert stats.binomtest(bottoms, n, 0.5).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_randomized_response_frequencies_and_exact_log_ratio(k):
+    eps = Fraction(7, 10)
+    cats = tuple(range(k))
+    rr = odp.RandomizedResponse(lambda v: v, epsilon=eps, categories=cats)
+    # exact pmf: w(o | a) = 1 if o == a else e^{-ε}, same normaliser for every a,
+    # so log p(o|a) − log p(o|b) ∈ {−ε, 0, ε} ≤ ε (exact), and ε/2 would be violated.
+    log_w = lambda o, a: 0 if o == a else -eps  # noqa: E731
+    assert max(log_w(o, a) - log_w(o, b) for o in cats for a in cats for b in cats) == eps
+    assert max(log_w(o, a) - log_w(o, b) for o in cats for a in cats for b in cats) > eps / 2
+    rng = odp.SeededRandom(9)
+    n = 6000
+    counts = Counter(rr.release(0, rng) for _ in range(n))
+    z = 1 + (k - 1) * math.exp(-float(eps))
+    expected = [n / z if o == 0 else n * math.exp(-float(eps)) / z for o in cats]
+    assert stats.chisquare([counts[o] for o in cats], expected).pvalue > 1e-3
+
+
+def _exact_discrete_gaussian_delta(eps, sigma2, m):
+    mpmath.mp.dps = 40
+    s2 = mpmath.mpf(sigma2.numerator) / sigma2.denominator
+    f = lambda y: mpmath.exp(-mpmath.mpf(y) ** 2 / (2 * s2))  # noqa: E731
+    n = int(60 * mpmath.sqrt(s2)) + 10 * m + 50
+    z = 1 + 2 * mpmath.fsum(f(y) for y in range(1, n))
+    e = mpmath.mpf(eps.numerator) / eps.denominator
+    a = e * s2 / m - mpmath.mpf(m) / 2
+    b = e * s2 / m + mpmath.mpf(m) / 2
+    tail = lambda c: mpmath.fsum(f(y) for y in range(int(mpmath.floor(c)) + 1, n))  # noqa: E731
+    return (tail(a) - mpmath.exp(e) * tail(b)) / z
+
+
+@pytest.mark.parametrize("eps, delta", [("1", "1e-5"), ("0.5", "1e-6"), ("2", "1e-3")])
+def test_gaussian_declared_delta_bounds_the_exact_delta(eps, delta):
+    g = odp.GaussianMechanism(lambda v: v, epsilon=eps, delta=delta, granularity=1)
+    true_delta = _exact_discrete_gaussian_delta(Fraction(eps), g.sigma2_units, g.units)
+    declared = g.guarantee.delta
+    assert true_delta <= mpmath.mpf(declared.numerator) / declared.denominator
+    # calibration is tight: the declared δ is used, and half of it would be a false claim
+    assert true_delta > mpmath.mpf(declared.numerator) / declared.denominator / 2
+
+
+def test_gaussian_with_given_sigma_declares_an_upper_bound():
+    g = odp.GaussianMechanism(lambda v: v, epsilon="1", sigma=3, granularity=Fraction(1, 4))
+    true_delta = _exact_discrete_gaussian_delta(Fraction(1), g.sigma2_units, g.units)
+    d = g.guarantee.delta
+    assert true_delta <= mpmath.mpf(d.numerator) / d.denominator <= true_delta * (1 + mpmath.mpf("1e-6"))
+    with pytest.raises(InvalidParameter):
+        odp.GaussianMechanism(lambda v: v, epsilon="1", sigma=3, delta="1e-9")
+
+
+def test_analytic_gaussian_upper_bound_matches_balle_wang():
+    from odp.gaussian_dp import analytic_gaussian_delta_upper
+
+    mpmath.mp.dps = 40
+    for eps, sigma in [(1, 4), (Fraction(1, 2), 2), (3, Fraction(3, 4))]:
+        e, s = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator, mpmath.mpf(Fraction(sigma).numerator) / Fraction(sigma).denominator
+        exact = mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)
+        up = analytic_gaussian_delta_upper(eps, sigma)
+        assert exact <= mpmath.mpf(up.numerator) / up.denominator <= exact * (1 + mpmath.mpf("1e-6"))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: odp.LaplaceMechanism(lambda v: v, epsilon=0),
+    lambda: odp.LaplaceMechanism(lambda v: v, epsilon=1, sensitivity=-1),
+    lambda: odp.LaplaceMechanism("not callable", epsilon=1),
+    lambda: odp.GaussianMechanism(lambda v: v, epsilon=1),
+    lambda: odp.GaussianMechanism(lambda v: v, epsilon=1, delta=0),
+    lambda: odp.RandomizedResponse(lambda v: v, epsilon=1, categories=(1, 1)),
+])
+def test_bad_mechanism_parameters(make):
+    with pytest.raises(odp.InvalidParameter):
+        make()
+
+
+def test_release_of_non_finite_query_value_fails_cleanly():
+    acc = odp.Accountant(1)
+    mech = odp.LaplaceMechanism(lambda v: float("nan"), epsilon="0.1")
+    with pytest.raises(InvalidParameter):
+        acc.run(mech, None)
+    assert acc.last_round.reason == "failed"  # the reservation existed: charged at sup
