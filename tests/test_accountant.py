@@ -178,3 +178,24 @@ def test_float_pitfalls_of_peers_do_not_happen():
     for _ in range(5):
         acc.charge(odp.DP("0.1"))
     assert acc.spent.epsilon == Fraction(1, 2)
+
+
+def test_custom_admission_rule_runs_atomically_and_refuses_cleanly(tmp_path):
+    """The admission hook (Alg. 6's filter) sees the up-to-date state; a refusal records
+    nothing, for both ledgers."""
+    seen = []
+
+    def at_most_two_rounds(state, request):
+        seen.append((len(state.rounds), request.sup_epsilon))
+        return len(state.rounds) < 2
+
+    for ledger in (None, tmp_path / "l.db"):
+        acc = odp.Accountant(1, ledger=ledger, admission=at_most_two_rounds)
+        acc.charge(odp.DP("0.1"))
+        acc.reserve(odp.DP("0.2")).settle(None)
+        with pytest.raises(BudgetExceeded, match="at_most_two_rounds refused"):
+            acc.charge(odp.DP("0.1"))
+        assert len(acc.history) == 2 and acc.remaining.epsilon == Fraction(7, 10)
+    assert seen[:3] == [(0, Fraction(1, 10)), (1, Fraction(1, 5)), (2, Fraction(1, 10))]
+    with pytest.raises(InvalidParameter):
+        odp.Accountant(1, admission="sum")

@@ -31,6 +31,7 @@ from .budget import Budget, Number
 from .errors import InvalidGuarantee, InvalidParameter, LedgerError
 from .guarantees import DP, ODP, Label, as_odp
 from .ledger import (
+    Admission,
     REASON_ABORTED,
     REASON_FAILED,
     REASON_RELEASED,
@@ -128,15 +129,24 @@ class Accountant:
         Randomness for :meth:`run`: :class:`odp.samplers.SecureRandom` by default.  A
         :class:`odp.samplers.SeededRandom` is insecure; rounds run with it are marked
         ``"insecure_rng": true`` in the ledger.
+    admission:
+        The admission rule of line 4 as ``admit(state, request) -> bool`` (see
+        :data:`odp.ledger.Admission`).  ``None`` is Alg. 1's sum rule; a valid ODP filter
+        (paper 002, Def. 19) turns the accountant into Alg. 6.  Only use a rule that has a
+        proof: the accountant cannot check that a filter is valid.
     """
 
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
-                 ledger: Any = None, rng: RandomSource | None = None):
+                 ledger: Any = None, rng: RandomSource | None = None,
+                 admission: Admission | None = None):
         budget = None if epsilon is None else Budget(epsilon, delta)
         if budget is None and ledger is None:
             raise InvalidParameter("give the total budget (epsilon, delta) or an existing ledger")
+        if admission is not None and not callable(admission):
+            raise InvalidParameter("admission must be a callable (state, request) -> bool")
         self.ledger: Ledger = open_ledger(ledger, budget)
         self.rng: RandomSource = rng if rng is not None else SecureRandom()
+        self.admission = admission
         self.last_round: RoundRecord | None = None
 
     # ------------------------------------------------------------------ state
@@ -173,7 +183,8 @@ class Accountant:
         settle it with :meth:`Reservation.settle`.  Raises ``BudgetExceeded`` (nothing
         recorded) if the guarantee's sup ε or its δ does not fit."""
         g = as_odp(guarantee)
-        record = self.ledger.reserve(_request(g, mechanism, self._params(params), interactive))
+        record = self.ledger.reserve(_request(g, mechanism, self._params(params), interactive),
+                                     self.admission)
         self.last_round = record
         return Reservation(self, record, g)
 
@@ -212,7 +223,7 @@ class Accountant:
         g = as_odp(guarantee)
         label = g.classify(release)
         record = self.ledger.charge(_request(g, mechanism, self._params(params), False), label,
-                                    g.cost(label))
+                                    g.cost(label), self.admission)
         self.last_round = record
         return record
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..budget import Budget
 from ..errors import LedgerError
-from .base import Ledger, MemoryLedger
+from .base import Admission, Ledger, MemoryLedger, sum_rule
 from .records import (
     REASON_ABORTED,
     REASON_FAILED,
@@ -29,7 +29,7 @@ from .records import (
 from .sqlite import SQLiteLedger
 
 __all__ = [
-    "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
+    "Admission", "sum_rule", "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
     "BudgetState", "SCHEMA_VERSION", "REASON_RELEASED", "REASON_FAILED", "REASON_RECOVERED",
     "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE",
 ]

@@ -6,7 +6,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded, LedgerError
@@ -19,8 +19,30 @@ from .records import (
 )
 
 
-def budget_exceeded(state: BudgetState, req: RoundRequest) -> BudgetExceeded:
+#: An admission rule: ``admit(state, request) -> bool`` decides Alg. 1 line 4 (or, in general,
+#: the CONT/HALT of a privacy filter, Alg. 6 line 4) from the ledger's up-to-date state, with
+#: pending rounds held at their sup.  It runs inside the ledger's lock (atomically with the
+#: reservation) and must not write anything.  ``None`` means the sum rule of Alg. 1.
+Admission = Callable[[BudgetState, RoundRequest], bool]
+
+
+def sum_rule(state: BudgetState, req: RoundRequest) -> bool:
+    """Alg. 1 line 4: sup ε ≤ ε_r and δ_i ≤ δ_r (the sum filter of Alg. 6, App. A)."""
+    return state.admits(req.sup_epsilon, req.delta)
+
+
+def budget_exceeded(state: BudgetState, req: RoundRequest,
+                    admit: Admission | None = None) -> BudgetExceeded:
     rem = state.remaining
+    if admit is not None:
+        name = getattr(admit, "__name__", type(admit).__name__)
+        return BudgetExceeded(
+            f"the admission rule {name} refused {req.mechanism} (sup ε="
+            f"{format_fraction(req.sup_epsilon)}, δ={format_fraction(req.delta)}) after "
+            f"{len(state.rounds)} rounds; nothing was drawn or recorded",
+            requested=Budget._trusted(req.sup_epsilon, req.delta),
+            remaining=rem,
+        )
     return BudgetExceeded(
         f"{req.mechanism} needs ε={format_fraction(req.sup_epsilon)} (its sup over output "
         f"classes, Lemma 4) and δ={format_fraction(req.delta)}, but only "
@@ -44,9 +66,10 @@ class Ledger(ABC):
         """The total budget (ε_t, δ_t)."""
 
     @abstractmethod
-    def reserve(self, req: RoundRequest) -> RoundRecord:
-        """Admit ``req`` (sup ε ≤ ε_r and δ_i ≤ δ_r, pending rounds held at sup) and durably
-        record the reservation; raise :class:`BudgetExceeded` and record nothing otherwise."""
+    def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
+        """Admit ``req`` (by default sup ε ≤ ε_r and δ_i ≤ δ_r, pending rounds held at sup) and
+        durably record the reservation; raise :class:`BudgetExceeded` and record nothing
+        otherwise.  ``admit`` replaces the default rule (see :data:`Admission`)."""
 
     @abstractmethod
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
@@ -55,7 +78,8 @@ class Ledger(ABC):
         round that another reservation overlapped is charged its sup instead (design.md)."""
 
     @abstractmethod
-    def charge(self, req: RoundRequest, label: Any, charged: Fraction) -> RoundRecord:
+    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
+               admit: Admission | None = None) -> RoundRecord:
         """Reserve and settle in one atomic step (the release already exists)."""
 
     @abstractmethod
@@ -99,10 +123,10 @@ class MemoryLedger(Ledger):
         self._seq += 1
         return self._seq
 
-    def reserve(self, req: RoundRequest) -> RoundRecord:
+    def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
         with self._lock:
-            if not self._state.admits(req.sup_epsilon, req.delta):
-                raise budget_exceeded(self._state, req)
+            if not (admit or sum_rule)(self._state, req):
+                raise budget_exceeded(self._state, req, admit)
             return self._state.apply_reserve(self._next_seq(), req, time.time())
 
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
@@ -116,10 +140,11 @@ class MemoryLedger(Ledger):
             return self._state.apply_settle(self._next_seq(), round_id, label, charged, reason,
                                             time.time())
 
-    def charge(self, req: RoundRequest, label: Any, charged: Fraction) -> RoundRecord:
+    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
+               admit: Admission | None = None) -> RoundRecord:
         with self._lock:
-            if not self._state.admits(req.sup_epsilon, req.delta):
-                raise budget_exceeded(self._state, req)
+            if not (admit or sum_rule)(self._state, req):
+                raise budget_exceeded(self._state, req, admit)
             now = time.time()
             self._state.apply_reserve(self._next_seq(), req, now)
             return self._state.apply_settle(self._next_seq(), req.round_id, label, charged,

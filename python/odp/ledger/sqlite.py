@@ -28,7 +28,7 @@ from typing import Any
 
 from ..budget import Budget
 from ..errors import LedgerError
-from .base import Ledger, budget_exceeded
+from .base import Admission, Ledger, budget_exceeded, sum_rule
 from .records import (
     REASON_OVERLAP,
     REASON_RECOVERED,
@@ -298,10 +298,10 @@ class SQLiteLedger(Ledger):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
         return (cur.lastrowid,) + values
 
-    def reserve(self, req: RoundRequest) -> RoundRecord:
+    def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
         def op():
-            if not self._state.admits(req.sup_epsilon, req.delta):
-                raise budget_exceeded(self._state, req)
+            if not (admit or sum_rule)(self._state, req):
+                raise budget_exceeded(self._state, req, admit)
             return [self._insert_reserve(req, time.time())]
 
         return self._write(op)[0]
@@ -319,10 +319,11 @@ class SQLiteLedger(Ledger):
 
         return self._write(op)[0]
 
-    def charge(self, req: RoundRequest, label: Any, charged: Fraction) -> RoundRecord:
+    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
+               admit: Admission | None = None) -> RoundRecord:
         def op():
-            if not self._state.admits(req.sup_epsilon, req.delta):
-                raise budget_exceeded(self._state, req)
+            if not (admit or sum_rule)(self._state, req):
+                raise budget_exceeded(self._state, req, admit)
             now = time.time()
             return [self._insert_reserve(req, now),
                     self._insert_settle(req.round_id, label, charged, REASON_RELEASED, now)]
