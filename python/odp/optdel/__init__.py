@@ -1,0 +1,65 @@
+"""Optimal output differential privacy for early stopping (paper 002, Sec. 5 and App. C).
+
+An iterative mechanism (Alg. 3) runs ``(epsilon_k, delta_k)``-DP steps and may stop after
+``k_1 < k_2 < ... < k_n`` steps; the partition ``P_i`` = "stopped after ``k_i`` steps" carries the
+cost ``E(P_i)``.  Two deltas for its ``(P, E, delta)``-ODP guarantee are computed here:
+
+* **OptDel** (Thm. 15, Eq. (3)): the *smallest* delta valid for every choice of the steps and of
+  the stopping rules.  The paper evaluates it by enumerating exponentially many output sets; here
+  it is computed by backward induction over privacy-loss states (proofs in
+  :mod:`odp.optdel.exact`): exact in ``O(k_n^2)`` for homogeneous steps, exact whenever losses
+  merge, and otherwise bracketed by rounding every ``epsilon_k`` up/down to a grid
+  (:mod:`odp.optdel.lattice`).
+* **Lemma 11 / Eq. (4)**: the delta obtained from Lemma 11 with the optimal composition theorem
+  for each prefix (Murtagh-Vadhan), ``sum_i delta^{k_i}``.  It is never smaller than OptDel and is
+  strictly larger as soon as ``n >= 2`` and all ``delta_k > 0``.
+
+Stable API
+----------
+``optdel_upper(stops, steps, costs) -> Fraction``
+    A rigorous rational **upper** bound of OptDel: ``stops`` the stopping points, ``steps`` the
+    ``(epsilon_k, delta_k)`` pairs (``k_n`` of them), ``costs`` the ``E(P_i)`` (one per stop); all
+    numbers parsed exactly ("0.1", "1e-6", Fractions, ints).  Rounded up to 12 significant digits.
+    With ``exponential=True`` the inputs are ``(w_k, delta_k)`` with ``w_k = e**epsilon_k`` and
+    ``W_i = e**E(P_i)`` as exact rationals and the exact value is returned.  This is the entry
+    point for accountants that offer "optimal" composition for early stopping.
+``optdel(...) -> OptDelBound``
+    The bracket ``lower <= OptDel <= upper`` with the method used.
+``lemma11_delta(...) -> OptDelBound``
+    The same for Eq. (4).
+``lemma11_costs(stops, steps, delta)``
+    Costs ``E(P_i)`` with Eq. (4) ``<= delta`` (Lemma 11, equal split of delta).
+``optdel_uniform_saving(stops, steps, costs, delta)``
+    How much every cost can be lowered while OptDel stays ``<= delta`` (Thm. 15's saving).
+
+Brute-force references (:mod:`odp.optdel.reference`) and the exact algorithms
+(:mod:`odp.optdel.exact`) are importable for testing and auditing.
+"""
+
+from __future__ import annotations
+
+from .bounds import (
+    DEFAULT_MAX_CELLS,
+    OptDelBound,
+    lemma11_delta,
+    lemma11_delta_upper,
+    optdel,
+    optdel_upper,
+    round_up_significant,
+)
+from .costs import lemma11_costs, optdel_uniform_saving
+from .problem import EpsProblem, ExpProblem
+
+__all__ = [
+    "DEFAULT_MAX_CELLS",
+    "EpsProblem",
+    "ExpProblem",
+    "OptDelBound",
+    "lemma11_costs",
+    "lemma11_delta",
+    "lemma11_delta_upper",
+    "optdel",
+    "optdel_uniform_saving",
+    "optdel_upper",
+    "round_up_significant",
+]

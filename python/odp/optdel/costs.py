@@ -1,0 +1,106 @@
+"""Costs ``E(P_i)`` that meet a total delta (paper 002, Sec. 5.1 and 5.2).
+
+* :func:`lemma11_costs`: Lemma 11 with the optimal composition of every prefix and an equal split
+  ``delta^{k_i} = delta / n``: ``E(P_i)`` is the smallest grid value whose *rigorous upper bound*
+  of the prefix's optimal-composition delta is ``<= delta / n``.  So Eq. (4) ``<= delta`` holds
+  for the returned costs (and OptDel ``<=`` Eq. (4) as well).
+* :func:`optdel_uniform_saving`: the largest ``t`` (on a grid) such that OptDel with the costs
+  ``E(P_i) - t`` is still ``<= delta`` (rigorous upper bound) -- how much of every stop's cost
+  Thm. 15 saves over Lemma 11 at the same total delta.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+from ..budget import parse_delta, to_fraction
+from ..errors import InvalidParameter
+from . import lattice
+from .bounds import DEFAULT_MAX_CELLS, _choose_grid, _instance, optdel_upper
+from .problem import EpsProblem
+
+__all__ = ["lemma11_costs", "optdel_uniform_saving"]
+
+
+def _grid_search(ok, lo: int, hi: int) -> int:
+    """Smallest integer ``m`` in ``[lo, hi]`` with ``ok(m)`` (``ok`` monotone, ``ok(hi)``)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def lemma11_costs(
+    stops: Sequence[int],
+    steps: Sequence[tuple[Any, Any]],
+    delta: Any,
+    *,
+    resolution: Any = "1e-4",
+    max_cells: int = DEFAULT_MAX_CELLS,
+) -> list[Fraction]:
+    """Costs ``E(P_i)`` (multiples of ``resolution``) with
+    ``OptComp(M_1..M_{k_i}; E(P_i)) <= delta / n`` for every ``i`` (rigorous upper bounds), hence
+    Eq. (4) ``<= delta``.  Raises :class:`InvalidParameter` if even ``E = sum eps_k`` (simple
+    composition) leaves more than ``delta / n`` (the ``delta_k`` alone are too large)."""
+    n = len(list(stops))
+    problem = EpsProblem.parse(stops, steps, [0] * n)
+    target = parse_delta(delta) / n
+    res = to_fraction(resolution, name="resolution")
+    if res <= 0:
+        raise InvalidParameter("resolution must be > 0")
+    eps = list(problem.epsilons)
+    total_eps = [sum(eps[:k], Fraction(0)) for k in problem.stops]
+    h = _choose_grid(eps, [total_eps[-1]], None, max_cells)
+    window = lattice.default_window(h, eps, [total_eps[-1]])
+    inst = _instance(eps, problem.deltas, problem.stops, [Fraction(0)] * n, h, True, window)
+    table = lattice.stop_table_for(inst, [total_eps[-1] + res])
+    out: list[Fraction] = []
+    for i, lo, hi, pmf, overflow, survive in lattice.forward_prefixes(inst, True):
+        top = math.ceil(total_eps[i] / res) + 1
+
+        def ok(m: int) -> bool:
+            return lattice.prefix_term(table, m * res, lo, hi, pmf, overflow, survive,
+                                       True) <= target
+
+        if not ok(top):
+            raise InvalidParameter(
+                f"delta / n = {float(target):.3g} is below what the delta_k of the first "
+                f"{problem.stops[i]} steps force (1 - prod(1 - delta_k)); raise delta"
+            )
+        out.append(_grid_search(ok, 0, top) * res)
+    return out
+
+
+def optdel_uniform_saving(
+    stops: Sequence[int],
+    steps: Sequence[tuple[Any, Any]],
+    costs: Sequence[Any],
+    delta: Any,
+    *,
+    resolution: Any = "1e-4",
+    max_cells: int = DEFAULT_MAX_CELLS,
+) -> Fraction:
+    """The largest multiple ``t`` of ``resolution`` with ``0 <= t <= min E(P_i)`` such that the
+    rigorous upper bound of OptDel with costs ``E(P_i) - t`` is ``<= delta``; ``0`` if none."""
+    problem = EpsProblem.parse(stops, steps, costs)
+    target = parse_delta(delta)
+    res = to_fraction(resolution, name="resolution")
+    if res <= 0:
+        raise InvalidParameter("resolution must be > 0")
+    top = math.floor(min(problem.costs) / res)
+
+    def ok(m: int) -> bool:  # m = top - (number of steps of t): monotone in m
+        t = (top - m) * res
+        shifted = [c - t for c in problem.costs]
+        return optdel_upper(problem.stops, list(zip(problem.epsilons, problem.deltas)),
+                            shifted, max_cells=max_cells, digits=None) <= target
+
+    if not ok(top):
+        return Fraction(0)
+    m = _grid_search(ok, 0, top)
+    return (top - m) * res

@@ -1,0 +1,369 @@
+r"""Rigorous floating-point backward induction on a privacy-loss lattice (Thm. 15 and Eq. (4)).
+
+Paper 002, Sec. 5.2.  This is the fast path for the ordinary parametrisation (per-step
+``epsilon_k``, per-stop ``E(P_i)``), where ``e**epsilon`` is irrational and exact rational
+arithmetic is impossible.  It runs the recursion of :mod:`odp.optdel.exact` (Lemmas A-C there)
+
+    c_k(j) = delta_{k+1} + p_{k+1} g_{k+1}(j + n_{k+1}) + r_{k+1} g_{k+1}(j - n_{k+1})
+    g_k(j) = max(c_k(j), 1 - e**(E_i - j h))  at a stopping depth k_i  (max(., 0) at k_n)
+
+on the lattice of privacy losses ``j h`` (``h`` a positive rational, the *grid*), for steps with
+``epsilon_k = n_k h`` exactly.  Two things make the returned numbers rigorous:
+
+1. **Rounding of epsilon (Lemma D of :mod:`odp.optdel.exact`).**  Eq. (3) and Eq. (4) are
+   non-decreasing in every ``epsilon_k``.  An *upper* bound uses ``n_k = ceil(epsilon_k / h)``, a
+   *lower* bound ``n_k = floor(epsilon_k / h)``.  When every ``epsilon_k`` is a multiple of ``h``
+   (always the case for homogeneous steps, ``h = epsilon``) both are the same problem: the
+   state space is exact and only floating-point rounding separates the bounds.
+2. **Directed floating-point rounding.**  Every input constant (``p_k``, ``r_k``, ``delta_k``,
+   ``e**(E_i - j h)``) is enclosed with :func:`odp.rational.exp_bracket` and converted to a float
+   rounded in the needed direction; every arithmetic result is moved one ulp outwards with
+   ``numpy.nextafter`` (a round-to-nearest result is within half an ulp of the exact value, so the
+   next float in the chosen direction is a bound).  The recursion is monotone in all of these
+   constants (non-negative sums and products and ``max``), so the upper pass bounds the exact
+   value from above and the lower pass from below.  Lower values are clamped at 0 and upper ones
+   at 1 (``0 <= g <= 1``).
+
+**Window.**  Very unlikely losses may be cut off to save time; this stays sound by Lemma D (i)
+(``g_k`` is non-decreasing in the loss): above the window the upper pass uses ``g <= 1`` and the
+lower pass the value at the top of the window; below the window the upper pass uses the value at
+the bottom of the window and the lower pass ``g >= 0``.  The window is ``40`` standard deviations
+(Hoeffding) beyond the interesting range, so it only bites for very long compositions.
+
+Cost: ``O(sum_k width_k)`` float operations, ``width_k <= 2 sum_{l<=k} n_l + 1``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InvalidParameter
+from ..rational import exp_bracket
+
+__all__ = [
+    "LatticeInstance",
+    "thm15_pass",
+    "eq4_pass",
+    "forward_prefixes",
+    "prefix_term",
+    "stop_table_for",
+    "default_window",
+    "float_down",
+    "float_up",
+    "cells",
+]
+
+_DIGITS = 24  # decimal digits of the brackets: far below float resolution
+
+
+def float_down(x: Fraction) -> float:
+    """The largest float ``<= x``."""
+    x = Fraction(x)
+    try:
+        f = float(x)  # correctly rounded (int / int true division)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+    if Fraction(f) > x:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def float_up(x: Fraction) -> float:
+    """The smallest float ``>= x``."""
+    x = Fraction(x)
+    try:
+        f = float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+    if Fraction(f) < x:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+@dataclass(frozen=True)
+class LatticeInstance:
+    """Steps ``epsilon_k = units[k] * h`` (exactly), per-step ``deltas``, stopping points and
+    costs ``E(P_i)``; ``window = (J_lo, J_hi)`` limits the lattice indices (``None``: no limit)."""
+
+    h: Fraction
+    units: tuple[int, ...]
+    deltas: tuple[Fraction, ...]
+    stops: tuple[int, ...]
+    costs: tuple[Fraction, ...]
+    window: tuple[int, int] | None = None
+
+    def __post_init__(self):
+        if self.h <= 0:
+            raise InvalidParameter("lattice grid h must be > 0")
+        if len(self.units) != self.stops[-1] or len(self.deltas) != self.stops[-1]:
+            raise InvalidParameter("need one unit count and one delta per step")
+        if len(self.costs) != len(self.stops):
+            raise InvalidParameter("need one cost per stopping point")
+        if any(n < 0 for n in self.units):
+            raise InvalidParameter("unit counts must be >= 0")
+        if self.window is not None and not self.window[0] <= 0 <= self.window[1]:
+            raise InvalidParameter("the lattice window must contain the index 0")
+
+    def ranges(self) -> list[tuple[int, int]]:
+        """Index range ``[lo_k, hi_k]`` of every depth ``k = 0..k_n``."""
+        out = [(0, 0)]
+        R = 0
+        for n in self.units:
+            R += n
+            lo, hi = -R, R
+            if self.window is not None:
+                lo, hi = max(lo, self.window[0]), min(hi, self.window[1])
+            out.append((lo, hi))
+        return out
+
+
+def cells(instance: LatticeInstance) -> int:
+    """Number of lattice cells one pass visits (a proxy for running time)."""
+    return sum(hi - lo + 1 for lo, hi in instance.ranges())
+
+
+def default_window(h: Fraction, epsilons: Sequence[Fraction], costs: Sequence[Fraction],
+                   sigmas: float = 40.0) -> tuple[int, int]:
+    """Lattice indices covering ``[-(mu + sigmas*s), max E + mu + sigmas*s]`` where ``mu`` is the
+    largest possible mean loss and ``s = sqrt(sum eps_k^2)`` (Hoeffding scale)."""
+    eps = [float(e) for e in epsilons]
+    s = math.sqrt(sum(e * e for e in eps))
+    mu = sum(e * math.tanh(e / 2) for e in eps)
+    top = float(max(costs)) + mu + sigmas * s + 1.0
+    bot = mu + sigmas * s + 1.0
+    hf = float(h)
+    return (-int(math.ceil(bot / hf)), int(math.ceil(top / hf)))
+
+
+class _Directed:
+    """Outward-rounded arithmetic on float arrays (``up=True``: upper bounds)."""
+
+    def __init__(self, up: bool):
+        self.up = up
+        self.toward = np.inf if up else -np.inf
+        self.conv = float_up if up else float_down
+
+    def r(self, x):
+        return np.nextafter(x, self.toward)
+
+    def mul(self, a, b):
+        return self.r(np.multiply(a, b))
+
+    def add(self, a, b):
+        return self.r(np.add(a, b))
+
+
+def _step_constants(n: int, h: Fraction, delta: Fraction, up: bool) -> tuple[float, float, float]:
+    """Directed floats for ``(delta, p, r)`` of a step with ``epsilon = n h``:
+    ``p = (1-delta)/(1 + e**-eps)`` (output 1), ``r = (1-delta)/(1 + e**eps)`` (output 2)."""
+    conv = float_up if up else float_down
+    if n == 0:
+        half = (1 - delta) / 2
+        return conv(delta), conv(half), conv(half)
+    lo, hi = exp_bracket(n * h, digits=_DIGITS)  # e**eps in [lo, hi]
+    if up:
+        p = (1 - delta) * hi / (1 + hi)  # w/(1+w) increasing in w
+        r = (1 - delta) / (1 + lo)
+    else:
+        p = (1 - delta) * lo / (1 + lo)
+        r = (1 - delta) / (1 + hi)
+    return conv(delta), conv(p), conv(r)
+
+
+class _StopTable:
+    """Directed bounds of ``s(j) = max(1 - e**(E - j h), 0)`` for lattice indices ``j``.
+
+    ``e**(E - j h) = e**rho * e**(-m h)`` with ``j0 = floor(E/h)``, ``rho = E - j0 h in [0, h)``
+    and ``m = j - j0 >= 1`` (for ``j <= j0`` the stop value is ``<= 0`` and is replaced by 0,
+    which is harmless because it is compared with a continuation value ``>= 0``).
+    ``e**(-m h)`` is a product of two tabulated brackets ``e**(-a B h) e**(-b h)``.
+    """
+
+    def __init__(self, h: Fraction, max_m: int):
+        self.h = h
+        self.B = max(1, int(math.isqrt(max(max_m, 1))) + 1)
+        nb = max_m // self.B + 1
+        self.big = [exp_bracket(-a * self.B * h, digits=_DIGITS) for a in range(nb)]
+        self.small = [exp_bracket(-b * h, digits=_DIGITS) for b in range(self.B)]
+        self.big_lo = np.array([float_down(lo) for lo, _ in self.big])
+        self.big_hi = np.array([float_up(hi) for _, hi in self.big])
+        self.small_lo = np.array([float_down(lo) for lo, _ in self.small])
+        self.small_hi = np.array([float_up(hi) for _, hi in self.small])
+        self.max_m = max_m
+
+    def values(self, E: Fraction, lo: int, hi: int, up: bool) -> np.ndarray:
+        out = np.zeros(hi - lo + 1)
+        j0 = math.floor(E / self.h)
+        start = max(lo, j0 + 1)
+        if start > hi:
+            return out
+        m = np.arange(start - j0, hi - j0 + 1)
+        if m[-1] > self.max_m:
+            raise AssertionError("stop table too small")  # pragma: no cover
+        rho = E - j0 * self.h
+        e_lo, e_hi = exp_bracket(rho, digits=_DIGITS)
+        a, b = np.divmod(m, self.B)
+        if up:  # upper bound of s: lower bound of e**(E - jh)
+            x = np.nextafter(self.big_lo[a] * self.small_lo[b], -np.inf)
+            x = np.nextafter(x * float_down(e_lo), -np.inf)
+            x = np.maximum(x, 0.0)
+            s = np.nextafter(1.0 - x, np.inf)
+            s = np.minimum(s, 1.0)
+        else:
+            x = np.nextafter(self.big_hi[a] * self.small_hi[b], np.inf)
+            x = np.nextafter(x * float_up(e_hi), np.inf)
+            s = np.nextafter(1.0 - x, -np.inf)
+            s = np.maximum(s, 0.0)
+        out[start - lo :] = s
+        return out
+
+
+def _stop_table(instance: LatticeInstance, ranges: list[tuple[int, int]]) -> _StopTable:
+    max_m = 1
+    for k, E in zip(instance.stops, instance.costs):
+        j0 = math.floor(E / instance.h)
+        max_m = max(max_m, ranges[k][1] - j0)
+    return _StopTable(instance.h, max_m)
+
+
+def _dsum(values: np.ndarray, up: bool) -> float:
+    """A directed bound of the exact sum of float ``values`` (correctly rounded
+    :func:`math.fsum`, then one ulp outwards)."""
+    return math.nextafter(math.fsum(values.tolist()), math.inf if up else -math.inf)
+
+
+def thm15_pass(instance: LatticeInstance, up: bool) -> float:
+    """One directed pass of the backward induction: an upper (``up``) or lower bound of
+    Eq. (3) for the steps ``epsilon_k = n_k h`` of ``instance``."""
+    D = _Directed(up)
+    ranges = instance.ranges()
+    table = _stop_table(instance, ranges)
+    stop_index = {k: i for i, k in enumerate(instance.stops)}
+    k_n = instance.stops[-1]
+    lo, hi = ranges[k_n]
+    g = table.values(instance.costs[-1], lo, hi, up)
+    consts: dict[tuple[int, Fraction], tuple[float, float, float]] = {}
+    for k in range(k_n - 1, -1, -1):
+        n = instance.units[k]
+        key = (n, instance.deltas[k])
+        if key not in consts:
+            consts[key] = _step_constants(n, instance.h, instance.deltas[k], up)
+        d, p, r = consts[key]
+        lo1, hi1 = lo, hi  # range of g (depth k+1)
+        lo, hi = ranges[k]
+        # extended array over [lo - n, hi + n] with sound fills outside [lo1, hi1]
+        below = (lo1 - (lo - n)) if lo - n < lo1 else 0
+        above = ((hi + n) - hi1) if hi + n > hi1 else 0
+        if below or above:
+            fill_top = 1.0 if up else g[-1]
+            fill_bot = g[0] if up else 0.0
+            ext = np.concatenate([np.full(below, fill_bot), g, np.full(above, fill_top)])
+            base = lo1 - below
+        else:
+            ext = g
+            base = lo1
+        width = hi - lo + 1
+        start_up = lo + n - base
+        start_dn = lo - n - base
+        up_vals = ext[start_up : start_up + width]
+        dn_vals = ext[start_dn : start_dn + width]
+        c = D.add(D.mul(p, up_vals), D.mul(r, dn_vals))
+        c = D.add(d, c)
+        i = stop_index.get(k)
+        if i is not None:
+            c = np.maximum(c, table.values(instance.costs[i], lo, hi, up))
+        g = np.minimum(c, 1.0) if up else np.maximum(c, 0.0)
+    assert g.shape == (1,)
+    return float(g[0])
+
+
+def forward_prefixes(instance: LatticeInstance, up: bool):
+    """Directed bounds of the ``Pr0``-distribution of the loss of the ``1,2``-only paths at
+    every stopping depth: yields ``(i, lo, hi, pmf, overflow, survive)`` where ``pmf[j - lo]``
+    bounds the mass at lattice index ``j``, ``overflow`` the mass above the window (upper pass
+    only) and ``survive = prod_{l<=k_i} (1 - delta_l)`` exactly.
+
+    Mass leaving the window upwards is kept in the overflow cell (upper) or moved to the top
+    cell (lower); mass leaving downwards is moved to the bottom cell (upper) or dropped (lower):
+    sound by Lemma D (i) of :mod:`odp.optdel.exact`.
+    """
+    D = _Directed(up)
+    ranges = instance.ranges()
+    stop_index = {k: i for i, k in enumerate(instance.stops)}
+    pmf = np.ones(1)
+    lo, hi = 0, 0
+    overflow = 0.0
+    survive = Fraction(1)
+    consts: dict[tuple[int, Fraction], tuple[float, float, float]] = {}
+    for k in range(1, instance.stops[-1] + 1):
+        n = instance.units[k - 1]
+        delta = instance.deltas[k - 1]
+        key = (n, delta)
+        if key not in consts:
+            consts[key] = _step_constants(n, instance.h, delta, up)
+        _, p, r = consts[key]
+        survive *= 1 - delta
+        lo0, hi0 = lo, hi
+        lo, hi = ranges[k]
+        # full new range [lo0 - n, hi0 + n]: output 1 shifts by +n, output 2 by -n
+        flo, fhi = lo0 - n, hi0 + n
+        L0 = len(pmf)
+        new = np.zeros(L0 + 2 * n)
+        new[2 * n :] = D.mul(p, pmf)
+        new[:L0] = D.add(new[:L0], D.mul(r, pmf))
+        cut_lo = lo - flo
+        cut_hi = fhi - hi
+        body = new[cut_lo : len(new) - cut_hi].copy()
+        if cut_hi:
+            spill = _dsum(new[len(new) - cut_hi :], up)
+            if up:
+                overflow = math.nextafter(overflow + spill, math.inf)
+            else:
+                body[-1] = math.nextafter(body[-1] + spill, -math.inf)
+        if cut_lo and up:
+            spill = _dsum(new[:cut_lo], up)
+            body[0] = math.nextafter(body[0] + spill, math.inf)
+        pmf = np.minimum(body, 1.0) if up else np.maximum(body, 0.0)
+        i = stop_index.get(k)
+        if i is not None:
+            yield i, lo, hi, pmf, overflow, survive
+
+
+def prefix_term(table: "_StopTable", E: Fraction, lo: int, hi: int, pmf: np.ndarray,
+                overflow: float, survive: Fraction, up: bool) -> Fraction:
+    """Directed bound of the optimal-composition delta of one prefix at cost ``E``:
+    ``(1 - survive) + sum_j Pr0(j) max(1 - e**(E - j h), 0)`` (+ overflow mass, upper)."""
+    D = _Directed(up)
+    s = table.values(E, lo, hi, up)
+    acc = _dsum(D.mul(pmf, s), up)
+    if up:
+        acc = math.nextafter(acc + overflow, math.inf)
+    else:
+        acc = max(acc, 0.0)
+    return (1 - survive) + Fraction(acc)
+
+
+def stop_table_for(instance: LatticeInstance, extra_costs: Sequence[Fraction] = ()) -> "_StopTable":
+    """A stop table large enough for the instance's costs and any ``extra_costs >= 0``."""
+    ranges = instance.ranges()
+    max_m = 1
+    for k, E in zip(instance.stops, instance.costs):
+        max_m = max(max_m, ranges[k][1] - math.floor(E / instance.h))
+    for E in extra_costs:
+        max_m = max(max_m, ranges[instance.stops[-1]][1] - math.floor(E / instance.h))
+    return _StopTable(instance.h, max_m)
+
+
+def eq4_pass(instance: LatticeInstance, up: bool) -> Fraction:
+    """A directed bound of Eq. (4) (Lemma 11 with the optimal composition of every prefix
+    ``k_i`` at cost ``E(P_i)``), from :func:`forward_prefixes`."""
+    table = _stop_table(instance, instance.ranges())
+    total = Fraction(0)
+    for i, lo, hi, pmf, overflow, survive in forward_prefixes(instance, up):
+        total += prefix_term(table, instance.costs[i], lo, hi, pmf, overflow, survive, up)
+    return total
