@@ -1,0 +1,135 @@
+"""Floating-point helpers with explicit error bounds, shared by the privacy-bucket modules.
+
+Every quantity that ends up in a bound is computed together with a bound on its error.  The
+constants below state what we assume about the floating-point functions we call; the tests
+(``tests/test_buckets_numerics.py``) check each assumption against mpmath with a wide margin.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from scipy import special
+
+#: Unit roundoff of IEEE double precision (2**-53).
+U = 2.0**-53
+
+#: Assumed accuracy of ``scipy.special.log_ndtr``: its absolute error is at most
+#: ``LOG_NDTR_ULPS * U * max(1, |log Phi(z)|)`` (a few ulps of the log; checked in the tests).
+LOG_NDTR_ULPS = 16.0
+
+#: Assumed accuracy of ``exp``, ``expm1``, ``log``, ``log1p`` and ``ndtr``: a few ulps (relative).
+ELEMENTARY_ULPS = 4.0
+
+
+def float_down(x: Fraction) -> float:
+    """The largest float ``<= x``."""
+    f = float(x)
+    if Fraction(f) > x:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def float_up(x: Fraction) -> float:
+    """The smallest float ``>= x``."""
+    f = float(x)
+    if Fraction(f) < x:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def _sig_denominator(x: float, digits: int) -> int:
+    exponent = math.floor(math.log10(x)) if x > 0 else 0
+    return 10 ** max(0, digits - 1 - exponent)
+
+
+def fraction_up(x: float, digits: int = 12) -> Fraction:
+    """A short rational ``>= x`` (``x`` rounded up to about ``digits`` significant digits)."""
+    if x <= 0:
+        return Fraction(0) if x == 0 else -fraction_down(-x, digits)
+    den = _sig_denominator(x, digits)
+    exact = Fraction(x)
+    return Fraction(-((-exact.numerator * den) // exact.denominator), den)
+
+
+def fraction_down(x: float, digits: int = 12) -> Fraction:
+    """A short rational ``<= x`` (``x`` rounded down to about ``digits`` significant digits)."""
+    if x <= 0:
+        return Fraction(0) if x == 0 else -fraction_up(-x, digits)
+    den = _sig_denominator(x, digits)
+    exact = Fraction(x)
+    return Fraction((exact.numerator * den) // exact.denominator, den)
+
+
+def normal_interval_log(z_lo, z_hi) -> tuple[np.ndarray, np.ndarray]:
+    """``log P[z_lo < Z <= z_hi]`` for a standard normal ``Z``, with an absolute error bound.
+
+    Returns ``(log_mass, err)`` with ``|computed - exact| <= err`` elementwise (so the mass
+    itself has relative error at most about ``err``), assuming :data:`LOG_NDTR_ULPS`.
+    Intervals wholly in one tail are computed from ``log_ndtr`` on that side (no cancellation
+    against 1); intervals across 0 from ``1 - Phi(z_lo) - Phi(-z_hi)``.  ``z_lo`` may be
+    ``-inf`` and ``z_hi`` ``+inf``.  Arguments are assumed exact (callers add the effect of
+    errors in ``z`` themselves, see :func:`normal_edge_sensitivity`).
+    """
+    z_lo = np.asarray(z_lo, dtype=float)
+    z_hi = np.asarray(z_hi, dtype=float)
+    shape = np.broadcast(z_lo, z_hi).shape
+    z_lo, z_hi = np.broadcast_to(z_lo, shape), np.broadcast_to(z_hi, shape)
+    log_mass = np.full(shape, -np.inf)
+    err = np.zeros(shape)
+    left = z_hi <= 0
+    right = (z_lo >= 0) & ~left
+    mid = ~left & ~right
+    for sel, lo, hi in ((left, z_lo, z_hi), (right, -z_hi, -z_lo)):
+        if not sel.any():
+            continue
+        lo_s, hi_s = lo[sel], hi[sel]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            l_hi = special.log_ndtr(hi_s)
+            l_lo = special.log_ndtr(lo_s)  # -inf for lo = -inf
+            d = l_lo - l_hi  # <= 0
+            frac = -np.expm1(d)  # P[lo < Z <= hi] / P[Z <= hi]
+            lm = l_hi + np.log(frac)
+            e_hi = LOG_NDTR_ULPS * U * np.maximum(1.0, np.abs(l_hi))
+            e_lo = np.where(np.isfinite(l_lo), LOG_NDTR_ULPS * U * np.maximum(1.0, np.abs(l_lo)), 0.0)
+            cond = np.where(np.isfinite(d), np.exp(d) / frac, 0.0)  # d log(frac) / d d
+            e = e_hi + (e_hi + e_lo) * cond + 3 * ELEMENTARY_ULPS * U * (1.0 + np.abs(lm))
+        log_mass[sel] = lm
+        err[sel] = e
+    if mid.any():
+        lo_s, hi_s = z_lo[mid], z_hi[mid]
+        tails = special.ndtr(lo_s) + special.ndtr(-hi_s)
+        log_mass[mid] = np.log1p(-tails)
+        err[mid] = ELEMENTARY_ULPS * U * (tails + 1.0) / (1.0 - tails) + 2 * U
+    bad = ~np.isfinite(log_mass) | ~np.isfinite(err)
+    if bad.any():  # empty or underflowing interval: mass reported as 0 (exp(-inf))
+        log_mass[bad] = -np.inf
+        err[bad] = 0.0
+    return log_mass, err
+
+
+def normal_edge_sensitivity(z_lo, z_hi, log_mass) -> np.ndarray:
+    """``(phi(z_lo) + phi(z_hi)) / P[z_lo < Z <= z_hi]``: how much the log-mass moves per unit of
+    error in the edges (multiply by the edge error to get an error in the log-mass)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        log_phi = lambda z: np.where(np.isfinite(z), -0.5 * z * z - 0.5 * np.log(2 * np.pi), -np.inf)
+        s = np.exp(log_phi(z_lo) - log_mass) + np.exp(log_phi(z_hi) - log_mass)
+    return np.where(np.isfinite(s), s, np.inf)
+
+
+def split_error(values: np.ndarray, err: np.ndarray, cap: float = 1e-6) -> tuple[float, float]:
+    """Express elementwise error bounds ``err`` as ``rel * values + abs`` (``abs`` in ℓ1).
+
+    Elements whose error is at most ``cap`` times their value go into one relative bound (the
+    largest such ratio); the others go into an absolute bound on the ℓ1 norm of the error.
+    """
+    values = np.asarray(values, dtype=float)
+    err = np.asarray(err, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(values > 0, err / values, np.inf)
+    ok = ratio <= cap
+    rel = float(ratio[ok].max()) if ok.any() else 0.0
+    absolute = float(err[~ok].sum()) * (1 + 4 * U * max(1, err.size))
+    return rel, absolute

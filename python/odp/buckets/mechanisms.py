@@ -1,0 +1,532 @@
+"""Mechanism specifications: the worst-case pair (A, B) of each mechanism, bucketed by loss.
+
+A mechanism here is a pair of output distributions on neighbouring inputs (the paper's
+"worst-case distributions", §2.1 of Meiser & Mohammadi): for additive noise, the noise and the
+noise shifted by the sensitivity.  Each class knows how to bucket its pair on a grid of step
+``h`` (:meth:`Mechanism.cells`), in either direction (A ‖ B or B ‖ A).
+
+Parameters are parsed exactly (strings such as ``"0.1"`` or Fractions are welcome).  Where the
+computation needs a float, it is rounded in the direction that makes the analysed mechanism
+*leak more* (a larger ε, a smaller σ), and the analysed pair dominates the one you asked for
+(it is at least as distinguishable; dominance is preserved by composition), so the upper bound
+stays sound; the lower bound is then a lower bound for a mechanism within one unit in the last
+place of yours.
+
+Continuous mechanisms (Gaussian, Laplace) are bucketed from differences of their CDFs, so the
+buckets hold the exact mass of the continuous distributions (not a sampled pdf).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import special
+
+from ..budget import to_fraction
+from ..errors import InvalidParameter
+from ._numerics import (
+    ELEMENTARY_ULPS,
+    LOG_NDTR_ULPS,
+    U,
+    float_up,
+    normal_edge_sensitivity,
+    normal_interval_log,
+)
+from .cells import Cells, cells_from_atoms
+
+__all__ = [
+    "Mechanism",
+    "Gaussian",
+    "Laplace",
+    "RandomizedResponse",
+    "ApproximateDP",
+    "DiscreteLaplace",
+    "DiscreteGaussian",
+    "FinitePair",
+]
+
+
+def _positive(value: Any, name: str) -> Fraction:
+    x = to_fraction(value, name=name)
+    if x <= 0:
+        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
+    return x
+
+
+def _non_negative(value: Any, name: str) -> Fraction:
+    x = to_fraction(value, name=name)
+    if x < 0:
+        raise InvalidParameter(f"{name} must be >= 0, got {value!r}")
+    return x
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidParameter(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+class Mechanism(ABC):
+    """A pair of distributions (A, B) to be bucketed; see the module docstring."""
+
+    #: True when (B, A) is the same pair as (A, B) up to relabelling the outputs, so the reverse
+    #: direction need not be computed.
+    symmetric: bool = True
+
+    def anchor(self) -> float | None:
+        """A natural grid step (grids are ``anchor * 2**j``), e.g. the loss lattice."""
+        return None
+
+    def lattice(self) -> float | None:
+        """If every finite loss is an integer multiple of this float (exactly), that step."""
+        return None
+
+    @abstractmethod
+    def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
+        """Losses outside this interval have A-mass at most ``tail`` on each side."""
+
+    @abstractmethod
+    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
+        """Buckets of step ``h`` covering :meth:`loss_range` (see :class:`Cells`)."""
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """JSON-able description (exact parameters as strings)."""
+
+
+# --------------------------------------------------------------------------- Gaussian
+
+
+@dataclass(frozen=True)
+class Gaussian(Mechanism):
+    """Gaussian mechanism: A = N(0, σ²), B = N(Δ, σ²).  Only ``μ = Δ/σ`` matters.
+
+    The privacy loss under A is ``N(μ²/2, μ²)``; bucket masses are differences of the normal
+    CDF (computed in log space, so even μ ≈ 40 works).  μ is rounded *up* to a float: a larger μ
+    dominates (N(0,σ²) vs N(Δ',σ²) with Δ' ≥ Δ is a post-processing away from it).
+    """
+
+    sigma: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def mu(self) -> float:
+        return float_up(self.sensitivity / self.sigma)
+
+    def anchor(self) -> float | None:
+        return 1.0
+
+    def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
+        mu = self.mu
+        z = -float(special.ndtri(tail))
+        m = mu * mu / 2
+        return m - z * mu, m + z * mu
+
+    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
+        mu = self.mu
+        m = mu * mu / 2
+        lo, hi = self.loss_range(reverse, tail)
+        first = math.floor(lo / h) + 1
+        last = max(math.ceil(hi / h), first)
+        i = np.arange(first, last + 1, dtype=np.int64)
+        top = i * h
+        bottom = (i - 1) * h
+        # absolute error of a computed edge z = (l -/+ m)/mu (edge l = i*h, m = mu^2/2 rounded)
+        def z_of(l, sign):
+            z = (l + sign * m) / mu
+            dz = 4 * U * (np.abs(l) + m) / mu + 2 * U * np.abs(z)
+            return z, dz
+
+        za_lo, dza_lo = z_of(bottom, -1.0)
+        za_hi, dza_hi = z_of(top, -1.0)
+        zb_lo, dzb_lo = z_of(bottom, +1.0)
+        zb_hi, dzb_hi = z_of(top, +1.0)
+        log_a, ea = normal_interval_log(za_lo, za_hi)
+        log_b, eb = normal_interval_log(zb_lo, zb_hi)
+        ea = ea + np.maximum(dza_lo, dza_hi) * normal_edge_sensitivity(za_lo, za_hi, log_a)
+        eb = eb + np.maximum(dzb_lo, dzb_hi) * normal_edge_sensitivity(zb_lo, zb_hi, log_b)
+        with np.errstate(over="ignore", under="ignore"):
+            a = np.exp(log_a)
+            bhat = np.exp(log_b + top)
+        rel_a = ea + ELEMENTARY_ULPS * U * (1 + np.abs(log_a))
+        rel_b = eb + ELEMENTARY_ULPS * U * (1 + np.abs(log_b) + np.abs(top))
+        rel_a = np.where(np.isfinite(rel_a), rel_a, 1.0)
+        rel_b = np.where(np.isfinite(rel_b), rel_b, 1.0)
+        # tails: P_A[L > last*h] and P_A[L <= (first-1)*h], with their relative error bounds
+        zt, dzt = z_of(np.float64(last * h), -1.0)
+        zb, dzb = z_of(np.float64((first - 1) * h), -1.0)
+        log_top = float(special.log_ndtr(-zt))
+        log_bottom = float(special.log_ndtr(zb))
+        top_a = math.exp(log_top)
+        bottom_a = math.exp(log_bottom)
+        rel_tails = (
+            LOG_NDTR_ULPS * U * max(1.0, abs(log_top), abs(log_bottom))
+            + float(max(dzt * (abs(zt) + 1), dzb * (abs(zb) + 1)))
+            + ELEMENTARY_ULPS * U
+        )
+        return Cells(h, first, a, bhat, rel_a, rel_b, 0.0, 0.0, top_a, bottom_a, rel_tails)
+
+    def describe(self) -> dict[str, Any]:
+        return {"mechanism": "gaussian", "sigma": str(self.sigma), "sensitivity": str(self.sensitivity)}
+
+
+# --------------------------------------------------------------------------- Laplace
+
+
+@dataclass(frozen=True)
+class Laplace(Mechanism):
+    """Laplace mechanism: A = Lap(0, b), B = Lap(Δ, b).  Only ``ε0 = Δ/b`` matters.
+
+    Under A the loss is ``+ε0`` with mass 1/2, ``-ε0`` with mass ``e^{-ε0}/2`` and has density
+    ``e^{(t-ε0)/2}/4`` on ``(-ε0, ε0)``; buckets are exact integrals of that (CDF differences).
+    ε0 is rounded *up* (the δ(ε) curve of Laplace grows with ε0 for every ε, so a larger ε0
+    dominates).
+    """
+
+    scale: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def eps0(self) -> float:
+        return float_up(self.sensitivity / self.scale)
+
+    def anchor(self) -> float | None:
+        return self.eps0
+
+    def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
+        return -self.eps0, self.eps0
+
+    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
+        e0 = self.eps0
+        first = math.ceil(-e0 / h)
+        last = math.ceil(e0 / h)
+        i = np.arange(first, last + 1, dtype=np.int64)
+        top = i * h
+        t1 = np.maximum((i - 1) * h, -e0)
+        t2 = np.minimum(top, e0)
+        width = np.maximum(t2 - t1, 0.0)
+        shrink = -np.expm1(-width / 2)  # 1 - e^{-(t2-t1)/2}
+        with np.errstate(under="ignore"):
+            a = 0.5 * np.exp((t2 - e0) / 2) * shrink
+            bhat = 0.5 * np.exp(top - (t1 + e0) / 2) * shrink
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cond = np.where(width > 0, (np.abs(t1) + np.abs(t2) + 4 * np.abs(top) + h) / width, 0.0)
+        rel = ELEMENTARY_ULPS * U * (4.0 + np.abs(top) + e0 + cond)
+        rel_a = rel.copy()
+        rel_b = rel.copy()
+        # the two atoms (exact masses 1/2 and e^{-e0}/2 under A)
+        top_atom = 0.5
+        bh_top = 0.5 * math.exp(last * h - e0)  # B-mass e^{-e0}/2, times e^{last*h}
+        bot_atom = 0.5 * math.exp(-e0)
+        bh_bot = 0.5 * math.exp(first * h)  # B-mass 1/2, times e^{first*h}
+        r_atom = ELEMENTARY_ULPS * U * (3.0 + 2 * e0 + abs(last * h) + abs(first * h))
+        for pos, am, bm in ((len(i) - 1, top_atom, bh_top), (0, bot_atom, bh_bot)):
+            tot_a = a[pos] + am
+            tot_b = bhat[pos] + bm
+            rel_a[pos] = (rel_a[pos] * a[pos] + r_atom * am) / tot_a + U
+            rel_b[pos] = (rel_b[pos] * bhat[pos] + r_atom * bm) / tot_b + U
+            a[pos], bhat[pos] = tot_a, tot_b
+        return Cells(h, first, a, bhat, rel_a, rel_b)
+
+    def describe(self) -> dict[str, Any]:
+        return {"mechanism": "laplace", "scale": str(self.scale), "sensitivity": str(self.sensitivity)}
+
+
+# --------------------------------------------------------------------------- finite pairs
+
+
+class _AtomMechanism(Mechanism):
+    """A pair with finitely many atoms (or a finite truncation with an accounted tail)."""
+
+    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _finite_losses(self, reverse: bool, tail: float) -> np.ndarray:
+        at = self._atoms(reverse, tail)
+        a = np.asarray(at["a"], dtype=float)
+        if at.get("lattice") is not None:
+            loss = np.asarray(at["n"], dtype=float) * at["lattice"]
+        else:
+            with np.errstate(divide="ignore"):
+                loss = np.log(a) - np.asarray(at["log_b"], dtype=float)
+        loss = loss[(a > 0) & np.isfinite(loss)]
+        return loss
+
+    def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
+        loss = self._finite_losses(reverse, tail)
+        if loss.size == 0:
+            return 0.0, 0.0
+        return float(loss.min()), float(loss.max())
+
+    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
+        at = self._atoms(reverse, tail)
+        c = cells_from_atoms(
+            h,
+            at["a"],
+            at["rel_a"],
+            log_b=at.get("log_b"),
+            rel_log_b=at.get("rel_log_b"),
+            lattice=at.get("lattice"),
+            n=at.get("n"),
+            inf_a=at.get("inf_a", 0.0),
+            rel_inf=at.get("rel_inf", 0.0),
+        )
+        c.top_a = at.get("top_a", 0.0)
+        c.rel_tails = at.get("rel_tails", 0.0)
+        return c
+
+
+@dataclass(frozen=True)
+class RandomizedResponse(_AtomMechanism):
+    """k-ary randomized response with parameter ε: the true value is reported with probability
+    ``e^ε / (e^ε + k - 1)``, each other value with ``1 / (e^ε + k - 1)``.  Losses are ``±ε``
+    and 0 (for the ``k - 2`` other values); ε is rounded up."""
+
+    epsilon: Any
+    num_values: int = 2
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", _positive(self.epsilon, "epsilon"))
+        object.__setattr__(self, "num_values", _positive_int(self.num_values, "num_values"))
+        if self.num_values < 2:
+            raise InvalidParameter("num_values must be at least 2")
+
+    def anchor(self) -> float | None:
+        return float_up(self.epsilon)
+
+    def lattice(self) -> float | None:
+        return float_up(self.epsilon)
+
+    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+        eps = float_up(self.epsilon)
+        k = self.num_values
+        den = 1.0 + (k - 1) * math.exp(-eps)  # (e^eps + k - 1) / e^eps
+        a = [1.0 / den, math.exp(-eps) / den, (k - 2) * math.exp(-eps) / den]
+        return {"a": a, "rel_a": 4 * ELEMENTARY_ULPS * U * (1 + eps), "lattice": eps, "n": [1, -1, 0]}
+
+    def describe(self) -> dict[str, Any]:
+        return {"mechanism": "randomized_response", "epsilon": str(self.epsilon), "num_values": self.num_values}
+
+
+@dataclass(frozen=True)
+class ApproximateDP(_AtomMechanism):
+    """The worst case of all (ε, δ)-DP mechanisms (Kairouz–Oh–Viswanath; Murtagh–Vadhan Lemma
+    3.2): on input 0 it outputs ``"0"`` w.p. δ, ``"I0"`` w.p. ``(1-δ)e^ε/(1+e^ε)``, ``"I1"``
+    w.p. ``(1-δ)/(1+e^ε)``; input 1 is the mirror image.  Bucketing it gives the optimal
+    composition theorem for (ε, δ)-DP building blocks.  ε and δ are rounded up."""
+
+    epsilon: Any
+    delta: Any = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", _non_negative(self.epsilon, "epsilon"))
+        d = _non_negative(self.delta, "delta")
+        if d >= 1:
+            raise InvalidParameter(f"delta must be < 1, got {self.delta!r}")
+        object.__setattr__(self, "delta", d)
+
+    def anchor(self) -> float | None:
+        return float_up(self.epsilon) if self.epsilon > 0 else None
+
+    def lattice(self) -> float | None:
+        return self.anchor()
+
+    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+        eps = float_up(self.epsilon)
+        delta = float_up(self.delta)
+        rest = 1.0 - delta  # rounded; covered by rel_a below
+        a = [rest / (1.0 + math.exp(-eps)), rest * math.exp(-eps) / (1.0 + math.exp(-eps))]
+        rel = 4 * ELEMENTARY_ULPS * U * (1 + eps) + 2 * U
+        at: dict[str, Any] = {"a": a, "rel_a": rel, "inf_a": delta, "rel_inf": 0.0}
+        if eps > 0:
+            at.update(lattice=eps, n=[1, -1])
+        else:
+            at.update(log_b=np.log(a), rel_log_b=4 * U)
+        return at
+
+    def describe(self) -> dict[str, Any]:
+        return {"mechanism": "approximate_dp", "epsilon": str(self.epsilon), "delta": str(self.delta)}
+
+
+@dataclass(frozen=True)
+class DiscreteLaplace(_AtomMechanism):
+    """Discrete Laplace (two-sided geometric) noise on the integers, ``P(x) ∝ exp(-|x|/scale)``,
+    with integer sensitivity Δ.  Losses are ``(Δ - 2x)/scale`` for ``0 <= x <= Δ``; ``1/scale``
+    is rounded up (adding independent noise turns a larger parameter into a smaller one, so a
+    larger one dominates)."""
+
+    scale: Any
+    sensitivity: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        object.__setattr__(self, "sensitivity", _positive_int(self.sensitivity, "sensitivity"))
+
+    def anchor(self) -> float | None:
+        return float_up(1 / self.scale)
+
+    def lattice(self) -> float | None:
+        return self.anchor()
+
+    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+        t = float_up(1 / self.scale)
+        delta = self.sensitivity
+        q = math.exp(-t)
+        c = -math.expm1(-t) / (1.0 + q)  # tanh(t/2)
+        xs = np.arange(1, delta)
+        a = [1.0 / (1.0 + q)] + list(c * np.exp(-t * xs)) + [math.exp(-t * delta) / (1.0 + q)]
+        n = [delta] + list(delta - 2 * xs) + [-delta]
+        rel = 4 * ELEMENTARY_ULPS * U * (2 + t * delta)
+        return {"a": a, "rel_a": rel, "lattice": t, "n": n}
+
+    def describe(self) -> dict[str, Any]:
+        return {"mechanism": "discrete_laplace", "scale": str(self.scale), "sensitivity": self.sensitivity}
+
+
+@dataclass(frozen=True)
+class DiscreteGaussian(_AtomMechanism):
+    """Discrete Gaussian noise on the integers, ``P(x) ∝ exp(-x²/(2σ²))``, integer sensitivity
+    Δ.  Losses are ``Δ(Δ - 2x)/(2σ²)``.  Masses are computed from the exact σ² (exponents
+    rounded once); the far tails (A-mass at most about the ``tail`` option) are charged to the
+    infinity bucket."""
+
+    sigma: Any
+    sensitivity: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", _positive_int(self.sensitivity, "sensitivity"))
+
+    def anchor(self) -> float | None:
+        return float(Fraction(self.sensitivity) / (2 * self.sigma**2))
+
+    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+        s2 = self.sigma**2
+        delta = self.sensitivity
+        sigma = math.sqrt(float(s2))
+        # atoms kept: |x| <= reach; the rest (A-mass <= tail_bound) is charged to the infinity
+        # bucket (upper bound) and dropped (lower bound)
+        z = max(-float(special.ndtri(max(tail, 1e-300))), 1.0) + 1.0
+        reach = int(math.ceil(z * sigma)) + delta + 1
+        xs = np.arange(-reach, reach + delta + 1, dtype=np.int64)
+        inv = 1.0 / (2.0 * float(s2))  # relative error <= 2u
+        expo_a = -(xs.astype(float) ** 2) * inv
+        expo_b = -((xs - delta).astype(float) ** 2) * inv
+        # log of the normaliser Z = sum_x exp(-x^2/(2 s2)): the kept terms plus a bound on the rest
+        wide = np.arange(-(reach + 40 * int(math.ceil(sigma)) + 40), reach + 40 * int(math.ceil(sigma)) + 41)
+        ew = -(wide.astype(float) ** 2) * inv
+        zmax = ew.max()
+        log_z = zmax + math.log(math.fsum(np.exp(ew - zmax)))
+        rel_lz = 8 * U * (1 + abs(log_z)) + 4 * U * math.log2(wide.size) + 1e-300
+        log_a = expo_a - log_z
+        log_b = expo_b - log_z
+        a = np.exp(log_a)
+        rel_a = 4 * U * (1 + np.abs(expo_a)) + rel_lz + ELEMENTARY_ULPS * U * (1 + np.abs(log_a))
+        rel_log_b = 4 * U * (1 + np.abs(expo_b)) + rel_lz
+        # A-mass outside the kept range: 2 * sum_{x > reach-1} e^{-x^2/(2 s2)} / Z (geometric bound)
+        x0 = reach - delta - 1
+        outside = 2 * math.exp(-x0 * x0 * inv - log_z) / -math.expm1(-2 * x0 * inv)
+        outside = min(1.0, outside * (1 + 1e-9) + 1e-300)
+        if reverse:
+            a, log_b = np.exp(log_b), log_a
+            rel_a, rel_log_b = rel_log_b + ELEMENTARY_ULPS * U * (1 + np.abs(log_b)), rel_a
+        return {"a": a, "rel_a": rel_a, "log_b": log_b, "rel_log_b": rel_log_b, "top_a": outside}
+
+    def describe(self) -> dict[str, Any]:
+        return {"mechanism": "discrete_gaussian", "sigma": str(self.sigma), "sensitivity": self.sensitivity}
+
+
+@dataclass(frozen=True)
+class FinitePair(_AtomMechanism):
+    """An arbitrary pair of distributions on a finite set: ``p[j] = P_A(j)``, ``q[j] = P_B(j)``.
+
+    Entries may be floats, ints, Fractions or strings (parsed exactly, then rounded once); each
+    of ``p`` and ``q`` must be non-negative and sum to 1 (within 1e-9).  Events with
+    ``q[j] == 0 < p[j]`` are distinguishing (infinite loss).  Both directions are analysed unless
+    ``q`` is ``p`` reversed.
+    """
+
+    p: tuple
+    q: tuple
+
+    def __post_init__(self):
+        p = tuple(to_fraction(v, name="p") for v in self.p)
+        q = tuple(to_fraction(v, name="q") for v in self.q)
+        if len(p) != len(q) or not p:
+            raise InvalidParameter("p and q must be non-empty and of the same length")
+        for name, vec in (("p", p), ("q", q)):
+            if any(v < 0 for v in vec):
+                raise InvalidParameter(f"{name} has a negative entry")
+            if abs(sum(vec) - 1) > Fraction(1, 10**9):
+                raise InvalidParameter(f"{name} must sum to 1, sums to {float(sum(vec))!r}")
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
+
+    @property
+    def symmetric(self) -> bool:  # type: ignore[override]
+        return self.p == self.q[::-1]
+
+    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+        p = np.array([float(v) for v in self.p])
+        q = np.array([float(v) for v in self.q])
+        if reverse:
+            p, q = q, p
+        with np.errstate(divide="ignore"):
+            log_b = np.log(q)
+        return {
+            "a": p,
+            "rel_a": 2 * U,
+            "log_b": log_b,
+            "rel_log_b": ELEMENTARY_ULPS * U * (1 + np.abs(np.where(np.isfinite(log_b), log_b, 0.0))),
+        }
+
+    def describe(self) -> dict[str, Any]:
+        return {"mechanism": "finite_pair", "p": [str(v) for v in self.p], "q": [str(v) for v in self.q]}
+
+
+def mechanism_from_dict(spec: dict[str, Any]) -> Mechanism:
+    """Inverse of ``describe()``: build a mechanism from its JSON description."""
+    spec = dict(spec)
+    kind = spec.pop("mechanism", None)
+    classes = {
+        "gaussian": Gaussian,
+        "laplace": Laplace,
+        "randomized_response": RandomizedResponse,
+        "approximate_dp": ApproximateDP,
+        "discrete_laplace": DiscreteLaplace,
+        "discrete_gaussian": DiscreteGaussian,
+        "finite_pair": FinitePair,
+    }
+    if kind not in classes:
+        raise InvalidParameter(f"unknown mechanism {kind!r}; known: {', '.join(classes)}")
+    if kind == "finite_pair":
+        return FinitePair(tuple(spec["p"]), tuple(spec["q"]))
+    return classes[kind](**spec)
+
+
+def as_sequence(mechanisms: Sequence[Any]) -> list[tuple[Mechanism, int]]:
+    """Normalise ``[mech, (mech, count), ...]`` into ``[(mech, count), ...]``."""
+    out: list[tuple[Mechanism, int]] = []
+    for item in mechanisms:
+        if isinstance(item, Mechanism):
+            out.append((item, 1))
+        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mechanism):
+            out.append((item[0], _positive_int(item[1], "count")))
+        else:
+            raise InvalidParameter(
+                f"expected a Mechanism or a (Mechanism, count) pair, got {item!r}"
+            )
+    return out

@@ -1,0 +1,153 @@
+"""Reading δ(ε) and ε(δ) off a bucketed state, as a rigorous upper and a lower bound.
+
+For one direction (A ‖ B) the tight δ is the hockey-stick divergence (Lemma 1 of Meiser &
+Mohammadi): ``δ(ε) = Σ_x max(0, P_A(x) - e^ε P_B(x))``.
+
+* **Upper bound** (:func:`delta_upper`): the exact hockey-stick divergence of the dominating
+  pair, ``a_inf + Σ_{l_j > ε} pa[j] (1 - e^{ε - l_j})``, widened by the state's error bounds.
+* **Lower bound** (:func:`delta_lower`): the exact hockey-stick divergence of the bucketed
+  pair, ``d + Σ_j max(0, ma[j] - e^{ε} · B-mass[j])`` (the paper's lower bound with error
+  correction), narrowed by the error bounds.
+
+Both are monotone in ε, so ``ε(δ)`` is found by a search over the grid and then within one grid
+step (a closed form for the upper bound, bisection for the lower).  Every float comparison is
+made in the safe direction: ε is rounded down before an upper bound on δ is computed and up
+before a lower bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._numerics import U
+from .state import BucketState
+
+
+def _near(s: BucketState, eps: float) -> float:
+    """Bound on the rounding error of a computed exponent ``eps - l_j`` over the window."""
+    lmax = max(abs(s.start), abs(s.start + s.size - 1)) * abs(s.h)
+    return 6 * U * (abs(eps) + lmax + 1.0)
+
+
+def delta_upper(s: BucketState, eps: float) -> float:
+    """Rigorous upper bound on δ(eps) of the pair represented by ``s`` (one direction)."""
+    l = s.losses
+    near = _near(s, eps)
+    mask = l > eps
+    c = -np.expm1(eps - l[mask])
+    total = float((s.pa[mask] * c).sum())
+    # grid losses are computed with error <= near: atoms just below eps may truly lie above it
+    extra = near * float(s.pa[l > eps - 2 * near].sum())
+    n = max(int(mask.sum()), 1)
+    bound = (s.a_inf + total + extra + s.abs_up) / (1.0 - s.rel_up) * (1.0 + (n + 16) * U)
+    return min(1.0, bound)
+
+
+def delta_lower(s: BucketState, eps: float) -> float:
+    """Rigorous lower bound on δ(eps) of the pair represented by ``s`` (one direction)."""
+    l = s.losses
+    near = _near(s, eps)
+    mask = l > eps
+    if mask.any():
+        fac = np.exp(eps - l[mask]) * (1.0 + near + 4 * U)  # >= e^{eps - l_true}, and <= ~1
+        kappa = (1.0 + s.rel_ma) / (1.0 - s.rel_bh)
+        ma = s.ma[mask]
+        scaled_b = fac * s.bh[mask] * kappa
+        terms = np.maximum(0.0, ma - scaled_b)
+        total = float(terms.sum())
+        rounding = 4 * U * float(ma.sum() + scaled_b.sum())
+        fac_max = float(fac.max())
+    else:
+        total = rounding = 0.0
+        fac_max = 1.0
+    n = max(int(mask.sum()), 1)
+    low = (s.d + total - s.abs_ma) / (1.0 + s.rel_ma) * (1.0 - (n + 16) * U)
+    low -= fac_max * s.abs_bh / (1.0 - s.rel_bh) + rounding
+    return max(0.0, low)
+
+
+def epsilon_upper(s: BucketState, delta: float) -> float:
+    """Smallest float ε >= 0 with ``delta_upper(s, ε) <= delta`` (``inf`` if there is none).
+
+    ``delta`` must be a float at most the target (round the target down before calling).
+    """
+    if delta_upper(s, 0.0) <= delta:
+        return 0.0
+    l = s.losses
+    top = float(l[-1])
+    if top <= 0 or delta_upper(s, top) > delta:
+        return math.inf
+    # first grid point >= 0 where the bound is <= delta (binary search: the bound is monotone)
+    lo_j = int(np.searchsorted(l, 0.0, side="right"))  # first j with l_j > 0
+    hi_j = s.size - 1
+    while lo_j < hi_j:
+        mid = (lo_j + hi_j) // 2
+        if delta_upper(s, float(l[mid])) <= delta:
+            hi_j = mid
+        else:
+            lo_j = mid + 1
+    j = lo_j
+    left = float(l[j - 1]) if j > 0 and l[j - 1] > 0 else 0.0
+    right = float(l[j])
+    # closed form on (left, right]: bound = K (X - e^eps Y) with the atoms i >= j
+    near = _near(s, right)
+    tail = s.pa[j:]
+    n = max(tail.size, 1)
+    k = (1.0 + (n + 16) * U) / (1.0 - s.rel_up)
+    x = s.a_inf + float(tail.sum()) + near * float(s.pa[l > left - 2 * near].sum()) + s.abs_up
+    y = float((tail * np.exp(right - l[j:])).sum())  # Y * e^{right}
+    target = x - delta / k
+    if target > 0 and y > 0:
+        guess = right + math.log(target / y)
+        guess = min(max(guess, left), right)
+    else:
+        guess = left
+    # verify (rounding) and walk up if needed
+    lo, hi = left, right
+    eps = guess
+    for _ in range(200):
+        if delta_upper(s, eps) <= delta:
+            return eps
+        lo = eps
+        eps = math.nextafter(eps, math.inf) if hi - lo < 4 * U * (abs(hi) + 1) else (eps + hi) / 2
+        if eps >= hi:
+            return hi
+    return hi
+
+
+def epsilon_lower(s: BucketState, delta: float) -> float:
+    """Largest float ε >= 0 found with ``delta_lower(s, ε) > delta`` (0 if none).
+
+    The true ε(δ) of the pair is then at least the result.  ``delta`` must be a float at least
+    the target (round the target up before calling).
+    """
+    if not delta_lower(s, 0.0) > delta:
+        return 0.0
+    l = s.losses
+    top = float(l[-1])
+    if delta_lower(s, top) > delta:  # only distinguishing mass can do this
+        return top
+    lo_j = int(np.searchsorted(l, 0.0, side="right"))
+    hi_j = s.size - 1
+    # last grid point > 0 with bound > delta
+    if lo_j > hi_j or not delta_lower(s, float(l[lo_j])) > delta:
+        lo, hi = 0.0, float(l[lo_j]) if lo_j <= hi_j else top
+    else:
+        while lo_j < hi_j:
+            mid = (lo_j + hi_j + 1) // 2
+            if delta_lower(s, float(l[mid])) > delta:
+                lo_j = mid
+            else:
+                hi_j = mid - 1
+        lo, hi = float(l[lo_j]), float(l[min(lo_j + 1, s.size - 1)])
+    for _ in range(100):  # bisection: delta_lower(lo) > delta >= delta_lower(hi)
+        mid = (lo + hi) / 2
+        if mid <= lo or mid >= hi:
+            break
+        if delta_lower(s, mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -1,0 +1,272 @@
+"""The bucketed state of one direction (A ‖ B): an upper and a lower bucketed pair.
+
+A :class:`BucketState` holds two discrete pairs on the same grid ``i*h`` (``h = ln f``):
+
+**Upper pair** (``pa``, ``a_inf``): a pair *dominating* (A, B) -- (A, B) is a post-processing of
+it, so its hockey-stick divergence is at least that of (A, B) for every ε, and this survives
+composition.  All its finite losses lie exactly on grid points: ``pa[j]`` is the A-mass of an
+atom with loss ``(start+j)*h`` (its B-mass is ``pa[j]*exp(-(start+j)*h)``), ``a_inf`` the A-mass
+with infinite loss.  It is built from the paper's buckets (§3): bucket ``i`` (A-mass ``a``, scaled
+B-mass ``bhat``, losses in ``((i-1)h, ih]``) becomes two atoms, at ``ih`` and ``(i-1)h``, whose A-
+and B-masses add up to the bucket's.  Every event's likelihood-ratio vector (P_A, P_B) is a
+non-negative combination of the two atoms' vectors (its ratio lies between theirs), which is
+exactly the statement that the two atoms can be post-processed into the bucket's events
+(Blackwell).  Rounding *all* of the bucket up to ``ih`` (the paper's pessimistic rounding,
+``rounding="up"``) is the special case that keeps only the A-mass; the split keeps the B-mass
+too -- the paper's error-correction information -- so the error per composition is second order
+in ``h`` instead of first order.  Mass beyond the window's top goes to ``a_inf`` (loss rounded up
+to +∞); mass below its bottom is moved up to the lowest grid point (its B-mass shrinks, which
+is pessimistic, the paper's "pretend" mass).
+
+**Lower pair** (``ma``, ``bh``, ``d``): the paper's buckets with their exact B-mass (its
+error-correction terms): ``ma[j]`` and ``bh[j]*exp(-(start+j)*h)`` are the A- and B-mass of all
+events whose (rounded-up, summed) loss index is ``start+j``; ``d`` the A-mass of distinguishing
+events.  Merging events into buckets is a post-processing and dropping events only removes
+non-negative terms, so its hockey-stick divergence is a lower bound (data processing).
+
+**Errors.**  Each of the three vectors carries ``rel`` and ``abs``: the computed vector ``v``
+and the exact one ``v*`` satisfy ``v = v* + r + e`` with ``|r| <= rel * v*`` elementwise and
+``||e||_1 <= abs``.  Relative errors come from the constructors; absolute ones from FFT
+round-off (:mod:`odp.buckets.compose`).  The read-off (:mod:`odp.buckets.readoff`) widens both
+bounds by what these errors could change.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ._numerics import U, split_error
+from .cells import Cells
+
+
+@dataclass
+class BucketState:
+    """One direction of a (composed) pair; see the module docstring."""
+
+    h: float
+    start: int
+    pa: np.ndarray
+    a_inf: float
+    ma: np.ndarray
+    bh: np.ndarray
+    d: float
+    rel_up: float = 0.0
+    abs_up: float = 0.0
+    rel_ma: float = 0.0
+    abs_ma: float = 0.0
+    rel_bh: float = 0.0
+    abs_bh: float = 0.0
+    count: int = 1
+    coarsenings: int = 0
+    truncated: float = 0.0
+    dropped: float = 0.0
+
+    @property
+    def size(self) -> int:
+        return int(self.pa.size)
+
+    @property
+    def losses(self) -> np.ndarray:
+        """Grid losses ``(start + j) * h`` (atoms of the upper pair; bucket tops of the lower)."""
+        return (self.start + np.arange(self.size, dtype=np.int64)) * self.h
+
+    def summary(self) -> dict:
+        return {
+            "factor": math.exp(self.h),
+            "ln_factor": self.h,
+            "buckets": self.size,
+            "loss_window": [float(self.start * self.h), float((self.start + self.size - 1) * self.h)],
+            "infinity_mass": self.a_inf,
+            "distinguishing_mass": self.d,
+            "truncated_to_infinity": self.truncated,
+            "dropped_from_lower": self.dropped,
+            "coarsenings": self.coarsenings,
+            "relative_error_bound": max(self.rel_up, self.rel_ma, self.rel_bh),
+            "absolute_error_bound": max(self.abs_up, self.abs_ma + self.abs_bh),
+        }
+
+
+def from_cells(c: Cells, rounding: str = "split") -> BucketState:
+    """Build the state of a single pair from its buckets (see the module docstring)."""
+    h = c.h
+    n = c.a.size
+    a = np.where(c.a > 0, c.a, 0.0)
+    bhat = np.where(a > 0, np.maximum(c.bhat, 0.0), 0.0)
+    rel_a = np.where(a > 0, c.rel_a, 0.0)
+    rel_b = np.where(a > 0, c.rel_b, 0.0)
+    pa = np.zeros(n + 1)
+    err = np.zeros(n + 1)
+    if rounding == "split":
+        em1 = math.expm1(h)
+        eh = 1.0 + em1
+        alpha = np.clip((a * eh - bhat) / em1, 0.0, a)  # mass moved up to the bucket top ih
+        beta = a - alpha  # mass moved down to (i-1)h
+        outside = np.maximum(0.0, np.maximum(a - bhat, bhat - a * eh))
+        kappa = (a * eh * rel_a + bhat * rel_b + 4 * U * (a * eh + bhat) + 2 * outside) / em1
+        kappa += 2 * U * a
+        kappa = np.minimum(kappa, a * (1 + rel_a))  # never more than the bucket's mass
+    elif rounding == "up":
+        alpha = a
+        beta = np.zeros(n)
+        kappa = a * rel_a
+    else:
+        raise ValueError(f"rounding must be 'split' or 'up', not {rounding!r}")
+    pa[1:] += alpha
+    pa[:-1] += beta
+    err[1:] += kappa
+    err[:-1] += kappa
+    pa[0] += c.bottom_a
+    err[0] += c.bottom_a * c.rel_tails
+    a_inf = c.inf_a + c.top_a
+    err_inf = c.inf_a * c.rel_inf + c.top_a * c.rel_tails
+    rel_up, abs_up = split_error(np.append(pa, a_inf), np.append(err, err_inf))
+    ma = np.concatenate(([0.0], a))
+    bh = np.concatenate(([0.0], bhat))
+    rel_ma, abs_ma = split_error(np.append(ma, c.inf_a), np.append(np.concatenate(([0.0], a * rel_a)), c.inf_a * c.rel_inf))
+    rel_bh, abs_bh = split_error(bh, np.concatenate(([0.0], bhat * rel_b)))
+    return BucketState(
+        h=h,
+        start=c.first - 1,
+        pa=pa,
+        a_inf=a_inf,
+        ma=ma,
+        bh=bh,
+        d=c.inf_a,
+        rel_up=rel_up,
+        abs_up=abs_up,
+        rel_ma=rel_ma,
+        abs_ma=abs_ma,
+        rel_bh=rel_bh,
+        abs_bh=abs_bh,
+        dropped=c.top_a + c.bottom_a,
+    )
+
+
+def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
+    """Square the factor (``h -> 2h``): the paper's squaring of buckets, done soundly.
+
+    New bucket ``m`` (losses ``((m-1)2h, m*2h]``) takes old buckets ``2m-1`` and ``2m`` -- for
+    *every* ``m``, negative ones included (the public reference implementation pairs the lower
+    half differently, which rounds negative losses down; see docs/buckets.md).  Lower pair:
+    masses add, ``bh`` re-scaled to the new top.  Upper pair: an atom at an even index stays; an
+    atom at odd index ``2m-1`` (halfway between ``(m-1)2h`` and ``m*2h``) is split between them
+    keeping its A- and B-mass: ``1/(1+e^{-h})`` of it up, ``1/(1+e^{h})`` down ("up" rounding:
+    all of it up).
+    """
+    h = s.h
+    lo = s.start
+    hi = s.start + s.size - 1
+    new_lo = lo // 2  # floor
+    new_hi = -((-hi) // 2)  # ceil
+    m = new_hi - new_lo + 1
+    # positions of old indices 2*new_lo - 1 ... 2*new_hi (+1 for the upper spill)
+    base = 2 * new_lo - 1
+    length = 2 * m + 2
+    def spread(v):
+        out = np.zeros(length)
+        out[lo - base: lo - base + v.size] = v
+        return out
+
+    pa2 = spread(s.pa)
+    odd = pa2[0:2 * m:2]  # old index 2k-1 for k = new_lo..new_hi
+    even = pa2[1:2 * m:2]  # old index 2k
+    odd_next = pa2[2:2 * m + 1:2]  # old index 2k+1
+    if rounding == "split":
+        w_up = 1.0 / (1.0 + math.exp(-h))
+        w_down = 1.0 / (1.0 + math.exp(h))
+        pa = even + odd * w_up + odd_next * w_down
+        extra_rel = 8 * U
+    else:
+        pa = even + odd
+        extra_rel = U
+    ma2 = spread(s.ma)
+    bh2 = spread(s.bh)
+    ma = ma2[0:2 * m:2] + ma2[1:2 * m:2]
+    eh = math.exp(h)
+    bh = bh2[0:2 * m:2] * eh + bh2[1:2 * m:2]
+    return replace(
+        s,
+        h=2 * h,
+        start=new_lo,
+        pa=pa,
+        ma=ma,
+        bh=bh,
+        rel_up=s.rel_up + extra_rel,
+        rel_ma=s.rel_ma + U,
+        rel_bh=s.rel_bh + 4 * U,
+        abs_bh=s.abs_bh * eh * (1 + 4 * U),
+        coarsenings=s.coarsenings + 1,
+    )
+
+
+def _pairwise_sum_rel(n: int) -> float:
+    """Relative error bound of numpy's pairwise summation of ``n`` non-negative floats."""
+    return (math.log2(max(n, 2)) + 2) * U
+
+
+def fit(
+    s: BucketState,
+    buckets: int,
+    tail: float,
+    noise: float = 0.0,
+    rounding: str = "split",
+) -> BucketState:
+    """Bring the state into a window of at most ``buckets`` grid points.
+
+    Tails with (computed) A-mass at most ``tail`` are cut: in the upper pair the top tail goes to
+    the infinity bucket and the bottom tail is moved up to the window's lowest point; in the lower
+    pair both are dropped.  If the rest does not fit, the factor is squared (:func:`coarsen`) and
+    we try again.  ``noise`` is a level below which entries are treated as round-off when
+    *deciding* where to cut (the cut itself always moves every entry, noise included).
+    """
+    while True:
+        n = s.size
+        w = s.pa + s.ma
+        if n <= buckets:  # fits: only trim exact zeros at both ends
+            nz = np.flatnonzero(w > 0)
+            if nz.size == 0:
+                return s
+            return _cut(s, int(nz[0]), int(nz[-1]))
+        # where do the tails exceed the budget? (entries at noise level do not count)
+        w_dec = np.where(w > noise, w, 0.0)
+        nz = np.flatnonzero(w_dec)
+        first, last = (int(nz[0]), int(nz[-1])) if nz.size else (0, 0)
+        top_cum = np.cumsum(w_dec[::-1])[::-1]  # mass at positions >= j
+        bot_cum = np.cumsum(w_dec)  # mass at positions <= j
+        hi = int(np.searchsorted(-top_cum, -tail, side="left")) - 1  # mass above hi <= tail
+        hi = min(max(hi, first), n - 1)
+        lo = int(np.searchsorted(bot_cum, tail, side="right"))  # mass below lo <= tail
+        lo = max(min(lo, last, hi), 0)
+        span = hi - lo + 1
+        if span > buckets:
+            s = coarsen(s, rounding)
+            noise = noise * 2
+            continue
+        slack = buckets - span
+        new_first = max(0, min(lo - slack // 2, n - buckets))
+        return _cut(s, new_first, new_first + buckets - 1)
+
+
+def _cut(s: BucketState, first: int, last: int) -> BucketState:
+    if first == 0 and last == s.size - 1:
+        return s
+    pa = s.pa[first:last + 1].copy()
+    top = float(s.pa[last + 1:].sum())
+    bottom = float(s.pa[:first].sum())
+    pa[0] += bottom
+    dropped = float(s.ma[last + 1:].sum() + s.ma[:first].sum())
+    rel_sum = _pairwise_sum_rel(s.size)
+    return replace(
+        s,
+        start=s.start + first,
+        pa=pa,
+        a_inf=s.a_inf + top,
+        ma=s.ma[first:last + 1].copy(),
+        bh=s.bh[first:last + 1].copy(),
+        rel_up=s.rel_up + rel_sum,
+        truncated=s.truncated + top,
+        dropped=s.dropped + dropped,
+    )
