@@ -119,7 +119,7 @@ class ODP:
         class-dependent δ is unsound — see ``tests/test_exact_composition.py``).
     """
 
-    __slots__ = ("_partition", "_costs", "_delta", "_sup")
+    __slots__ = ("_partition", "_costs", "_delta", "_sup", "_class_deltas")
 
     def __init__(self, partition: Partition, costs: Mapping[Label, Number], delta: Number = 0):
         if not callable(partition):
@@ -140,6 +140,7 @@ class ODP:
         self._partition = partition
         self._costs = parsed
         self._sup = max(parsed.values())
+        self._class_deltas: dict[Label, Fraction] | None = None
 
     @property
     def partition(self) -> Partition:
@@ -157,6 +158,13 @@ class ODP:
     def sup_epsilon(self) -> Fraction:
         """sup_k ℰ(P_k): the DP ε of the mechanism by Lemma 4 (what Alg. 1 line 4 checks)."""
         return self._sup
+
+    @property
+    def class_deltas(self) -> dict[Label, Fraction] | None:
+        """The per-class Δ(P_k) when the guarantee was built by Lemma 6 (``from_subset_dp``),
+        else None.  Informational (certificates cite Lemma 6 with them); the δ charged is
+        always :attr:`delta`."""
+        return None if self._class_deltas is None else dict(self._class_deltas)
 
     def classify(self, release: Any) -> Label:
         """The class label of ``release`` (Alg. 1 line 6).  Raises ``InvalidGuarantee`` if the
@@ -211,18 +219,23 @@ class ODP:
             total_delta += guarantee.delta
         if total_delta >= 1:
             raise InvalidGuarantee(f"sum of the per-class deltas is >= 1: {total_delta}")
-        return cls(partition, costs, total_delta)
+        result = cls(partition, costs, total_delta)
+        result._class_deltas = {label: g.delta for label, g in per_class.items()}
+        return result
 
     def __repr__(self) -> str:
         costs = ", ".join(f"{k!r}: {format_fraction(v)}" for k, v in self._costs.items())
         return f"ODP(costs={{{costs}}}, delta={format_fraction(self._delta)})"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "type": "ODP",
             "costs": [[label, str(cost)] for label, cost in self._costs.items()],
             "delta": str(self._delta),
         }
+        if self._class_deltas is not None:
+            out["class_deltas"] = [[k, str(d)] for k, d in self._class_deltas.items()]
+        return out
 
 
 class SubsetDP:

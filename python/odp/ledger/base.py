@@ -9,8 +9,9 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..budget import Budget, format_fraction
-from ..errors import BudgetExceeded, LedgerError
+from ..errors import BudgetExceeded, CertificateError, LedgerError
 from .records import (
+    REASON_ENFORCED,
     REASON_OVERLAP,
     REASON_RELEASED,
     BudgetState,
@@ -24,6 +25,14 @@ from .records import (
 #: pending rounds held at their sup.  It runs inside the ledger's lock (atomically with the
 #: reservation) and must not write anything.  ``None`` means the sum rule of Alg. 1.
 Admission = Callable[[BudgetState, RoundRequest], bool]
+
+
+#: A transition check: ``check(eps_r, delta_r, sup_epsilon, charged, delta) -> bool`` is called
+#: before a settle is committed, with (ε_r, δ_r) the Alg. 1 state just before the round.  It
+#: re-checks the transition with independent rules (the checker generated from the Lean rules,
+#: or the Lean checker itself).  On ``False`` the round is charged its sup instead (reason
+#: ``enforcement-mismatch``) and the ledger raises :class:`~odp.errors.CertificateError`.
+TransitionCheck = Callable[[Fraction, Fraction, Fraction, Fraction, Fraction], bool]
 
 
 def sum_rule(state: BudgetState, req: RoundRequest) -> bool:
@@ -53,6 +62,31 @@ def budget_exceeded(state: BudgetState, req: RoundRequest,
     )
 
 
+def settlement(state: BudgetState, round_id: str, label: Any, charged: Fraction, reason: str,
+               interactive_rule: bool, check: TransitionCheck | None
+               ) -> tuple[Any, Fraction, str, bool]:
+    """Decide what a settle records: (label, charged, reason, check_failed).  Pure: it only
+    reads ``state``, in which ``round_id`` is reserved and pending."""
+    rec = state.get(round_id)
+    if rec.status != "pending":
+        raise LedgerError(f"round {round_id} is already settled ({rec.reason})")
+    if interactive_rule and rec.interactive and state.reserved_after(round_id):
+        return None, rec.sup_epsilon, REASON_OVERLAP, False
+    if check is not None:
+        eps_r, delta_r = state.state_before(round_id)
+        if not check(eps_r, delta_r, rec.sup_epsilon, charged, rec.delta):
+            return None, rec.sup_epsilon, REASON_ENFORCED, True
+    return label, charged, reason, False
+
+
+def enforcement_error(round_id: str) -> CertificateError:
+    return CertificateError(
+        f"round {round_id}: the certified rules disagree with the accountant's transition; the "
+        "round was charged its sup (reason 'enforcement-mismatch') — do not publish its release "
+        "and please report this as a bug"
+    )
+
+
 class Ledger(ABC):
     """Durable record of the composition experiment (Alg. 1) for one total budget.
 
@@ -73,13 +107,16 @@ class Ledger(ABC):
 
     @abstractmethod
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
-               *, interactive_rule: bool = True) -> RoundRecord:
+               *, interactive_rule: bool = True, check: TransitionCheck | None = None
+               ) -> RoundRecord:
         """Charge a reserved round (Alg. 1 lines 7–8).  With ``interactive_rule`` an interactive
-        round that another reservation overlapped is charged its sup instead (design.md)."""
+        round that another reservation overlapped is charged its sup instead (design.md).
+        ``check`` re-checks the transition before it is committed (see :data:`TransitionCheck`)."""
 
     @abstractmethod
     def charge(self, req: RoundRequest, label: Any, charged: Fraction,
-               admit: Admission | None = None) -> RoundRecord:
+               admit: Admission | None = None, check: TransitionCheck | None = None
+               ) -> RoundRecord:
         """Reserve and settle in one atomic step (the release already exists)."""
 
     @abstractmethod
@@ -130,25 +167,32 @@ class MemoryLedger(Ledger):
             return self._state.apply_reserve(self._next_seq(), req, time.time())
 
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
-               *, interactive_rule: bool = True) -> RoundRecord:
+               *, interactive_rule: bool = True, check: TransitionCheck | None = None
+               ) -> RoundRecord:
         with self._lock:
-            rec = self._state.get(round_id)
-            if rec.status != "pending":
-                raise LedgerError(f"round {round_id} is already settled")
-            if interactive_rule and rec.interactive and self._state.reserved_after(round_id):
-                label, charged, reason = None, rec.sup_epsilon, REASON_OVERLAP
-            return self._state.apply_settle(self._next_seq(), round_id, label, charged, reason,
-                                            time.time())
+            label, charged, reason, failed = settlement(self._state, round_id, label, charged,
+                                                        reason, interactive_rule, check)
+            rec = self._state.apply_settle(self._next_seq(), round_id, label, charged, reason,
+                                           time.time())
+        if failed:
+            raise enforcement_error(round_id)
+        return rec
 
     def charge(self, req: RoundRequest, label: Any, charged: Fraction,
-               admit: Admission | None = None) -> RoundRecord:
+               admit: Admission | None = None, check: TransitionCheck | None = None
+               ) -> RoundRecord:
         with self._lock:
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
             now = time.time()
             self._state.apply_reserve(self._next_seq(), req, now)
-            return self._state.apply_settle(self._next_seq(), req.round_id, label, charged,
-                                            REASON_RELEASED, now)
+            label, charged, reason, failed = settlement(self._state, req.round_id, label, charged,
+                                                        REASON_RELEASED, False, check)
+            rec = self._state.apply_settle(self._next_seq(), req.round_id, label, charged,
+                                           reason, now)
+        if failed:
+            raise enforcement_error(req.round_id)
+        return rec
 
     def snapshot(self) -> BudgetState:
         return self._state

@@ -182,6 +182,16 @@ class BudgetState:
             raise LedgerError(f"unknown round {round_id}")
         return self.rounds[pos]
 
+    def state_before(self, round_id: str) -> tuple[Fraction, Fraction]:
+        """(ε_r, δ_r) of Alg. 1 just before ``round_id``, i.e. the budget minus what the rounds
+        reserved earlier hold now (charge, or sup while pending).  O(rounds reserved after)."""
+        pos = self.by_id[round_id]
+        eps, delta = self.eps_held, self.delta_held
+        for rec in self.rounds[pos:]:
+            eps -= rec.epsilon_held
+            delta -= rec.delta
+        return self.budget.epsilon - eps, self.budget.delta - delta
+
     def reserved_after(self, round_id: str) -> bool:
         """Was any other round reserved after ``round_id``? (interactive refund rule)"""
         return self.last_reserve_seq > self.get(round_id).reserve_seq

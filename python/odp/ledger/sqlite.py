@@ -28,9 +28,17 @@ from typing import Any
 
 from ..budget import Budget
 from ..errors import LedgerError
-from .base import Admission, Ledger, budget_exceeded, sum_rule
+from .base import (
+    Admission,
+    Ledger,
+    TransitionCheck,
+    budget_exceeded,
+    enforcement_error,
+    settlement,
+    sum_rule,
+)
 from .records import (
-    REASON_OVERLAP,
+    REASON_ENFORCED,
     REASON_RECOVERED,
     REASON_RELEASED,
     SCHEMA_VERSION,
@@ -307,28 +315,46 @@ class SQLiteLedger(Ledger):
         return self._write(op)[0]
 
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
-               *, interactive_rule: bool = True) -> RoundRecord:
+               *, interactive_rule: bool = True, check: TransitionCheck | None = None
+               ) -> RoundRecord:
+        failed = []
+
         def op():
-            rec = self._state.get(round_id)
-            if rec.status != "pending":
-                raise LedgerError(f"round {round_id} is already settled ({rec.reason})")
-            lab, chg, why = label, charged, reason
-            if interactive_rule and rec.interactive and self._state.reserved_after(round_id):
-                lab, chg, why = None, rec.sup_epsilon, REASON_OVERLAP
+            lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
+                                            interactive_rule, check)
+            failed.append(bad)
             return [self._insert_settle(round_id, lab, chg, why, time.time())]
 
-        return self._write(op)[0]
+        rec = self._write(op)[0]
+        if failed[-1]:
+            raise enforcement_error(round_id)
+        return rec
 
     def charge(self, req: RoundRequest, label: Any, charged: Fraction,
-               admit: Admission | None = None) -> RoundRecord:
+               admit: Admission | None = None, check: TransitionCheck | None = None
+               ) -> RoundRecord:
+        failed = []
+
         def op():
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
             now = time.time()
+            if check is not None:  # the round is not in the state yet: check against it directly
+                eps_r = self._state.budget.epsilon - self._state.eps_held
+                delta_r = self._state.budget.delta - self._state.delta_held
+                if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta):
+                    failed.append(True)
+                    return [self._insert_reserve(req, now),
+                            self._insert_settle(req.round_id, None, req.sup_epsilon,
+                                                REASON_ENFORCED, now)]
+            failed.append(False)
             return [self._insert_reserve(req, now),
                     self._insert_settle(req.round_id, label, charged, REASON_RELEASED, now)]
 
-        return self._write(op)[1]
+        rec = self._write(op)[1]
+        if failed[-1]:
+            raise enforcement_error(req.round_id)
+        return rec
 
     def _recover(self) -> None:
         """Settle at sup the pending reservations of processes that are gone."""
