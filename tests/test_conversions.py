@@ -1,0 +1,166 @@
+"""odp.conversions: every statement checked against an independent high-precision computation
+of the divergence (mpmath quadrature / exact sums), and a deliberately wrong variant fails."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import odp
+from odp import conversions as cv
+from odp.errors import InvalidBudget, InvalidParameter
+
+mpmath.mp.dps = 40
+
+
+def M(x):
+    """A Fraction as an mpmath number."""
+    x = Fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def renyi_continuous(logp, logq, alpha, lo=-60, hi=60):
+    """D_α(P‖Q) = 1/(α−1) ln ∫ p^α q^{1−α} by mpmath quadrature (split at 0 and 1)."""
+    a = M(alpha)
+    f = lambda x: mpmath.exp(a * logp(x) + (1 - a) * logq(x))  # noqa: E731
+    integral = mpmath.quad(f, [lo, -1, 0, 1, 2, hi])
+    return mpmath.log(integral) / (a - 1)
+
+
+def gaussian_delta(eps, mu):
+    """Exact δ(ε) of N(0,1) vs N(μ,1) (Balle–Wang), by mpmath."""
+    e = M(eps)
+    m = mpmath.mpf(mu)
+    return mpmath.ncdf(m / 2 - e / m) - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m)
+
+
+ALPHAS = [Fraction(11, 10), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(8), Fraction(32)]
+
+
+# ---------------------------------------------------------------- pure DP → zCDP / RDP
+def rr_renyi(eps, alpha):
+    """D_α between the two output laws of binary randomized response with parameter ε."""
+    e, a = M(eps), M(alpha)
+    p = mpmath.exp(e) / (1 + mpmath.exp(e))
+    q = 1 - p
+    return mpmath.log(p**a * q ** (1 - a) + q**a * p ** (1 - a)) / (a - 1)
+
+
+@pytest.mark.parametrize("eps", [Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3)])
+def test_pure_dp_to_zcdp_and_rdp_bound_randomized_response(eps):
+    rho = cv.pure_dp_to_zcdp(eps)
+    assert rho == eps * eps / 2
+    for alpha in ALPHAS:
+        d = rr_renyi(eps, alpha)
+        assert d <= M(alpha * rho) * (1 + mpmath.mpf(10) ** -30)
+        assert d <= M(cv.pure_dp_to_rdp(eps, alpha)) * (1 + mpmath.mpf(10) ** -30)
+        assert cv.zcdp_to_rdp(rho, alpha) == alpha * rho
+
+
+def test_wrong_pure_to_zcdp_constant_fails():
+    # ρ = ε²/4 is not enough: the KL divergence (α → 1) of RR_1 is ε·tanh(ε/2) ≈ 0.462 > 0.25
+    eps = Fraction(1)
+    wrong = eps * eps / 4
+    assert any(rr_renyi(eps, a) > M(a * wrong) for a in [Fraction(1001, 1000)] + ALPHAS)
+
+
+# ---------------------------------------------------------------- Gaussian / Laplace
+@pytest.mark.parametrize("sigma,delta_", [(Fraction(1), Fraction(1)), (Fraction(3, 2), Fraction(2)),
+                                          (Fraction(5), Fraction(1, 2))])
+def test_gaussian_zcdp_rdp_match_quadrature(sigma, delta_):
+    s, d = M(sigma), M(delta_)
+    lognorm = -mpmath.log(s * mpmath.sqrt(2 * mpmath.pi))
+    logp = lambda x: lognorm - x * x / (2 * s * s)  # noqa: E731
+    logq = lambda x: lognorm - (x - d) ** 2 / (2 * s * s)  # noqa: E731
+    rho = cv.gaussian_zcdp(sigma, delta_)
+    for alpha in [Fraction(3, 2), Fraction(2), Fraction(3)]:
+        ref = renyi_continuous(logp, logq, alpha, lo=-40 * s, hi=40 * s)
+        assert abs(ref - M(alpha * rho)) < mpmath.mpf(10) ** -20
+        assert cv.gaussian_rdp(sigma, delta_, alpha) == alpha * rho
+    # golden value from the HSTVVXZ companion repo: σ = 1, Δ = 1, α = 3 ⇒ 1.5
+    assert cv.gaussian_rdp(1, 1, 3) == Fraction(3, 2)
+
+
+@pytest.mark.parametrize("scale,alpha", [(Fraction(1), Fraction(2)), (Fraction(1, 2), Fraction(3, 2)),
+                                         (Fraction(3), Fraction(5)), (Fraction(2), Fraction(11, 10))])
+def test_laplace_rdp_is_a_tight_upper_bound(scale, alpha):
+    b = M(scale)
+    logp = lambda x: -mpmath.log(2 * b) - abs(x) / b  # noqa: E731
+    logq = lambda x: -mpmath.log(2 * b) - abs(x - 1) / b  # noqa: E731
+    ref = renyi_continuous(logp, logq, alpha, lo=-80 * b, hi=80 * b)
+    bound = cv.laplace_rdp(scale, 1, alpha)
+    assert ref <= M(bound)  # an upper bound …
+    assert M(bound) - ref < mpmath.mpf(10) ** -11  # … rounded up by at most one grid step
+    assert bound <= 1 / scale  # never more than the pure-DP ε
+
+
+def test_discrete_gaussian_zcdp_bounds_exact_renyi_sums():
+    for sigma2, m in [(Fraction(1), 1), (Fraction(4), 1), (Fraction(9, 4), 2)]:
+        s2 = M(sigma2)
+        rho = cv.discrete_gaussian_zcdp(sigma2, m)
+        for alpha in [Fraction(3, 2), Fraction(2), Fraction(4)]:
+            a = M(alpha)
+            zs = range(-200, 201)
+            p = [mpmath.exp(-z * z / (2 * s2)) for z in zs]
+            q = [mpmath.exp(-(z - m) ** 2 / (2 * s2)) for z in zs]
+            norm = sum(p)  # same normaliser for the shifted law
+            total = sum(pi**a * qi ** (1 - a) for pi, qi in zip(p, q)) / norm
+            d = mpmath.log(total) / (a - 1)
+            assert d <= M(alpha * rho) * (1 + mpmath.mpf(10) ** -25)
+
+
+def test_mechanism_zcdp_for_odp_mechanisms():
+    lap = odp.LaplaceMechanism(lambda x: x, epsilon="0.5")
+    assert cv.mechanism_zcdp(lap) == Fraction(1, 8)
+    gauss = odp.GaussianMechanism(lambda x: x, epsilon=1, sigma=2, sensitivity=1, granularity="0.5")
+    assert gauss.units == 2 and gauss.sigma2_units == 16
+    assert cv.mechanism_zcdp(gauss) == Fraction(4, 32)
+    with pytest.raises(InvalidParameter):
+        cv.mechanism_zcdp(object())
+
+
+def test_mechanism_zcdp_refuses_approximate_dp():
+    class Approx:
+        guarantee = odp.DP(1, "1e-6")
+    with pytest.raises(InvalidParameter, match="does not imply zCDP"):
+        cv.mechanism_zcdp(Approx())
+
+
+# ---------------------------------------------------------------- zCDP / RDP → (ε, δ)
+@settings(max_examples=25, deadline=None)
+@given(sigma=st.fractions(min_value=Fraction(1, 2), max_value=8, max_denominator=8),
+       exp10=st.integers(2, 12))
+def test_zcdp_to_dp_holds_for_the_gaussian(sigma, exp10):
+    delta = Fraction(1, 10**exp10)
+    rho = cv.gaussian_zcdp(sigma, 1)
+    eps = cv.zcdp_to_dp_epsilon(rho, delta)
+    assert gaussian_delta(eps, 1 / M(sigma)) <= M(delta)
+    alpha = Fraction(4)
+    eps_rdp = cv.rdp_to_dp_epsilon(alpha, cv.gaussian_rdp(sigma, 1, alpha), delta)
+    assert gaussian_delta(eps_rdp, 1 / M(sigma)) <= M(delta)
+
+
+def test_zcdp_to_dp_wrong_constant_fails():
+    # ρ + √(ρ ln(1/δ)) (half the correct square-root term) is violated by the Gaussian
+    rho, delta = Fraction(1, 2), Fraction(1, 10**5)
+    wrong = M(rho) + mpmath.sqrt(M(rho) * mpmath.log(10**5))
+    wrong_frac = Fraction(mpmath.nstr(wrong, 30))
+    assert gaussian_delta(wrong_frac, 1) > M(delta)
+    assert gaussian_delta(cv.zcdp_to_dp_epsilon(rho, delta), 1) <= M(delta)
+
+
+def test_conversion_inputs_are_validated():
+    with pytest.raises(InvalidParameter):
+        cv.zcdp_to_rdp("0.1", 1)
+    with pytest.raises(InvalidBudget):
+        cv.pure_dp_to_zcdp("-1")
+    with pytest.raises(InvalidParameter, match="delta must be > 0"):
+        cv.zcdp_to_dp_epsilon("0.1", 0)
+    with pytest.raises(InvalidParameter):
+        cv.discrete_gaussian_zcdp(1, "1/2")
+    assert cv.zcdp_to_dp_epsilon(0, "1e-6") == 0
+    assert cv.parse_alpha("1.5") == Fraction(3, 2)
