@@ -118,7 +118,9 @@ def build_state(
     if min_step is None and lat is not None and lat == anchor:
         min_step = lat  # a lattice is represented exactly; no need for a finer grid
     h = _initial_step(mech, reverse, anchor, buckets, tail, min_step)
-    state = from_cells(mech.cells(h, reverse, tail), rounding)
+    state = from_cells(
+        mech.cells(h, reverse, tail, "upper"), rounding, lower=mech.cells(h, reverse, tail, "lower")
+    )
     return fit(state, buckets, tail, rounding=rounding)
 
 

@@ -10,6 +10,10 @@ the bucket's top).  :class:`Cells` is that bucketing for one direction, A agains
   ``a[i]``.  Since every event in the bucket has loss in ``((i-1)h, ih]``,
   ``a[i] <= bhat[i] <= f * a[i]``.  ``bhat - a`` is the paper's error-correction term
   ``er(i)`` times ``f**i`` (its §4.1): it is what makes both bounds tight;
+* ``excess[i] = bhat[i] - a[i] >= 0``: the same information as ``bhat``, computed directly
+  (optional; without it the split in :mod:`~odp.buckets.state` loses accuracy for narrow buckets);
+* ``atom[i]``: A-mass of atoms whose loss is *exactly* ``ih`` (kept apart from ``a``/``bhat``, which
+  hold the rest of the bucket; for such an atom the scaled B-mass equals the A-mass exactly);
 * ``inf_a``: A-mass of *distinguishing* events (``P_B = 0``, infinite loss);
 * ``top_a``/``bottom_a``: A-mass with finite loss above the last / below the first bucket (the
   paper's infinity bucket and its lowest bucket take them; see :mod:`odp.buckets.state`).
@@ -45,6 +49,16 @@ class Cells:
     top_a: float = 0.0
     bottom_a: float = 0.0
     rel_tails: float = 0.0
+    atom: np.ndarray | None = None
+    rel_atom: np.ndarray | float = 0.0
+    #: ``bhat - a`` computed without cancellation (it is small for narrow buckets and decides how
+    #: a bucket is split between its two grid points), with an absolute error bound per bucket
+    excess: np.ndarray | None = None
+    err_excess: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.atom is None:
+            self.atom = np.zeros_like(self.a)
 
     @property
     def last(self) -> int:
@@ -89,10 +103,16 @@ def cells_from_atoms(
             m = idx * step - n_arr  # in [0, 2**p): loss is (idx*h) - m*lattice exactly
             bhat = akeep * np.exp(m * lattice)
             rb = ra + ELEMENTARY_ULPS * U * (1.0 + m * lattice)
+            exc = akeep * np.expm1(m * lattice)
+            err_exc = exc * (ra + 2 * ELEMENTARY_ULPS * U * (1.0 + m * lattice))
+            on_grid = m == 0
         else:
             idx = n_arr * 2 ** (-p)  # on the grid exactly: bhat = a exactly
             bhat = akeep.copy()
             rb = ra.copy()
+            exc = np.zeros_like(akeep)
+            err_exc = np.zeros_like(akeep)
+            on_grid = np.ones(idx.shape, dtype=bool)
     else:
         if log_b is None:  # exact lattice losses on a non-commensurate grid
             n_f = np.asarray(n, dtype=float)[keep]
@@ -114,18 +134,33 @@ def cells_from_atoms(
         expo = log_b + idx * h
         bhat = np.exp(expo)
         rb = rlb + ELEMENTARY_ULPS * U * (1.0 + np.abs(log_b) + np.abs(idx * h))
+        x = expo - np.log(akeep)  # idx*h - loss, in [0, h] up to rounding
+        err_x = rlb + ra + ELEMENTARY_ULPS * U * (2.0 + np.abs(log_b) + np.abs(idx * h) + np.abs(np.log(akeep)))
+        exc = akeep * np.expm1(x)
+        err_exc = akeep * np.exp(np.abs(x) + err_x) * err_x + np.abs(exc) * ELEMENTARY_ULPS * U
+        on_grid = np.zeros(idx.shape, dtype=bool)
     if akeep.size == 0:
         return Cells(h, 0, np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1), inf_a, rel_inf)
     first = int(idx.min())
     size = int(idx.max()) - first + 1
     pos = idx - first
-    cell_a = np.bincount(pos, weights=akeep, minlength=size)
-    cell_b = np.bincount(pos, weights=bhat, minlength=size)
+    off = ~on_grid
+    cell_a = np.bincount(pos[off], weights=akeep[off], minlength=size)
+    cell_b = np.bincount(pos[off], weights=bhat[off], minlength=size)
+    cell_atom = np.bincount(pos[on_grid], weights=akeep[on_grid], minlength=size)
+    cell_exc = np.bincount(pos[off], weights=exc[off], minlength=size)
+    cell_err_exc = np.bincount(pos[off], weights=err_exc[off], minlength=size) * (1 + 4 * U * size)
     counts = np.bincount(pos, minlength=size)
     rel_ca = np.zeros(size)
     rel_cb = np.zeros(size)
-    np.maximum.at(rel_ca, pos, ra)
-    np.maximum.at(rel_cb, pos, rb)
+    rel_at = np.zeros(size)
+    np.maximum.at(rel_ca, pos[off], ra[off])
+    np.maximum.at(rel_cb, pos[off], rb[off])
+    np.maximum.at(rel_at, pos[on_grid], ra[on_grid])
     rel_ca += counts * U
     rel_cb += counts * U
-    return Cells(h, first, cell_a, cell_b, rel_ca, rel_cb, inf_a, rel_inf)
+    rel_at += counts * U
+    return Cells(
+        h, first, cell_a, cell_b, rel_ca, rel_cb, inf_a, rel_inf, atom=cell_atom, rel_atom=rel_at,
+        excess=cell_exc, err_excess=cell_err_exc,
+    )

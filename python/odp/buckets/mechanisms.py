@@ -33,7 +33,9 @@ from ._numerics import (
     ELEMENTARY_ULPS,
     LOG_NDTR_ULPS,
     U,
+    float_down,
     float_up,
+    gaussian_excess,
     normal_edge_sensitivity,
     normal_interval_log,
 )
@@ -49,6 +51,24 @@ __all__ = [
     "DiscreteGaussian",
     "FinitePair",
 ]
+
+
+def _round(x: Fraction, side: str) -> float:
+    """``x`` rounded to a float toward more leakage (``side="upper"``) or less (``"lower"``)."""
+    return float_up(x) if side == "upper" else float_down(x)
+
+
+def short_up(x: float, bits: int = 26) -> float:
+    """``x > 0`` rounded up to a float with a ``bits``-bit significand, so that ``i * x`` is
+    exact for ``|i| < 2**(53 - bits)`` (grid points computed without rounding)."""
+    m, e = math.frexp(x)
+    return math.ldexp(math.ceil(math.ldexp(m, bits)), e - bits)
+
+
+def exact_multiples(h: float, limit: int) -> bool:
+    """Whether ``i * h`` is computed exactly for every integer ``|i| <= limit``."""
+    num, den = h.as_integer_ratio()
+    return num.bit_length() + max(1, int(limit)).bit_length() <= 53
 
 
 def _positive(value: Any, name: str) -> Fraction:
@@ -91,8 +111,13 @@ class Mechanism(ABC):
         """Losses outside this interval have A-mass at most ``tail`` on each side."""
 
     @abstractmethod
-    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
-        """Buckets of step ``h`` covering :meth:`loss_range` (see :class:`Cells`)."""
+    def cells(self, h: float, reverse: bool, tail: float, side: str = "upper") -> Cells:
+        """Buckets of step ``h`` covering :meth:`loss_range` (see :class:`Cells`).
+
+        ``side`` says which bound the buckets feed: parameters that must be rounded to floats
+        are rounded toward *more* leakage for ``"upper"`` and toward *less* for ``"lower"``, so
+        each bound is rigorous for the exact parameters you gave.
+        """
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:
@@ -118,21 +143,21 @@ class Gaussian(Mechanism):
         object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
         object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
 
-    @property
-    def mu(self) -> float:
-        return float_up(self.sensitivity / self.sigma)
+    def mu(self, side: str = "upper") -> float:
+        """``Δ/σ`` as a float, rounded up (``side="upper"``) or down."""
+        return _round(self.sensitivity / self.sigma, side)
 
     def anchor(self) -> float | None:
         return 1.0
 
     def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
-        mu = self.mu
+        mu = self.mu()
         z = -float(special.ndtri(tail))
         m = mu * mu / 2
         return m - z * mu, m + z * mu
 
-    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
-        mu = self.mu
+    def cells(self, h: float, reverse: bool, tail: float, side: str = "upper") -> Cells:
+        mu = self.mu(side)
         m = mu * mu / 2
         lo, hi = self.loss_range(reverse, tail)
         first = math.floor(lo / h) + 1
@@ -151,16 +176,17 @@ class Gaussian(Mechanism):
         zb_lo, dzb_lo = z_of(bottom, +1.0)
         zb_hi, dzb_hi = z_of(top, +1.0)
         log_a, ea = normal_interval_log(za_lo, za_hi)
-        log_b, eb = normal_interval_log(zb_lo, zb_hi)
         ea = ea + np.maximum(dza_lo, dza_hi) * normal_edge_sensitivity(za_lo, za_hi, log_a)
-        eb = eb + np.maximum(dzb_lo, dzb_hi) * normal_edge_sensitivity(zb_lo, zb_hi, log_b)
         with np.errstate(over="ignore", under="ignore"):
             a = np.exp(log_a)
-            bhat = np.exp(log_b + top)
         rel_a = ea + ELEMENTARY_ULPS * U * (1 + np.abs(log_a))
-        rel_b = eb + ELEMENTARY_ULPS * U * (1 + np.abs(log_b) + np.abs(top))
         rel_a = np.where(np.isfinite(rel_a), rel_a, 1.0)
-        rel_b = np.where(np.isfinite(rel_b), rel_b, 1.0)
+        # excess bhat - a = E_A[(e^{ih - L} - 1) ; bucket], by quadrature (no cancellation)
+        excess, err_excess = gaussian_excess(za_hi, dza_hi, h / mu, mu, h)
+        err_excess = err_excess + excess * 4 * U * (1 + abs(h / mu))
+        bhat = a + excess
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel_b = np.where(bhat > 0, (a * rel_a + err_excess) / bhat + U, 1.0)
         # tails: P_A[L > last*h] and P_A[L <= (first-1)*h], with their relative error bounds
         zt, dzt = z_of(np.float64(last * h), -1.0)
         zb, dzb = z_of(np.float64((first - 1) * h), -1.0)
@@ -173,7 +199,10 @@ class Gaussian(Mechanism):
             + float(max(dzt * (abs(zt) + 1), dzb * (abs(zb) + 1)))
             + ELEMENTARY_ULPS * U
         )
-        return Cells(h, first, a, bhat, rel_a, rel_b, 0.0, 0.0, top_a, bottom_a, rel_tails)
+        return Cells(
+            h, first, a, bhat, rel_a, rel_b, 0.0, 0.0, top_a, bottom_a, rel_tails,
+            excess=excess, err_excess=err_excess,
+        )
 
     def describe(self) -> dict[str, Any]:
         return {"mechanism": "gaussian", "sigma": str(self.sigma), "sensitivity": str(self.sensitivity)}
@@ -199,18 +228,20 @@ class Laplace(Mechanism):
         object.__setattr__(self, "scale", _positive(self.scale, "scale"))
         object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
 
-    @property
-    def eps0(self) -> float:
-        return float_up(self.sensitivity / self.scale)
+    def eps0(self, side: str = "upper") -> float:
+        """``Δ/b`` as a float: rounded up to a short significand for the upper bound (so the
+        grid ``ε0 * 2**-j`` has exact multiples), rounded down for the lower bound."""
+        e0 = self.sensitivity / self.scale
+        return short_up(float_up(e0)) if side == "upper" else float_down(e0)
 
     def anchor(self) -> float | None:
-        return self.eps0
+        return self.eps0()
 
     def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
-        return -self.eps0, self.eps0
+        return -self.eps0(), self.eps0()
 
-    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
-        e0 = self.eps0
+    def cells(self, h: float, reverse: bool, tail: float, side: str = "upper") -> Cells:
+        e0 = self.eps0(side)
         first = math.ceil(-e0 / h)
         last = math.ceil(e0 / h)
         i = np.arange(first, last + 1, dtype=np.int64)
@@ -219,27 +250,58 @@ class Laplace(Mechanism):
         t2 = np.minimum(top, e0)
         width = np.maximum(t2 - t1, 0.0)
         shrink = -np.expm1(-width / 2)  # 1 - e^{-(t2-t1)/2}
-        with np.errstate(under="ignore"):
+        v1 = top - t2  # in [0, h]: distance of the piece's ends below the bucket top
+        v2 = top - t1
+        with np.errstate(under="ignore", over="ignore"):
             a = 0.5 * np.exp((t2 - e0) / 2) * shrink
-            bhat = 0.5 * np.exp(top - (t1 + e0) / 2) * shrink
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cond = np.where(width > 0, (np.abs(t1) + np.abs(t2) + 4 * np.abs(top) + h) / width, 0.0)
+            # excess = ∫ expm1(ih - t) e^{(t-e0)/2}/4 dt = e^{(ih-e0)/2} 2 sinh((v1+v2)/4) sinh((v2-v1)/4)
+            excess = np.where(
+                width > 0,
+                2 * np.exp((top - e0) / 2) * np.sinh((v1 + v2) / 4) * np.sinh(width / 4),
+                0.0,
+            )
+            bhat = a + excess
+        if exact_multiples(h, max(abs(first), abs(last)) + 1) and exact_multiples(e0, 1):
+            cond = 0.0  # edges and widths are computed exactly
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cond = np.where(width > 0, (np.abs(t1) + np.abs(t2) + 4 * np.abs(top) + h) / width, 0.0)
         rel = ELEMENTARY_ULPS * U * (4.0 + np.abs(top) + e0 + cond)
         rel_a = rel.copy()
-        rel_b = rel.copy()
+        rel_b = rel.copy() + U
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel_v = np.where(width > 0, ELEMENTARY_ULPS * U * (np.abs(top) + h) / np.maximum(v1 + v2, 1e-300), 0.0)
+        err_excess = excess * (rel + 2 * rel_v + ELEMENTARY_ULPS * U * 4)
         # the two atoms (exact masses 1/2 and e^{-e0}/2 under A)
         top_atom = 0.5
         bh_top = 0.5 * math.exp(last * h - e0)  # B-mass e^{-e0}/2, times e^{last*h}
         bot_atom = 0.5 * math.exp(-e0)
         bh_bot = 0.5 * math.exp(first * h)  # B-mass 1/2, times e^{first*h}
         r_atom = ELEMENTARY_ULPS * U * (3.0 + 2 * e0 + abs(last * h) + abs(first * h))
-        for pos, am, bm in ((len(i) - 1, top_atom, bh_top), (0, bot_atom, bh_bot)):
+        atom = np.zeros_like(a)
+        rel_atom = np.zeros_like(a)
+        exact = np.isscalar(cond)  # grid points computed exactly: can test "on the grid" exactly
+        for pos, am, bm, on_grid in (
+            (len(i) - 1, top_atom, bh_top, exact and last * h == e0),
+            (0, bot_atom, bh_bot, exact and first * h == -e0),
+        ):
+            if on_grid:  # the atom sits exactly at the bucket top: no split needed
+                atom[pos] += am
+                rel_atom[pos] = r_atom
+                continue
             tot_a = a[pos] + am
             tot_b = bhat[pos] + bm
+            loss = e0 if pos == len(i) - 1 else -e0
+            x_exc = am * math.expm1(i[pos] * h - loss)  # the atom's own excess
+            err_excess[pos] += abs(x_exc) * r_atom * 4 + am * r_atom * (1 + abs(i[pos] * h) + e0)
+            excess[pos] += x_exc
             rel_a[pos] = (rel_a[pos] * a[pos] + r_atom * am) / tot_a + U
             rel_b[pos] = (rel_b[pos] * bhat[pos] + r_atom * bm) / tot_b + U
             a[pos], bhat[pos] = tot_a, tot_b
-        return Cells(h, first, a, bhat, rel_a, rel_b)
+        return Cells(
+            h, first, a, bhat, rel_a, rel_b, atom=atom, rel_atom=rel_atom,
+            excess=excess, err_excess=err_excess,
+        )
 
     def describe(self) -> dict[str, Any]:
         return {"mechanism": "laplace", "scale": str(self.scale), "sensitivity": str(self.sensitivity)}
@@ -251,7 +313,7 @@ class Laplace(Mechanism):
 class _AtomMechanism(Mechanism):
     """A pair with finitely many atoms (or a finite truncation with an accounted tail)."""
 
-    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+    def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
         raise NotImplementedError
 
     def _finite_losses(self, reverse: bool, tail: float) -> np.ndarray:
@@ -271,8 +333,8 @@ class _AtomMechanism(Mechanism):
             return 0.0, 0.0
         return float(loss.min()), float(loss.max())
 
-    def cells(self, h: float, reverse: bool, tail: float) -> Cells:
-        at = self._atoms(reverse, tail)
+    def cells(self, h: float, reverse: bool, tail: float, side: str = "upper") -> Cells:
+        at = self._atoms(reverse, tail, side)
         c = cells_from_atoms(
             h,
             at["a"],
@@ -310,8 +372,8 @@ class RandomizedResponse(_AtomMechanism):
     def lattice(self) -> float | None:
         return float_up(self.epsilon)
 
-    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
-        eps = float_up(self.epsilon)
+    def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
+        eps = _round(self.epsilon, side)
         k = self.num_values
         den = 1.0 + (k - 1) * math.exp(-eps)  # (e^eps + k - 1) / e^eps
         a = [1.0 / den, math.exp(-eps) / den, (k - 2) * math.exp(-eps) / den]
@@ -344,9 +406,9 @@ class ApproximateDP(_AtomMechanism):
     def lattice(self) -> float | None:
         return self.anchor()
 
-    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
-        eps = float_up(self.epsilon)
-        delta = float_up(self.delta)
+    def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
+        eps = _round(self.epsilon, side)
+        delta = _round(self.delta, side)
         rest = 1.0 - delta  # rounded; covered by rel_a below
         a = [rest / (1.0 + math.exp(-eps)), rest * math.exp(-eps) / (1.0 + math.exp(-eps))]
         rel = 4 * ELEMENTARY_ULPS * U * (1 + eps) + 2 * U
@@ -381,8 +443,8 @@ class DiscreteLaplace(_AtomMechanism):
     def lattice(self) -> float | None:
         return self.anchor()
 
-    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
-        t = float_up(1 / self.scale)
+    def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
+        t = _round(1 / self.scale, side)
         delta = self.sensitivity
         q = math.exp(-t)
         c = -math.expm1(-t) / (1.0 + q)  # tanh(t/2)
@@ -413,7 +475,7 @@ class DiscreteGaussian(_AtomMechanism):
     def anchor(self) -> float | None:
         return float(Fraction(self.sensitivity) / (2 * self.sigma**2))
 
-    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+    def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
         s2 = self.sigma**2
         delta = self.sensitivity
         sigma = math.sqrt(float(s2))
@@ -479,7 +541,7 @@ class FinitePair(_AtomMechanism):
     def symmetric(self) -> bool:  # type: ignore[override]
         return self.p == self.q[::-1]
 
-    def _atoms(self, reverse: bool, tail: float = 0.0) -> dict[str, Any]:
+    def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
         p = np.array([float(v) for v in self.p])
         q = np.array([float(v) for v in self.q])
         if reverse:

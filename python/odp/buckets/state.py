@@ -89,8 +89,16 @@ class BucketState:
         }
 
 
-def from_cells(c: Cells, rounding: str = "split") -> BucketState:
-    """Build the state of a single pair from its buckets (see the module docstring)."""
+def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) -> BucketState:
+    """Build the state of a single pair from its buckets (see the module docstring).
+
+    ``c`` feeds the upper pair and ``lower`` (default: ``c``) the lower pair; they differ when a
+    parameter had to be rounded to a float in each bound's safe direction.
+    """
+    if lower is None:
+        lower = c
+    if lower.h != c.h:
+        raise ValueError("upper and lower buckets must share the grid")
     h = c.h
     n = c.a.size
     a = np.where(c.a > 0, c.a, 0.0)
@@ -101,12 +109,20 @@ def from_cells(c: Cells, rounding: str = "split") -> BucketState:
     err = np.zeros(n + 1)
     if rounding == "split":
         em1 = math.expm1(h)
-        eh = 1.0 + em1
-        alpha = np.clip((a * eh - bhat) / em1, 0.0, a)  # mass moved up to the bucket top ih
-        beta = a - alpha  # mass moved down to (i-1)h
-        outside = np.maximum(0.0, np.maximum(a - bhat, bhat - a * eh))
-        kappa = (a * eh * rel_a + bhat * rel_b + 4 * U * (a * eh + bhat) + 2 * outside) / em1
-        kappa += 2 * U * a
+        if c.excess is not None:  # bhat - a, computed without cancellation
+            exc = np.where(a > 0, c.excess, 0.0)
+            err_exc = np.where(a > 0, c.err_excess, 0.0)
+        else:
+            exc = bhat - a
+            err_exc = bhat * rel_b + a * rel_a + 2 * U * (a + bhat)
+        # the bucket's excess decides its split: beta (down to (i-1)h) has excess a*em1 per
+        # unit of A-mass, alpha (up to ih) none
+        beta_raw = exc / em1
+        beta = np.clip(beta_raw, 0.0, a)
+        alpha = a - beta  # mass moved up to the bucket top ih
+        outside = np.maximum(0.0, np.maximum(-beta_raw, beta_raw - a))  # loss outside bucket?
+        kappa = (err_exc / em1 + 2 * U * np.abs(beta_raw) + outside) * (1 + 4 * U)
+        kappa = kappa + a * rel_a
         kappa = np.minimum(kappa, a * (1 + rel_a))  # never more than the bucket's mass
     elif rounding == "up":
         alpha = a
@@ -118,30 +134,50 @@ def from_cells(c: Cells, rounding: str = "split") -> BucketState:
     pa[:-1] += beta
     err[1:] += kappa
     err[:-1] += kappa
+    atom = np.where(c.atom > 0, c.atom, 0.0)  # atoms exactly on grid points: no split
+    pa[1:] += atom
+    err[1:] += atom * np.broadcast_to(c.rel_atom, atom.shape)
     pa[0] += c.bottom_a
     err[0] += c.bottom_a * c.rel_tails
     a_inf = c.inf_a + c.top_a
     err_inf = c.inf_a * c.rel_inf + c.top_a * c.rel_tails
     rel_up, abs_up = split_error(np.append(pa, a_inf), np.append(err, err_inf))
-    ma = np.concatenate(([0.0], a))
-    bh = np.concatenate(([0.0], bhat))
-    rel_ma, abs_ma = split_error(np.append(ma, c.inf_a), np.append(np.concatenate(([0.0], a * rel_a)), c.inf_a * c.rel_inf))
-    rel_bh, abs_bh = split_error(bh, np.concatenate(([0.0], bhat * rel_b)))
+    # lower pair: bucket first+j at position j+1 (position 0 is the upper pair's extra point)
+    l_at = np.where(lower.atom > 0, lower.atom, 0.0)
+    la0 = np.where(lower.a > 0, lower.a, 0.0)
+    lb0 = np.where(la0 > 0, np.maximum(lower.bhat, 0.0), 0.0)
+    la = la0 + l_at
+    lb = lb0 + l_at
+    r_at = np.broadcast_to(lower.rel_atom, l_at.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lra = np.where(la > 0, (la0 * np.where(la0 > 0, lower.rel_a, 0.0) + l_at * r_at) / la + U, 0.0)
+        lrb = np.where(lb > 0, (lb0 * np.where(la0 > 0, lower.rel_b, 0.0) + l_at * r_at) / lb + U, 0.0)
+    rel_ma, abs_ma = split_error(np.append(la, lower.inf_a), np.append(la * lra, lower.inf_a * lower.rel_inf))
+    rel_bh, abs_bh = split_error(lb, lb * lrb)
+    start = min(c.first - 1, lower.first)
+    stop = max(c.last, lower.last)
+    size = stop - start + 1
+
+    def place(v, first):
+        out = np.zeros(size)
+        out[first - start: first - start + v.size] = v
+        return out
+
     return BucketState(
         h=h,
-        start=c.first - 1,
-        pa=pa,
+        start=start,
+        pa=place(pa, c.first - 1),
         a_inf=a_inf,
-        ma=ma,
-        bh=bh,
-        d=c.inf_a,
+        ma=place(la, lower.first),
+        bh=place(lb, lower.first),
+        d=lower.inf_a,
         rel_up=rel_up,
         abs_up=abs_up,
         rel_ma=rel_ma,
         abs_ma=abs_ma,
         rel_bh=rel_bh,
         abs_bh=abs_bh,
-        dropped=c.top_a + c.bottom_a,
+        dropped=lower.top_a + lower.bottom_a,
     )
 
 
