@@ -60,11 +60,11 @@ def lemma11_costs(
     inst = _instance(eps, problem.deltas, problem.stops, [Fraction(0)] * n, h, True, window)
     table = lattice.stop_table_for(inst, [total_eps[-1] + res])
     out: list[Fraction] = []
-    for i, lo, hi, pmf, overflow, survive in lattice.forward_prefixes(inst, True):
+    for i, R, lo, hi, pmf, overflow, survive in lattice.forward_prefixes(inst, True):
         top = math.ceil(total_eps[i] / res) + 1
 
         def ok(m: int) -> bool:
-            return lattice.prefix_term(table, m * res, lo, hi, pmf, overflow, survive,
+            return lattice.prefix_term(table, m * res, R, lo, hi, pmf, overflow, survive,
                                        True) <= target
 
         if not ok(top):

@@ -24,13 +24,17 @@ on the lattice of privacy losses ``j h`` (``h`` a positive rational, the *grid*)
    value from above and the lower pass from below.  Lower values are clamped at 0 and upper ones
    at 1 (``0 <= g <= 1``).
 
+**Coordinates.**  At depth ``k`` only the losses ``j = 2u - R_k`` are reachable
+(``R_k = sum_{l<=k} n_l``, ``u`` = the units of the steps that answered 1), so the arrays are
+indexed by ``u in [0, R_k]``: output 1 moves ``u -> u + n``, output 2 keeps ``u``.
+
 **Window.**  Very unlikely losses may be cut off to save time; this stays sound by Lemma D (i)
 (``g_k`` is non-decreasing in the loss): above the window the upper pass uses ``g <= 1`` and the
 lower pass the value at the top of the window; below the window the upper pass uses the value at
 the bottom of the window and the lower pass ``g >= 0``.  The window is ``40`` standard deviations
 (Hoeffding) beyond the interesting range, so it only bites for very long compositions.
 
-Cost: ``O(sum_k width_k)`` float operations, ``width_k <= 2 sum_{l<=k} n_l + 1``.
+Cost: ``O(sum_k width_k)`` float operations, ``width_k <= R_k + 1``.
 """
 
 from __future__ import annotations
@@ -88,7 +92,8 @@ def float_up(x: Fraction) -> float:
 @dataclass(frozen=True)
 class LatticeInstance:
     """Steps ``epsilon_k = units[k] * h`` (exactly), per-step ``deltas``, stopping points and
-    costs ``E(P_i)``; ``window = (J_lo, J_hi)`` limits the lattice indices (``None``: no limit)."""
+    costs ``E(P_i)``; ``window = (J_lo, J_hi)`` limits the loss indices ``j`` (loss ``j h``;
+    ``None``: no limit)."""
 
     h: Fraction
     units: tuple[int, ...]
@@ -109,18 +114,24 @@ class LatticeInstance:
         if self.window is not None and not self.window[0] <= 0 <= self.window[1]:
             raise InvalidParameter("the lattice window must contain the index 0")
 
-    def ranges(self) -> list[tuple[int, int]]:
-        """Index range ``[lo_k, hi_k]`` of every depth ``k = 0..k_n``."""
-        out = [(0, 0)]
-        R = 0
+    def totals(self) -> list[int]:
+        """``R_k = sum_{l<=k} n_l`` for ``k = 0..k_n``."""
+        out = [0]
         for n in self.units:
-            R += n
-            lo, hi = -R, R
-            if self.window is not None:
-                lo, hi = max(lo, self.window[0]), min(hi, self.window[1])
-            out.append((lo, hi))
+            out.append(out[-1] + n)
         return out
 
+    def ranges(self) -> list[tuple[int, int]]:
+        """Range ``[ulo_k, uhi_k]`` of the up-count ``u`` kept at every depth ``k = 0..k_n``
+        (loss index ``j = 2u - R_k`` inside the window)."""
+        out = []
+        for R in self.totals():
+            lo, hi = 0, R
+            if self.window is not None:
+                lo = max(lo, -((-(self.window[0] + R)) // 2))
+                hi = min(hi, (self.window[1] + R) // 2)
+            out.append((lo, hi))
+        return out
 
 def cells(instance: LatticeInstance) -> int:
     """Number of lattice cells one pass visits (a proxy for running time)."""
@@ -138,24 +149,6 @@ def default_window(h: Fraction, epsilons: Sequence[Fraction], costs: Sequence[Fr
     bot = mu + sigmas * s + 1.0
     hf = float(h)
     return (-int(math.ceil(bot / hf)), int(math.ceil(top / hf)))
-
-
-class _Directed:
-    """Outward-rounded arithmetic on float arrays (``up=True``: upper bounds)."""
-
-    def __init__(self, up: bool):
-        self.up = up
-        self.toward = np.inf if up else -np.inf
-        self.conv = float_up if up else float_down
-
-    def r(self, x):
-        return np.nextafter(x, self.toward)
-
-    def mul(self, a, b):
-        return self.r(np.multiply(a, b))
-
-    def add(self, a, b):
-        return self.r(np.add(a, b))
 
 
 def _step_constants(n: int, h: Fraction, delta: Fraction, up: bool) -> tuple[float, float, float]:
@@ -196,13 +189,15 @@ class _StopTable:
         self.small_hi = np.array([float_up(hi) for _, hi in self.small])
         self.max_m = max_m
 
-    def values(self, E: Fraction, lo: int, hi: int, up: bool) -> np.ndarray:
-        out = np.zeros(hi - lo + 1)
+    def values(self, E: Fraction, j_first: int, count: int, step: int, up: bool) -> np.ndarray:
+        """Bounds of ``s(j)`` for ``j = j_first + step * t``, ``t = 0..count-1`` (``step > 0``)."""
+        out = np.zeros(count)
         j0 = math.floor(E / self.h)
-        start = max(lo, j0 + 1)
-        if start > hi:
+        # first t with j > j0
+        t0 = max(0, (j0 - j_first) // step + 1)
+        if t0 >= count:
             return out
-        m = np.arange(start - j0, hi - j0 + 1)
+        m = (j_first - j0) + step * np.arange(t0, count)
         if m[-1] > self.max_m:
             raise AssertionError("stop table too small")  # pragma: no cover
         rho = E - j0 * self.h
@@ -219,16 +214,26 @@ class _StopTable:
             x = np.nextafter(x * float_up(e_hi), np.inf)
             s = np.nextafter(1.0 - x, -np.inf)
             s = np.maximum(s, 0.0)
-        out[start - lo :] = s
+        out[t0:] = s
         return out
 
+    def on_depth(self, E: Fraction, R: int, lo: int, hi: int, up: bool) -> np.ndarray:
+        """Bounds of ``s`` at up-counts ``u = lo..hi`` of a depth with total ``R``."""
+        return self.values(E, 2 * lo - R, hi - lo + 1, 2, up)
 
-def _stop_table(instance: LatticeInstance, ranges: list[tuple[int, int]]) -> _StopTable:
+
+def _stop_table(instance: LatticeInstance, extra_costs: Sequence[Fraction] = ()) -> _StopTable:
+    R = instance.totals()
+    ranges = instance.ranges()
     max_m = 1
-    for k, E in zip(instance.stops, instance.costs):
-        j0 = math.floor(E / instance.h)
-        max_m = max(max_m, ranges[k][1] - j0)
+    for k, E in list(zip(instance.stops, instance.costs)) + [(instance.stops[-1], E)
+                                                             for E in extra_costs]:
+        j_hi = 2 * ranges[k][1] - R[k]
+        max_m = max(max_m, j_hi - math.floor(E / instance.h))
     return _StopTable(instance.h, max_m)
+
+
+stop_table_for = _stop_table
 
 
 def _dsum(values: np.ndarray, up: bool) -> float:
@@ -240,13 +245,14 @@ def _dsum(values: np.ndarray, up: bool) -> float:
 def thm15_pass(instance: LatticeInstance, up: bool) -> float:
     """One directed pass of the backward induction: an upper (``up``) or lower bound of
     Eq. (3) for the steps ``epsilon_k = n_k h`` of ``instance``."""
-    D = _Directed(up)
+    toward = np.inf if up else -np.inf
+    R = instance.totals()
     ranges = instance.ranges()
-    table = _stop_table(instance, ranges)
+    table = _stop_table(instance)
     stop_index = {k: i for i, k in enumerate(instance.stops)}
     k_n = instance.stops[-1]
     lo, hi = ranges[k_n]
-    g = table.values(instance.costs[-1], lo, hi, up)
+    g = table.on_depth(instance.costs[-1], R[k_n], lo, hi, up)
     consts: dict[tuple[int, Fraction], tuple[float, float, float]] = {}
     for k in range(k_n - 1, -1, -1):
         n = instance.units[k]
@@ -254,45 +260,55 @@ def thm15_pass(instance: LatticeInstance, up: bool) -> float:
         if key not in consts:
             consts[key] = _step_constants(n, instance.h, instance.deltas[k], up)
         d, p, r = consts[key]
-        lo1, hi1 = lo, hi  # range of g (depth k+1)
+        lo1, hi1 = lo, hi  # u-range of g (depth k+1)
         lo, hi = ranges[k]
-        # extended array over [lo - n, hi + n] with sound fills outside [lo1, hi1]
-        below = (lo1 - (lo - n)) if lo - n < lo1 else 0
-        above = ((hi + n) - hi1) if hi + n > hi1 else 0
+        width = hi - lo + 1
+        # need g1[u + n] and g1[u] for u in [lo, hi]; outside [lo1, hi1] use sound fills
+        need_lo, need_hi = lo, hi + n
+        below = max(0, lo1 - need_lo)
+        above = max(0, need_hi - hi1)
         if below or above:
             fill_top = 1.0 if up else g[-1]
             fill_bot = g[0] if up else 0.0
             ext = np.concatenate([np.full(below, fill_bot), g, np.full(above, fill_top)])
             base = lo1 - below
         else:
-            ext = g
-            base = lo1
-        width = hi - lo + 1
-        start_up = lo + n - base
-        start_dn = lo - n - base
-        up_vals = ext[start_up : start_up + width]
-        dn_vals = ext[start_dn : start_dn + width]
-        c = D.add(D.mul(p, up_vals), D.mul(r, dn_vals))
-        c = D.add(d, c)
+            ext, base = g, lo1
+        stay = ext[lo - base : lo - base + width]  # output 2: u stays
+        move = ext[lo + n - base : lo + n - base + width]  # output 1: u + n
+        c = np.multiply(p, move)
+        np.nextafter(c, toward, out=c)
+        t = np.multiply(r, stay)
+        np.nextafter(t, toward, out=t)
+        np.add(c, t, out=c)
+        np.nextafter(c, toward, out=c)
+        if d:
+            np.add(c, d, out=c)
+            np.nextafter(c, toward, out=c)
         i = stop_index.get(k)
         if i is not None:
-            c = np.maximum(c, table.values(instance.costs[i], lo, hi, up))
-        g = np.minimum(c, 1.0) if up else np.maximum(c, 0.0)
+            np.maximum(c, table.on_depth(instance.costs[i], R[k], lo, hi, up), out=c)
+        if up:
+            np.minimum(c, 1.0, out=c)
+        else:
+            np.maximum(c, 0.0, out=c)
+        g = c
     assert g.shape == (1,)
     return float(g[0])
 
 
 def forward_prefixes(instance: LatticeInstance, up: bool):
-    """Directed bounds of the ``Pr0``-distribution of the loss of the ``1,2``-only paths at
-    every stopping depth: yields ``(i, lo, hi, pmf, overflow, survive)`` where ``pmf[j - lo]``
-    bounds the mass at lattice index ``j``, ``overflow`` the mass above the window (upper pass
-    only) and ``survive = prod_{l<=k_i} (1 - delta_l)`` exactly.
+    """Directed bounds of the ``Pr0``-distribution of the up-count of the ``1,2``-only paths at
+    every stopping depth: yields ``(i, R, lo, hi, pmf, overflow, survive)`` where
+    ``pmf[u - lo]`` bounds the mass at up-count ``u`` (loss index ``2u - R``), ``overflow`` the
+    mass above the window (upper pass only) and ``survive = prod_{l<=k_i} (1 - delta_l)``.
 
     Mass leaving the window upwards is kept in the overflow cell (upper) or moved to the top
     cell (lower); mass leaving downwards is moved to the bottom cell (upper) or dropped (lower):
     sound by Lemma D (i) of :mod:`odp.optdel.exact`.
     """
-    D = _Directed(up)
+    toward = np.inf if up else -np.inf
+    R = instance.totals()
     ranges = instance.ranges()
     stop_index = {k: i for i, k in enumerate(instance.stops)}
     pmf = np.ones(1)
@@ -310,14 +326,18 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
         survive *= 1 - delta
         lo0, hi0 = lo, hi
         lo, hi = ranges[k]
-        # full new range [lo0 - n, hi0 + n]: output 1 shifts by +n, output 2 by -n
-        flo, fhi = lo0 - n, hi0 + n
+        # full new range [lo0, hi0 + n]: output 1 moves u -> u + n, output 2 keeps u
         L0 = len(pmf)
-        new = np.zeros(L0 + 2 * n)
-        new[2 * n :] = D.mul(p, pmf)
-        new[:L0] = D.add(new[:L0], D.mul(r, pmf))
-        cut_lo = lo - flo
-        cut_hi = fhi - hi
+        new = np.zeros(L0 + n)
+        moved = np.multiply(p, pmf)
+        np.nextafter(moved, toward, out=moved)
+        kept = np.multiply(r, pmf)
+        np.nextafter(kept, toward, out=kept)
+        new[n:] = moved
+        new[:L0] += kept
+        np.nextafter(new[:L0], toward, out=new[:L0])
+        cut_lo = lo - lo0
+        cut_hi = (hi0 + n) - hi
         body = new[cut_lo : len(new) - cut_hi].copy()
         if cut_hi:
             spill = _dsum(new[len(new) - cut_hi :], up)
@@ -331,16 +351,18 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
         pmf = np.minimum(body, 1.0) if up else np.maximum(body, 0.0)
         i = stop_index.get(k)
         if i is not None:
-            yield i, lo, hi, pmf, overflow, survive
+            yield i, R[k], lo, hi, pmf, overflow, survive
 
 
-def prefix_term(table: "_StopTable", E: Fraction, lo: int, hi: int, pmf: np.ndarray,
+def prefix_term(table: _StopTable, E: Fraction, R: int, lo: int, hi: int, pmf: np.ndarray,
                 overflow: float, survive: Fraction, up: bool) -> Fraction:
     """Directed bound of the optimal-composition delta of one prefix at cost ``E``:
-    ``(1 - survive) + sum_j Pr0(j) max(1 - e**(E - j h), 0)`` (+ overflow mass, upper)."""
-    D = _Directed(up)
-    s = table.values(E, lo, hi, up)
-    acc = _dsum(D.mul(pmf, s), up)
+    ``(1 - survive) + sum_u Pr0(u) max(1 - e**(E - (2u - R) h), 0)`` (+ overflow, upper)."""
+    toward = np.inf if up else -np.inf
+    s = table.on_depth(E, R, lo, hi, up)
+    terms = np.multiply(pmf, s)
+    np.nextafter(terms, toward, out=terms)
+    acc = _dsum(terms, up)
     if up:
         acc = math.nextafter(acc + overflow, math.inf)
     else:
@@ -348,22 +370,11 @@ def prefix_term(table: "_StopTable", E: Fraction, lo: int, hi: int, pmf: np.ndar
     return (1 - survive) + Fraction(acc)
 
 
-def stop_table_for(instance: LatticeInstance, extra_costs: Sequence[Fraction] = ()) -> "_StopTable":
-    """A stop table large enough for the instance's costs and any ``extra_costs >= 0``."""
-    ranges = instance.ranges()
-    max_m = 1
-    for k, E in zip(instance.stops, instance.costs):
-        max_m = max(max_m, ranges[k][1] - math.floor(E / instance.h))
-    for E in extra_costs:
-        max_m = max(max_m, ranges[instance.stops[-1]][1] - math.floor(E / instance.h))
-    return _StopTable(instance.h, max_m)
-
-
 def eq4_pass(instance: LatticeInstance, up: bool) -> Fraction:
     """A directed bound of Eq. (4) (Lemma 11 with the optimal composition of every prefix
     ``k_i`` at cost ``E(P_i)``), from :func:`forward_prefixes`."""
-    table = _stop_table(instance, instance.ranges())
+    table = _stop_table(instance)
     total = Fraction(0)
-    for i, lo, hi, pmf, overflow, survive in forward_prefixes(instance, up):
-        total += prefix_term(table, instance.costs[i], lo, hi, pmf, overflow, survive, up)
+    for i, R, lo, hi, pmf, overflow, survive in forward_prefixes(instance, up):
+        total += prefix_term(table, instance.costs[i], R, lo, hi, pmf, overflow, survive, up)
     return total

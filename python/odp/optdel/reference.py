@@ -232,16 +232,21 @@ def eq12_by_stopping_rules(
 
 
 def eq4_tree(stops: Sequence[int], P0s: Sequence[Table], P1s: Sequence[Table], Ws: Sequence[Any]):
-    """Eq. (4): ``sum_i sum_{q in {0..3}^{k_i}} max(Pr0(q) - W_i Pr1(q), 0)``."""
+    """Eq. (4): ``sum_i sum_{q in {0..3}^{k_i}} max(Pr0(q) - W_i Pr1(q), 0)`` (all ``4**k_i``
+    sequences, their masses built depth by depth)."""
     _check(stops, P0s, P1s, Ws)
     zero = P0s[0][1] * 0
     total = zero
-    for i, k in enumerate(stops):
-        for q in _sequences(k):
-            a, b = _masses(q, P0s, P1s)
-            phi = a - Ws[i] * b
-            if phi > 0:
-                total = total + phi
+    stop_index = {k: i for i, k in enumerate(stops)}
+    layer = [(zero + 1, zero + 1)]
+    for k in range(stops[-1]):
+        layer = [(a * P0s[k][o], b * P1s[k][o]) for a, b in layer for o in range(4)]
+        i = stop_index.get(k + 1)
+        if i is not None:
+            for a, b in layer:
+                phi = a - Ws[i] * b
+                if phi > 0:
+                    total = total + phi
     return total
 
 

@@ -1,0 +1,169 @@
+"""``odp optdel``: optimal ODP delta for early stopping (Thm. 15) next to Lemma 11 (Eq. (4)).
+
+Example (the iterative mechanism of Alg. 3 with 1000 steps of (0.1, 1e-6)-DP that may stop
+after 100, 200, ..., 1000 steps)::
+
+    odp optdel --epsilon 0.1 --delta 1e-6 --k 1000 --stops 100,200,...,1000 \\
+        --costs 3,4.5,...,16.5 --json
+
+``--stops`` and ``--costs`` are comma lists; ``a,b,...,z`` expands to the arithmetic progression
+``a, b, 2b-a, ..., z``.  ``--costs`` takes one E(P_i) per stop, or ``simple`` (E(P_i) = sum of the
+first k_i epsilons: simple composition), or ``lemma11:DELTA`` (the smallest costs whose Lemma 11
+delta, split equally over the stops, is at most DELTA).  Heterogeneous steps come from
+``--steps-file``: one ``epsilon,delta`` pair per line (``#`` starts a comment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from fractions import Fraction
+
+from ._common import format_table, print_json
+
+
+def _expand(text: str, what: str, integer: bool) -> list:
+    from ..budget import to_fraction
+    from ..errors import InvalidParameter
+
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise InvalidParameter(f"--{what} is empty")
+    conv = (lambda t: int(t)) if integer else (lambda t: to_fraction(t, name=what))
+    if "..." not in parts:
+        try:
+            return [conv(p) for p in parts]
+        except ValueError:
+            raise InvalidParameter(f"--{what}: not a list of numbers: {text!r}") from None
+    i = parts.index("...")
+    if i < 2 or i != len(parts) - 2:
+        raise InvalidParameter(f"--{what}: write a progression as 'a,b,...,z', got {text!r}")
+    try:
+        head = [conv(p) for p in parts[:i]]
+        last = conv(parts[-1])
+    except ValueError:
+        raise InvalidParameter(f"--{what}: not a list of numbers: {text!r}") from None
+    step = head[-1] - head[-2]
+    if step == 0 or (last - head[-1]) % step != 0 or (last - head[-1]) / step < 0:
+        raise InvalidParameter(f"--{what}: {parts[-1]} is not reached from {parts[0]} in steps "
+                               f"of {step}")
+    out = list(head)
+    while out[-1] != last:
+        out.append(out[-1] + step)
+    return out
+
+
+def _read_steps(path: str) -> list[tuple[str, str]]:
+    from ..errors import InvalidParameter
+
+    steps = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError as exc:
+        raise InvalidParameter(f"cannot read --steps-file {path!r}: {exc}") from None
+    for lineno, line in enumerate(lines, start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = [f for f in line.replace(",", " ").split() if f]
+        if len(fields) != 2:
+            raise InvalidParameter(f"{path}:{lineno}: expected 'epsilon,delta', got {line!r}")
+        steps.append((fields[0], fields[1]))
+    if not steps:
+        raise InvalidParameter(f"--steps-file {path!r} has no steps")
+    return steps
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "optdel",
+        help="optimal ODP delta for an iterative mechanism with early stopping (Thm. 15)",
+        description=__doc__.split("\n\n")[0] + " Rigorous brackets; see docs/optdel.md.",
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--epsilon", help="per-step epsilon (homogeneous steps)")
+    p.add_argument("--delta", default="0", help="per-step delta (homogeneous steps, default 0)")
+    p.add_argument("--k", type=int, help="number of steps k_n (default: the last stop)")
+    p.add_argument("--steps-file", help="heterogeneous steps: one 'epsilon,delta' per line")
+    p.add_argument("--stops", required=True, help="stopping points, e.g. 100,200,...,1000")
+    p.add_argument("--costs", required=True,
+                   help="E(P_i) per stop (comma list), 'simple' or 'lemma11:DELTA'")
+    p.add_argument("--grid", help="force the lattice step h (default: automatic)")
+    p.add_argument("--max-cells", type=int, default=None, help="lattice cells per pass budget")
+    p.add_argument("--no-lemma11", action="store_true", help="skip the Lemma 11 (Eq. 4) bound")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..budget import format_fraction, parse_delta
+    from ..errors import InvalidParameter
+    from ..optdel import DEFAULT_MAX_CELLS, lemma11_costs, lemma11_delta, optdel
+
+    stops = _expand(args.stops, "stops", integer=True)
+    if args.steps_file:
+        if args.epsilon is not None:
+            raise InvalidParameter("give either --epsilon/--delta or --steps-file, not both")
+        steps = _read_steps(args.steps_file)
+        if args.k is not None and args.k != len(steps):
+            raise InvalidParameter(f"--k {args.k} but --steps-file has {len(steps)} steps")
+    else:
+        if args.epsilon is None:
+            raise InvalidParameter("give --epsilon (and --delta) or --steps-file")
+        k_n = args.k if args.k is not None else stops[-1]
+        steps = [(args.epsilon, args.delta)] * k_n
+    if stops[-1] != len(steps):
+        raise InvalidParameter(
+            f"the last stopping point ({stops[-1]}) must equal the number of steps "
+            f"({len(steps)}): the mechanism always stops after k_n steps"
+        )
+    max_cells = args.max_cells or DEFAULT_MAX_CELLS
+    spec = args.costs.strip()
+    if spec == "simple":
+        from ..budget import parse_epsilon
+
+        eps = [parse_epsilon(e) for e, _ in steps]
+        costs = [sum(eps[:k], Fraction(0)) for k in stops]
+    elif spec.startswith("lemma11:"):
+        costs = lemma11_costs(stops, steps, parse_delta(spec.split(":", 1)[1]),
+                              max_cells=max_cells)
+    else:
+        costs = _expand(spec, "costs", integer=False)
+    t0 = time.perf_counter()
+    b15 = optdel(stops, steps, costs, grid=args.grid, max_cells=max_cells)
+    t1 = time.perf_counter()
+    b11 = None
+    if not args.no_lemma11:
+        b11 = lemma11_delta(stops, steps, costs, grid=args.grid, max_cells=max_cells)
+    t2 = time.perf_counter()
+    ratio = None
+    if b11 is not None and b15.upper > 0:
+        ratio = float(b11.lower / b15.upper)
+    if args.json:
+        print_json(
+            {
+                "stops": stops,
+                "k_n": len(steps),
+                "costs": [format_fraction(c) for c in costs],
+                "optdel_thm15": b15.to_json(),
+                "lemma11_eq4": None if b11 is None else b11.to_json(),
+                "lemma11_over_optdel_at_least": ratio,
+                "seconds": {"thm15": round(t1 - t0, 4), "lemma11": round(t2 - t1, 4)},
+            }
+        )
+        return 0
+    rows = [["OptDel (Thm. 15)", f"{float(b15.lower):.10g}", f"{float(b15.upper):.10g}",
+             b15.method, f"{t1 - t0:.3f}"]]
+    if b11 is not None:
+        rows.append(["Lemma 11 (Eq. 4)", f"{float(b11.lower):.10g}", f"{float(b11.upper):.10g}",
+                     b11.method, f"{t2 - t1:.3f}"])
+    print(f"k_n = {len(steps)}, stops = {','.join(map(str, stops))}")
+    print(f"costs E(P_i) = {', '.join(f'{float(c):.6g}' for c in costs)}")
+    print(format_table(["delta", "lower", "upper", "method", "seconds"], rows))
+    if ratio is not None:
+        print(f"Lemma 11 / OptDel >= {ratio:.4g}")
+    if b15.grid is not None and not b15.exact_states:
+        print(f"(epsilons rounded to the grid h = {float(b15.grid):.3g}; bounds stay rigorous)")
+    return 0
