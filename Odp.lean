@@ -1,0 +1,17 @@
+/-
+Copyright (c) 2025 The odp authors. Released under Apache 2.0.
+
+Root of the `Odp` library: the formal core of the ODP paper (Sec. 3 and App. B) and the ledger
+rules used by the accountant's certificates. See `Odp/NOTES.md` for the paper → Lean map.
+-/
+import Odp.Prob
+import Odp.Defs
+import Odp.Lemmas
+import Odp.Lemma20
+import Odp.Composition
+import Odp.LedgerCore
+import Odp.Rules
+import Odp.Certs.Example
+import Odp.Axioms
+
+set_option autoImplicit false
