@@ -1,0 +1,39 @@
+"""Privacy filters and odometers (papers 001 and 004) and the ODP filter (paper 002, App. A).
+
+=========================  ===================================================================
+class                      rule (CONT iff …)                                   source
+=========================  ===================================================================
+BasicFilter(ε, δ=0)        Σ ε_i ≤ ε and Σ δ_i ≤ δ (exact)                      001 Thm 3.4
+WhitehouseFilter(ε,δ,δ″)   √(2 ln(1/δ″) Σε_i²) + ½Σε_i² ≤ ε and Σδ_i ≤ δ−δ″    004 Thm 3.7
+ZCDPFilter(ρ, δ=0)         Σ ρ_i ≤ ρ (and Σ δ_i ≤ δ: sequential only)           004 Thm 4.10
+RDPFilter(α, ε)            Σ ε_i(α) ≤ ε at the fixed order α                    004 Thm 4.6
+ODPFilter()                Alg. 6 with the sum filter, as Accountant admission  002 App. A
+=========================  ===================================================================
+
+Odometers: :class:`BasicOdometer`, :class:`WhitehouseOdometer`, :class:`ZCDPOdometer`,
+:class:`RDPOdometer`.  See ``docs/filters.md``.
+"""
+
+from .base import Accumulator, PrivacyFilter, PrivacyOdometer
+from .basic import BasicAccumulator, BasicFilter, BasicOdometer, parse_dp_cost
+from .odp_filter import ODPFilter, SupFilterAdmission, realised_sequence, sum_filter
+from .renyi import (
+    RDP,
+    ZCDP,
+    RDPAccumulator,
+    RDPFilter,
+    RDPOdometer,
+    ZCDPAccumulator,
+    ZCDPFilter,
+    ZCDPOdometer,
+)
+from .whitehouse import WhitehouseAccumulator, WhitehouseFilter, WhitehouseOdometer
+
+__all__ = [
+    "Accumulator", "PrivacyFilter", "PrivacyOdometer",
+    "BasicAccumulator", "BasicFilter", "BasicOdometer", "parse_dp_cost",
+    "WhitehouseAccumulator", "WhitehouseFilter", "WhitehouseOdometer",
+    "ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
+    "RDPFilter", "RDPOdometer",
+    "ODPFilter", "SupFilterAdmission", "sum_filter", "realised_sequence",
+]

@@ -1,0 +1,108 @@
+"""Basic composition as a filter and an odometer, for pure and approximate DP.
+
+* Pure DP (δ_i = 0): RRUV (paper 001) Thm. 3.4 — for every view the privacy loss is at most
+  Σ ε_i with probability 1, so ``Σ ε_i ≤ ε_g`` is a valid filter and Σ ε_i a valid odometer,
+  for adaptively chosen ε_i.
+* Approximate DP: ``Σ ε_i ≤ ε_g and Σ δ_i ≤ δ_g`` is a valid NIM filter (RRUV v1 Lemma 3.5 as
+  used by OpenDP; under the truncated-view definition of paper 004 this is the basic
+  accumulator G = (Σ ε_i, Σ δ_i)), and by paper 004 Thm. 1.20 / Cor. 3.5 also a valid filter
+  for the concurrent composition of interactive (ε_i, δ_i)-DP mechanisms with finite
+  communication.
+
+Everything is exact rational arithmetic: a budget of 1 admits exactly one thousand rounds of
+"0.001" (no floating-point drift; cf. the G4 pitfall of the seed notes).
+
+Never plug realised, adaptively chosen ε_i into the *advanced* composition theorem: RRUV show
+that heuristic is invalid.  Use :class:`~odp.filters.WhitehouseFilter` instead.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..budget import Budget, Number, parse_delta, parse_epsilon
+from ..errors import InvalidBudget, InvalidParameter
+from .base import Accumulator, PrivacyFilter, PrivacyOdometer
+
+__all__ = ["parse_dp_cost", "BasicAccumulator", "BasicFilter", "BasicOdometer"]
+
+DPCost = tuple[Fraction, Fraction]
+
+
+def parse_dp_cost(cost: Any) -> DPCost:
+    """``(ε, δ)`` from a number (δ = 0), an ``(ε, δ)`` pair, an :class:`odp.Budget`, an
+    :class:`odp.DP`, an :class:`odp.ODP` (Lemma 4: its sup and δ) or a mechanism declaring one
+    of those as ``.guarantee``."""
+    if isinstance(cost, tuple) and len(cost) == 2 and all(isinstance(c, Fraction) for c in cost):
+        eps, dlt = cost
+        if eps >= 0 and 0 <= dlt < 1:
+            return cost
+    try:
+        if isinstance(cost, Budget):
+            return cost.epsilon, cost.delta
+        if hasattr(cost, "sup_epsilon") and hasattr(cost, "delta"):  # DP, ODP
+            return parse_epsilon(cost.sup_epsilon), parse_delta(cost.delta)
+        guarantee = getattr(cost, "guarantee", None)
+        if guarantee is not None and hasattr(guarantee, "sup_epsilon"):
+            return parse_epsilon(guarantee.sup_epsilon), parse_delta(guarantee.delta)
+        if isinstance(cost, (tuple, list)):
+            if len(cost) != 2:
+                raise InvalidParameter(f"an (ε, δ) cost needs two numbers, got {cost!r}")
+            return parse_epsilon(cost[0]), parse_delta(cost[1])
+        return parse_epsilon(cost), Fraction(0)
+    except InvalidBudget as exc:
+        raise InvalidParameter(f"not a valid (ε, δ) cost: {exc}") from None
+
+
+class BasicAccumulator(Accumulator[DPCost]):
+    """G((ε_1, δ_1), …) = (Σ ε_i, Σ δ_i), exact."""
+
+    measure = "approx-dp"
+
+    def parse(self, cost: Any) -> DPCost:
+        return parse_dp_cost(cost)
+
+    def zero(self) -> DPCost:
+        return Fraction(0), Fraction(0)
+
+    def add(self, state: DPCost, cost: DPCost) -> DPCost:
+        return state[0] + cost[0], state[1] + cost[1]
+
+    def loss(self, state: DPCost) -> Budget:
+        return Budget._trusted(state[0], state[1])
+
+
+class BasicFilter(PrivacyFilter):
+    """CONT iff Σ ε_i ≤ ε_g and Σ δ_i ≤ δ_g (product order), exactly.
+
+    ``delta=0`` (the default) is the pure-DP filter of RRUV Thm. 3.4: any request with
+    δ_i > 0 is then refused.  Costs: see :func:`parse_dp_cost`.
+    """
+
+    name = "basic composition filter"
+
+    def __init__(self, epsilon: Number, delta: Number = 0, *, halt_on_refusal: bool = False):
+        self._budget = Budget(epsilon, delta)
+        super().__init__(BasicAccumulator(), halt_on_refusal=halt_on_refusal)
+
+    @property
+    def budget(self) -> Budget:
+        return self._budget
+
+    def _within(self, state: DPCost) -> bool:
+        return state[0] <= self._budget.epsilon and state[1] <= self._budget.delta
+
+    def remaining(self) -> Budget:
+        """Exactly (ε_g − Σ ε_i, δ_g − Σ δ_i): the largest request still accepted."""
+        with self._lock:
+            return Budget._trusted(self._budget.epsilon - self._state[0],
+                                   self._budget.delta - self._state[1])
+
+
+class BasicOdometer(PrivacyOdometer):
+    """privacy_loss() = (Σ ε_i, Σ δ_i) as an exact :class:`odp.Budget` (RRUV Thm. 3.4;
+    paper 004 Thm. 1.20)."""
+
+    def __init__(self):
+        super().__init__(BasicAccumulator())

@@ -1,0 +1,227 @@
+"""zCDP and fixed-order Rényi DP filters and odometers: plain sums (paper 004, Sec. 4).
+
+* RDP of a fixed order α (Thm. 4.6 / 1.22 and Thm. 4.9): CONT iff Σ ε_i(α) ≤ ε; the
+  odometer is Σ ε_i(α).  Valid for adaptively chosen parameters and for the *concurrent*
+  composition of interactive (α, ε_i)-RDP mechanisms (extending Feldman & Zrnic 2021).  The
+  order α is fixed when the filter is built; optimising α after the fact is not covered.
+* zCDP (Thm. 4.10 and 4.11): CONT iff Σ ρ_i ≤ ρ; the odometer is Σ ρ_i; concurrent too.
+* *Approximate* zCDP ((ρ_i, δ_i) with δ_i > 0): ``ZCDPFilter(rho, delta)`` continues iff
+  Σ ρ_i ≤ ρ and Σ δ_i ≤ δ.  This is a **sequential** filter only (WRRW 2023 Thm. 1, as
+  implemented by OpenDP's ``Approximate<ZeroConcentratedDivergence>``, which marks it
+  sequential); there is no concurrent composition theorem for approximate zCDP or RDP
+  (paper 004, Sec. 4), so :mod:`odp.concurrent` refuses such children while another one is
+  open.  Approximate RDP is not offered at all.
+
+All sums are exact rationals; costs are converted with :mod:`odp.conversions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+from ..budget import Number, parse_delta, parse_epsilon
+from ..errors import InvalidBudget, InvalidParameter
+from .. import conversions as cv
+from .base import Accumulator, PrivacyFilter, PrivacyOdometer
+
+__all__ = ["ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
+           "RDPFilter", "RDPOdometer"]
+
+
+@dataclass(frozen=True)
+class ZCDP:
+    """A ρ-zCDP guarantee (Bun & Steinke 2016, Def. 1.1); with δ > 0, approximate zCDP."""
+
+    rho: Fraction
+    delta: Fraction = Fraction(0)
+
+    def __init__(self, rho: Number, delta: Number = 0):
+        try:
+            object.__setattr__(self, "rho", parse_epsilon(rho, name="rho"))
+            object.__setattr__(self, "delta", parse_delta(delta))
+        except InvalidBudget as exc:
+            raise InvalidParameter(str(exc)) from None
+
+    @property
+    def approximate(self) -> bool:
+        return self.delta > 0
+
+    def __str__(self) -> str:
+        return f"ρ={self.rho}" + (f", δ={self.delta}" if self.delta else "")
+
+
+@dataclass(frozen=True)
+class RDP:
+    """An (α, ε)-RDP guarantee at one order α > 1 (Mironov 2017, Def. 4)."""
+
+    alpha: Fraction
+    epsilon: Fraction
+
+    def __init__(self, alpha: Number, epsilon: Number):
+        object.__setattr__(self, "alpha", cv.parse_alpha(alpha))
+        try:
+            object.__setattr__(self, "epsilon", parse_epsilon(epsilon))
+        except InvalidBudget as exc:
+            raise InvalidParameter(str(exc)) from None
+
+    def __str__(self) -> str:
+        return f"α={self.alpha}, ε={self.epsilon}"
+
+
+def _pure_epsilon(cost: Any) -> Fraction | None:
+    """ε of a DP/ODP guarantee (or a mechanism's) with δ = 0; None if not such an object."""
+    g = cost if hasattr(cost, "sup_epsilon") else getattr(cost, "guarantee", None)
+    if g is None or not hasattr(g, "sup_epsilon"):
+        return None
+    if g.delta != 0:
+        raise InvalidParameter(
+            f"{cost!r} is (ε, δ)-DP with δ > 0, which implies no zCDP/RDP bound; declare its "
+            "zCDP or RDP guarantee instead")
+    return g.sup_epsilon
+
+
+class ZCDPAccumulator(Accumulator[ZCDP]):
+    """G = (Σ ρ_i, Σ δ_i), exact.  Costs: a number (ρ), :class:`ZCDP`, a pure-DP guarantee
+    (ρ = ε²/2) or an odp mechanism (:func:`odp.conversions.mechanism_zcdp`)."""
+
+    measure = "zcdp"
+
+    def parse(self, cost: Any) -> ZCDP:
+        if isinstance(cost, ZCDP):
+            return cost
+        if hasattr(cost, "release") and hasattr(cost, "guarantee"):
+            return ZCDP(cv.mechanism_zcdp(cost))
+        eps = _pure_epsilon(cost)
+        if eps is not None:
+            return ZCDP(cv.pure_dp_to_zcdp(eps))
+        return ZCDP(cost)
+
+    def zero(self) -> ZCDP:
+        return ZCDP(0)
+
+    def add(self, state: ZCDP, cost: ZCDP) -> ZCDP:
+        new = object.__new__(ZCDP)
+        object.__setattr__(new, "rho", state.rho + cost.rho)
+        object.__setattr__(new, "delta", state.delta + cost.delta)
+        return new
+
+    def loss(self, state: ZCDP) -> ZCDP:
+        return state
+
+
+class RDPAccumulator(Accumulator[Fraction]):
+    """G = Σ ε_i(α) at the order α fixed at construction, exact.  Costs: a number (ε at α),
+    :class:`RDP` at the same α, :class:`ZCDP` with δ = 0 (αρ), a pure-DP guarantee
+    (min(ε, αε²/2)), an odp mechanism, or a curve ``alpha -> epsilon`` (called with α)."""
+
+    measure = "rdp"
+
+    def __init__(self, alpha: Number):
+        self.alpha = cv.parse_alpha(alpha)
+
+    def parse(self, cost: Any) -> Fraction:
+        a = self.alpha
+        if isinstance(cost, RDP):
+            if cost.alpha != a:
+                raise InvalidParameter(
+                    f"an RDP cost at order {cost.alpha} given to a filter of order {a}: the "
+                    "order is fixed when the filter is built (paper 004, Thm. 4.6)")
+            return cost.epsilon
+        if isinstance(cost, ZCDP):
+            if cost.approximate:
+                raise InvalidParameter("approximate zCDP (δ > 0) has no RDP filter here")
+            return cv.zcdp_to_rdp(cost.rho, a)
+        if hasattr(cost, "release") and hasattr(cost, "guarantee"):
+            from ..mechanisms import GaussianMechanism
+            if isinstance(cost, GaussianMechanism):
+                return cv.zcdp_to_rdp(cv.mechanism_zcdp(cost), a)
+        eps = _pure_epsilon(cost)
+        if eps is not None:
+            return cv.pure_dp_to_rdp(eps, a)
+        if callable(cost):
+            value = cost(a)
+            try:
+                return parse_epsilon(value, name=f"the RDP curve's value at α={a}")
+            except InvalidBudget as exc:
+                raise InvalidParameter(str(exc)) from None
+        try:
+            return parse_epsilon(cost)
+        except InvalidBudget as exc:
+            raise InvalidParameter(str(exc)) from None
+
+    def zero(self) -> Fraction:
+        return Fraction(0)
+
+    def add(self, state: Fraction, cost: Fraction) -> Fraction:
+        return state + cost
+
+    def loss(self, state: Fraction) -> RDP:
+        return RDP(self.alpha, state)
+
+
+class ZCDPFilter(PrivacyFilter):
+    """CONT iff Σ ρ_i ≤ ρ (and Σ δ_i ≤ δ): paper 004 Thm. 4.10 (δ = 0, concurrent-safe);
+    with δ > 0 a sequential approximate-zCDP filter (WRRW 2023 Thm. 1)."""
+
+    name = "zCDP filter"
+
+    def __init__(self, rho: Number, delta: Number = 0, *, halt_on_refusal: bool = False):
+        self._budget = ZCDP(rho, delta)
+        super().__init__(ZCDPAccumulator(), halt_on_refusal=halt_on_refusal)
+
+    @property
+    def budget(self) -> ZCDP:
+        return self._budget
+
+    def _within(self, state: ZCDP) -> bool:
+        return state.rho <= self._budget.rho and state.delta <= self._budget.delta
+
+    def remaining(self) -> ZCDP:
+        """Exactly (ρ − Σ ρ_i, δ − Σ δ_i)."""
+        with self._lock:
+            return ZCDP(self._budget.rho - self._state.rho, self._budget.delta - self._state.delta)
+
+
+class ZCDPOdometer(PrivacyOdometer):
+    """privacy_loss() = ZCDP(Σ ρ_i, Σ δ_i) (paper 004 Thm. 4.11)."""
+
+    def __init__(self):
+        super().__init__(ZCDPAccumulator())
+
+
+class RDPFilter(PrivacyFilter):
+    """CONT iff Σ ε_i(α) ≤ ε at the fixed order α (paper 004 Thm. 4.6; concurrent-safe)."""
+
+    name = "Rényi DP filter"
+
+    def __init__(self, alpha: Number, epsilon: Number, *, halt_on_refusal: bool = False):
+        self._budget = RDP(alpha, epsilon)
+        super().__init__(RDPAccumulator(self._budget.alpha), halt_on_refusal=halt_on_refusal)
+
+    @property
+    def alpha(self) -> Fraction:
+        return self._budget.alpha
+
+    @property
+    def budget(self) -> RDP:
+        return self._budget
+
+    def _within(self, state: Fraction) -> bool:
+        return state <= self._budget.epsilon
+
+    def remaining(self) -> RDP:
+        """Exactly (α, ε − Σ ε_i(α))."""
+        with self._lock:
+            return RDP(self.alpha, self._budget.epsilon - self._state)
+
+
+class RDPOdometer(PrivacyOdometer):
+    """privacy_loss() = RDP(α, Σ ε_i(α)) at the fixed order α (paper 004 Thm. 4.9)."""
+
+    def __init__(self, alpha: Number):
+        super().__init__(RDPAccumulator(alpha))
+
+
+Curve = Callable[[Fraction], Any]
