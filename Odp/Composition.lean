@@ -48,6 +48,30 @@ inductive Adv (X O : Type) : Type where
   | leaf : Adv X O
   | node (c : Choice X O) (cont : O → Adv X O) : Adv X O
 
+/-! ### Partition-faithful adversaries
+
+Here the adversary returns the triple `(𝒫_i, ℰ_i, δ_i)` of Alg. 1 literally: a label type `K`,
+the labelling `κ` (blocks `P_{i,k} = κ ⁻¹' {k}`) and the block costs `E`. -/
+
+/-- One round of Alg. 1, line 4, with an explicit ODP partition. -/
+structure PChoice (X O : Type) : Type 1 where
+  x₀ : X
+  x₁ : X
+  M : X → PMF O
+  /-- index set of the partition -/
+  K : Type
+  /-- `κ o = k` iff `o ∈ P_{i,k}` -/
+  κ : O → K
+  /-- `E k = ℰ_i(P_{i,k})` -/
+  E : K → ℝ
+  /-- `δ_i`, independent of the block -/
+  delta : ℝ≥0∞
+
+/-- Adversary of Alg. 1 that returns explicit partitions. -/
+inductive PAdv (X O : Type) : Type 1 where
+  | leaf : PAdv X O
+  | node (c : PChoice X O) (cont : O → PAdv X O) : PAdv X O
+
 namespace Adv
 
 variable {X O : Type}
@@ -156,38 +180,13 @@ theorem odp_composition_randomized (Nbr : X → X → Prop) {R : Type} (ρ : PMF
         rw [ENNReal.tsum_add, ENNReal.tsum_mul_left, ENNReal.tsum_mul_right, PMF.tsum_coe ρ,
           one_mul]
 
-/-! ### Partition-faithful adversaries
-
-Here the adversary returns the triple `(𝒫_i, ℰ_i, δ_i)` of Alg. 1 literally: a label type `K`,
-the labelling `κ` (blocks `P_{i,k} = κ ⁻¹' {k}`) and the block costs `E`. -/
-
-/-- One round of Alg. 1, line 4, with an explicit ODP partition. -/
-structure PChoice (X O : Type) : Type 1 where
-  x₀ : X
-  x₁ : X
-  M : X → PMF O
-  /-- index set of the partition -/
-  K : Type
-  /-- `κ o = k` iff `o ∈ P_{i,k}` -/
-  κ : O → K
-  /-- `E k = ℰ_i(P_{i,k})` -/
-  E : K → ℝ
-  /-- `δ_i`, independent of the block -/
-  delta : ℝ≥0∞
-
 /-- The output-wise form of a partition choice. -/
 def PChoice.toChoice (c : PChoice X O) : Choice X O :=
   { x₀ := c.x₀, x₁ := c.x₁, M := c.M, cost := fun o => c.E (c.κ o), delta := c.delta }
 
-/-- Adversary of Alg. 1 that returns explicit partitions. -/
-inductive PAdv (X O : Type) : Type 1 where
-  | leaf : PAdv X O
-  | node (c : PChoice X O) (cont : O → PAdv X O) : PAdv X O
-
 namespace PAdv
 
-variable {X O : Type}
-
+/-- Forget the partition: the output-wise adversary with `cost o = ℰ(P_{κ o})`. -/
 def toAdv : PAdv X O → Adv X O
   | .leaf => .leaf
   | .node c cont => .node c.toChoice (fun o => toAdv (cont o))
