@@ -20,26 +20,23 @@ Which filter functions are valid ODP filters (Def. 19)?
   plain DP, advanced composition applied to realised, adaptively chosen ε_i is *invalid*
   (paper 001).  :class:`ODPFilter` therefore refuses a custom function unless the caller states
   the proof it relies on (``proof="…"``); the proof is recorded on the object for audit.
-* :class:`SupFilterAdmission` is a different, valid construction: it runs one of the DP
-  filters of :mod:`odp.filters` (basic or Whitehouse et al.) on the *declared* (sup ℰ_i, δ_i)
-  of every admitted round, ignoring refunds.  The admission decision then depends only on
-  parameters the analyst chose before each round (Lemma 4 makes each round (sup ℰ_i, δ_i)-DP),
-  so the interaction is exactly that filter's DP composition and inherits its validity — but
-  it gives no ODP savings (the ledger still records the classes and charges, for reporting).
+
+A ledger admitted by any rule other than the sum filter can hold more than the sum of its
+charges allows; its "remaining" and a sum-rule certificate check then no longer describe it.
+To use the Whitehouse et al. filter (no ODP refunds), use :class:`odp.filters.WhitehouseFilter`
+directly or through :mod:`odp.concurrent`.
 """
 
 from __future__ import annotations
 
-import threading
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..budget import Budget
 from ..errors import InvalidParameter
 from ..ledger import BudgetState, RoundRequest
-from .base import PrivacyFilter
 
-__all__ = ["sum_filter", "realised_sequence", "ODPFilter", "SupFilterAdmission"]
+__all__ = ["sum_filter", "realised_sequence", "ODPFilter"]
 
 #: A filter function of Def. 19: ``F(budget, sequence) -> bool`` (True = CONT), where
 #: ``sequence`` is the realised ``[(ε^1, δ_1), …, (ε^{i−1}, δ_{i−1}), (sup ℰ_i, δ_i)]``.
@@ -88,7 +85,7 @@ class ODPFilter:
                 "no proof that this function is a valid ODP filter (paper 002, Def. 19): only "
                 "the sum filter is known to be valid (Theorem 7); advanced composition applied "
                 "to realised costs is not (paper 001).  Pass proof='…' naming the result you "
-                "rely on, or use SupFilterAdmission for a DP filter without ODP refunds")
+                "rely on")
         self.function = function
         self.proof = str(proof)
         self.__name__ = name or getattr(function, "__name__", "odp_filter")
@@ -102,49 +99,3 @@ class ODPFilter:
 
     def __repr__(self) -> str:
         return f"ODPFilter({self.__name__}; valid by: {self.proof})"
-
-
-class SupFilterAdmission:
-    """Admission by a DP filter over the declared (sup ℰ_i, δ_i) of the admitted rounds.
-
-    ``template`` is a fresh approximate-DP filter of :mod:`odp.filters` (e.g.
-    ``WhitehouseFilter(1, "1e-5", "1e-6")``) that defines the budget and the rule; this object
-    keeps its own incremental copy of the accumulator, so each admission is O(1) amortised.
-    The accountant's ledger budget should be at least as large as the filter's (the ledger
-    still checks its own sum rule only if you also keep it; here the filter alone decides).
-    """
-
-    def __init__(self, template: PrivacyFilter):
-        if not isinstance(template, PrivacyFilter) or template.measure != "approx-dp":
-            raise InvalidParameter("SupFilterAdmission needs an (ε, δ)-DP filter of odp.filters")
-        if len(template):
-            raise InvalidParameter("give a fresh filter (no accepted rounds)")
-        self.template = template
-        self.__name__ = f"sup_{type(template).__name__}"
-        self._lock = threading.Lock()
-        self._count = 0
-        self._last_id: str | None = None
-        self._state = template.accumulator.zero()
-
-    def _catch_up(self, state: BudgetState) -> Any:
-        acc = self.template.accumulator
-        rounds = state.rounds
-        if (len(rounds) < self._count
-                or (self._count and rounds[self._count - 1].round_id != self._last_id)):
-            self._count, self._last_id, self._state = 0, None, acc.zero()
-        for rec in rounds[self._count:]:
-            self._state = acc.add(self._state, (rec.sup_epsilon, rec.delta))
-        self._count = len(rounds)
-        if rounds:
-            self._last_id = rounds[-1].round_id
-        return self._state
-
-    def __call__(self, state: BudgetState, request: RoundRequest) -> bool:
-        with self._lock:
-            current = self._catch_up(state)
-            acc = self.template.accumulator
-            pending = acc.add(current, (request.sup_epsilon, request.delta))
-            return self.template._within(pending)
-
-    def __repr__(self) -> str:
-        return f"SupFilterAdmission({self.template!r})"
