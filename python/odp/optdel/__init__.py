@@ -29,8 +29,8 @@ Stable API
     The same for Eq. (4).
 ``lemma11_costs(stops, steps, delta)``
     Costs ``E(P_i)`` with Eq. (4) ``<= delta`` (Lemma 11, equal split of delta).
-``optdel_uniform_saving(stops, steps, costs, delta)``
-    How much every cost can be lowered while OptDel stays ``<= delta`` (Thm. 15's saving).
+``optdel_saving(stops, steps, costs, delta)``
+    How much the last (or every) cost can be lowered while OptDel stays ``<= delta``.
 
 Brute-force references (:mod:`odp.optdel.reference`) and the exact algorithms
 (:mod:`odp.optdel.exact`) are importable for testing and auditing.
@@ -47,7 +47,7 @@ from .bounds import (
     optdel_upper,
     round_up_significant,
 )
-from .costs import lemma11_costs, optdel_uniform_saving
+from .costs import lemma11_costs, optdel_saving
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
@@ -59,7 +59,7 @@ __all__ = [
     "lemma11_delta",
     "lemma11_delta_upper",
     "optdel",
-    "optdel_uniform_saving",
+    "optdel_saving",
     "optdel_upper",
     "round_up_significant",
 ]

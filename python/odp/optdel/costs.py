@@ -4,9 +4,9 @@
   ``delta^{k_i} = delta / n``: ``E(P_i)`` is the smallest grid value whose *rigorous upper bound*
   of the prefix's optimal-composition delta is ``<= delta / n``.  So Eq. (4) ``<= delta`` holds
   for the returned costs (and OptDel ``<=`` Eq. (4) as well).
-* :func:`optdel_uniform_saving`: the largest ``t`` (on a grid) such that OptDel with the costs
-  ``E(P_i) - t`` is still ``<= delta`` (rigorous upper bound) -- how much of every stop's cost
-  Thm. 15 saves over Lemma 11 at the same total delta.
+* :func:`optdel_saving`: the largest ``t`` (on a grid) such that OptDel with the last cost
+  (or every cost) lowered by ``t`` is still ``<= delta`` (rigorous upper bound) -- how much
+  epsilon Thm. 15 saves over Lemma 11 at the same total delta.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from . import lattice
 from .bounds import DEFAULT_MAX_CELLS, _choose_grid, _instance, optdel_upper
 from .problem import EpsProblem
 
-__all__ = ["lemma11_costs", "optdel_uniform_saving"]
+__all__ = ["lemma11_costs", "optdel_saving"]
 
 
 def _grid_search(ok, lo: int, hi: int) -> int:
@@ -76,31 +76,41 @@ def lemma11_costs(
     return out
 
 
-def optdel_uniform_saving(
+def optdel_saving(
     stops: Sequence[int],
     steps: Sequence[tuple[Any, Any]],
     costs: Sequence[Any],
     delta: Any,
     *,
+    mode: str = "last",
     resolution: Any = "1e-4",
     max_cells: int = DEFAULT_MAX_CELLS,
 ) -> Fraction:
-    """The largest multiple ``t`` of ``resolution`` with ``0 <= t <= min E(P_i)`` such that the
-    rigorous upper bound of OptDel with costs ``E(P_i) - t`` is ``<= delta``; ``0`` if none."""
+    """How much cost Thm. 15 gives back at the same total ``delta``: the largest multiple ``t``
+    of ``resolution`` such that the rigorous upper bound of OptDel is still ``<= delta`` when
+    ``t`` is subtracted from the *last* cost ``E(P_n)`` (``mode="last"``: the cost of a run that
+    never stops early) or from *every* cost (``mode="uniform"``, ``t <= min E(P_i)``).
+    ``0`` if even ``t = 0`` exceeds ``delta``."""
+    if mode not in ("last", "uniform"):
+        raise InvalidParameter(f"mode must be 'last' or 'uniform', got {mode!r}")
     problem = EpsProblem.parse(stops, steps, costs)
     target = parse_delta(delta)
     res = to_fraction(resolution, name="resolution")
     if res <= 0:
         raise InvalidParameter("resolution must be > 0")
-    top = math.floor(min(problem.costs) / res)
+    base = problem.costs
+    top = math.floor((base[-1] if mode == "last" else min(base)) / res)
+    pairs = list(zip(problem.epsilons, problem.deltas))
 
-    def ok(m: int) -> bool:  # m = top - (number of steps of t): monotone in m
+    def ok(m: int) -> bool:  # t = (top - m) * res; ok is monotone in m
         t = (top - m) * res
-        shifted = [c - t for c in problem.costs]
-        return optdel_upper(problem.stops, list(zip(problem.epsilons, problem.deltas)),
-                            shifted, max_cells=max_cells, digits=None) <= target
+        if mode == "last":
+            shifted = list(base[:-1]) + [base[-1] - t]
+        else:
+            shifted = [c - t for c in base]
+        return optdel_upper(problem.stops, pairs, shifted, max_cells=max_cells,
+                            digits=None) <= target
 
     if not ok(top):
         return Fraction(0)
-    m = _grid_search(ok, 0, top)
-    return (top - m) * res
+    return (top - _grid_search(ok, 0, top)) * res
