@@ -31,12 +31,23 @@ import threading
 from abc import ABC, abstractmethod
 from typing import Any, Generic, TypeVar
 
-from ..budget import Budget
+from fractions import Fraction
+
+from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded
 
 __all__ = ["PrivacyFilter", "PrivacyOdometer", "Accumulator"]
 
 State = TypeVar("State")
+
+
+def _fmt(cost: Any) -> str:
+    """Short exact text for a normalised cost."""
+    if isinstance(cost, tuple) and len(cost) == 2:
+        return f"ε={format_fraction(cost[0])}, δ={format_fraction(cost[1])}"
+    if isinstance(cost, Fraction):
+        return format_fraction(cost)
+    return str(cost)
 
 
 class Accumulator(ABC, Generic[State]):
@@ -208,7 +219,7 @@ class PrivacyFilter(ABC):
         if not self.continue_with(cost):
             rem = self.remaining()
             raise BudgetExceeded(
-                f"{self.name} refused {what} (cost {self._acc.parse(cost)}) after "
+                f"{self.name} refused {what} (cost {_fmt(self._acc.parse(cost))}) after "
                 f"{len(self)} accepted rounds: privacy loss so far {self.privacy_loss()}, "
                 f"budget {self.budget}"
                 + ("; the filter has halted" if self._halted else "; nothing was recorded"),

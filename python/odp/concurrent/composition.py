@@ -1,0 +1,321 @@
+"""Concurrent composition of interactive mechanisms with adaptive privacy-loss parameters
+(paper 004: F_d-FilterCon(IM), Alg. 3 / Def. 2.7, and G-OdomCon(IM), Alg. 6).
+
+:class:`ConcurrentComposition` holds the dataset and a budget and lets the analyst
+
+* **launch** interactive children at any time, with adaptively chosen costs — including from
+  inside a running child (a child may itself be a :class:`ConcurrentComposition`, see
+  :class:`SubComposition`);
+* **query** any open child, interleaving freely across children and threads;
+* **run** ordinary (non-interactive) odp mechanisms.
+
+Each child's declared cost is charged **once, at launch**, for its whole lifetime; queries to
+children never touch the parent's budget (paper 004, §1.4).  The budget is either
+
+* a filter from :mod:`odp.filters` — :class:`~odp.filters.BasicFilter` (pure or approximate
+  DP: Thm. 1.20 / Cor. 3.5, finite communication), :class:`~odp.filters.WhitehouseFilter`
+  (Thm. 3.7), :class:`~odp.filters.ZCDPFilter` (Thm. 4.10), :class:`~odp.filters.RDPFilter`
+  (Thm. 4.6) — whose odometer is then the parent's privacy loss; or
+* an :class:`odp.Accountant`: each child is an *interactive* reservation of its declared DP/ODP
+  guarantee.  A child that reports its realised class when it closes is refunded down to that
+  class's cost **only if no other round was reserved on the ledger while it was open**
+  (otherwise it is charged its sup, reason ``interactive-overlap``; design.md).
+
+Measures without a concurrent composition theorem.  Approximate zCDP (a
+:class:`~odp.filters.ZCDP` cost with δ > 0) has none (paper 004, Sec. 4): such a child is
+refused while any other child is open, and while it is open no other child may be launched
+(:class:`ConcurrentCompositionRefused`).  Close the others first; the composition is then
+sequential, which WRRW's approximate-zCDP filter covers.
+
+Thread safety: launches (sequentiality check + charge + registration) are atomic under one
+lock; the filter's own check-and-record is atomic; each child serialises its own queries.
+Concurrent launches from many threads can never overspend.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..accountant import Accountant, Reservation
+from ..budget import Budget
+from ..errors import InvalidGuarantee, InvalidParameter
+from ..filters.base import PrivacyFilter
+from ..filters.renyi import ZCDP
+from ..guarantees import DP, ODP, Label
+from ..samplers import RandomSource, SecureRandom
+from .queryable import InteractiveMechanism, Queryable, QueryableClosed
+
+__all__ = ["ConcurrentComposition", "SubComposition", "ConcurrentCompositionRefused"]
+
+
+class ConcurrentCompositionRefused(InvalidGuarantee):
+    """A launch that no concurrent composition theorem covers (approximate zCDP while another
+    child is open, or any launch while such a child is open).  Nothing was charged."""
+
+
+class _Child:
+    __slots__ = ("mechanism", "queryable", "cost", "sequential", "reservation", "index")
+
+    def __init__(self, mechanism: Any, queryable: Queryable, cost: Any, sequential: bool,
+                 reservation: Reservation | None, index: int):
+        self.mechanism, self.queryable, self.cost = mechanism, queryable, cost
+        self.sequential, self.reservation, self.index = sequential, reservation, index
+
+
+class ChildHandle:
+    """The analyst's handle on a launched child: ``query`` routes to the child's queryable
+    (no budget check: its budget was paid at launch); ``close`` ends it (and settles its
+    ODP reservation under an accountant)."""
+
+    def __init__(self, parent: "ConcurrentComposition", child: _Child):
+        self._parent, self._child = parent, child
+
+    @property
+    def index(self) -> int:
+        """1-based launch position in the parent."""
+        return self._child.index
+
+    @property
+    def cost(self) -> Any:
+        return self._child.cost
+
+    @property
+    def queryable(self) -> Queryable:
+        return self._child.queryable
+
+    @property
+    def closed(self) -> bool:
+        return self._child.queryable.closed
+
+    def query(self, query: Any) -> Any:
+        return self._child.queryable.query(query)
+
+    # conveniences when the child is itself a composition
+    def launch(self, mechanism: InteractiveMechanism) -> "ChildHandle":
+        return self.query(mechanism)
+
+    def run(self, mechanism: Any) -> Any:
+        return self.query(mechanism)
+
+    def privacy_loss(self) -> Any:
+        q = self._child.queryable
+        if not isinstance(q, ConcurrentComposition):
+            raise InvalidParameter("this child is not a composition; it has no odometer")
+        return q.privacy_loss()
+
+    def close(self) -> Label | None:
+        return self._parent._close_child(self._child)
+
+    def __enter__(self) -> "ChildHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"ChildHandle(#{self.index} {getattr(self._child.mechanism, 'name', '?')}, {state})"
+
+
+class ConcurrentComposition(Queryable):
+    """F_d-FilterCon(IM) over ``data`` with budget ``budget`` (a filter or an Accountant).
+
+    As a :class:`Queryable` (so compositions nest), ``query(x)`` launches ``x`` if it is an
+    :class:`InteractiveMechanism` and runs it if it is an odp mechanism.
+    """
+
+    name = "concurrent composition"
+
+    def __init__(self, data: Any, budget: PrivacyFilter | Accountant, *,
+                 rng: RandomSource | None = None, name: str | None = None):
+        super().__init__()
+        if isinstance(budget, Accountant):
+            self._filter: PrivacyFilter | None = None
+            self._accountant: Accountant | None = budget
+        elif isinstance(budget, PrivacyFilter):
+            self._filter, self._accountant = budget, None
+        else:
+            raise InvalidParameter("budget must be an odp.filters filter or an odp.Accountant")
+        self._data = data
+        self._rng = rng if rng is not None else (
+            budget.rng if isinstance(budget, Accountant) else SecureRandom())
+        self._children: list[_Child] = []
+        self._launch_lock = threading.RLock()
+        if name:
+            self.name = name
+
+    # ------------------------------------------------------------------ state
+    @property
+    def budget(self) -> PrivacyFilter | Accountant:
+        return self._filter if self._filter is not None else self._accountant
+
+    @property
+    def measure(self) -> str:
+        return self._filter.measure if self._filter is not None else "odp"
+
+    def children(self) -> list[ChildHandle]:
+        with self._launch_lock:
+            return [ChildHandle(self, c) for c in self._children]
+
+    def open_children(self) -> list[ChildHandle]:
+        with self._launch_lock:
+            return [ChildHandle(self, c) for c in self._children if not c.queryable.closed]
+
+    def privacy_loss(self) -> Any:
+        """The parent's odometer (Alg. 6 of paper 004): G of the launch costs — the filter's
+        privacy_loss, or the accountant's spent budget (open interactive rounds at sup).
+        Constant between launches, whatever the children answer."""
+        if self._filter is not None:
+            return self._filter.privacy_loss()
+        return self._accountant.spent
+
+    # ------------------------------------------------------------------ launching
+    def _parse_cost(self, mechanism: Any) -> Any:
+        cost = mechanism.cost if isinstance(mechanism, InteractiveMechanism) else mechanism
+        if self._filter is not None:
+            return self._filter.parse(cost)
+        if isinstance(cost, (DP, ODP)):
+            return cost
+        if isinstance(cost, Budget):
+            return DP(cost.epsilon, cost.delta)
+        if isinstance(cost, (tuple, list)) and len(cost) == 2:
+            return DP(cost[0], cost[1])
+        guarantee = getattr(cost, "guarantee", None)
+        if isinstance(guarantee, (DP, ODP)):
+            return guarantee
+        raise InvalidGuarantee(
+            f"under an Accountant a child must declare an odp.DP or odp.ODP cost, got {cost!r}")
+
+    @staticmethod
+    def _needs_sequential(cost: Any) -> bool:
+        return isinstance(cost, ZCDP) and cost.delta > 0
+
+    def _check_concurrency(self, sequential: bool, what: str) -> None:
+        open_children = [c for c in self._children if not c.queryable.closed]
+        blocking = [c for c in open_children if c.sequential]
+        if blocking:
+            raise ConcurrentCompositionRefused(
+                f"cannot launch {what}: child #{blocking[0].index} is approximate zCDP (δ > 0), "
+                "which has no concurrent composition theorem (paper 004, Sec. 4); close it "
+                "first.  Nothing was charged.")
+        if sequential and open_children:
+            raise ConcurrentCompositionRefused(
+                f"cannot launch {what}: approximate zCDP (δ > 0) has no concurrent composition "
+                f"theorem (paper 004, Sec. 4) and {len(open_children)} other child(ren) "
+                f"(#{', #'.join(str(c.index) for c in open_children)}) are open; close them "
+                "first to compose sequentially.  Nothing was charged.")
+
+    def launch(self, mechanism: InteractiveMechanism) -> ChildHandle:
+        """Charge ``mechanism.cost`` (once, for the child's lifetime) and start it on the data.
+
+        Raises :class:`odp.errors.BudgetExceeded` if the filter refuses (nothing charged,
+        nothing started) and :class:`ConcurrentCompositionRefused` for approximate zCDP
+        launches that would overlap another child."""
+        if not isinstance(mechanism, InteractiveMechanism):
+            raise InvalidParameter("launch() needs an odp.concurrent.InteractiveMechanism")
+        if self.closed:
+            raise QueryableClosed(f"{self.name} is closed")
+        cost = self._parse_cost(mechanism)
+        sequential = self._needs_sequential(cost)
+        name = getattr(mechanism, "name", type(mechanism).__name__)
+        with self._launch_lock:
+            self._check_concurrency(sequential, name)
+            reservation = None
+            if self._filter is not None:
+                self._filter.charge(cost, what=f"launching {name}")
+            else:
+                reservation = self._accountant.reserve(
+                    cost, mechanism=name, params=mechanism.params(), interactive=True)
+            try:
+                queryable = mechanism.start(self._data, self._rng)
+                if not isinstance(queryable, Queryable):
+                    raise InvalidParameter(f"{name}.start() must return an odp Queryable")
+            except BaseException:
+                if reservation is not None:
+                    reservation.abort("failed")  # charged at sup: noise may be out
+                raise  # under a filter the launch stays charged (safe)
+            child = _Child(mechanism, queryable, cost, sequential, reservation,
+                           len(self._children) + 1)
+            self._children.append(child)
+            return ChildHandle(self, child)
+
+    def run(self, mechanism: Any) -> Any:
+        """Run a non-interactive odp mechanism (a one-query child): charged its declared cost,
+        then released on the data.  Under an Accountant this is ``accountant.run`` (Alg. 1,
+        with its ODP settlement)."""
+        if self.closed:
+            raise QueryableClosed(f"{self.name} is closed")
+        release_fn = getattr(mechanism, "release", None)
+        if not callable(release_fn):
+            raise InvalidParameter("run() needs an odp mechanism with .release(data, rng)")
+        name = getattr(mechanism, "name", type(mechanism).__name__)
+        if self._accountant is not None:
+            with self._launch_lock:
+                self._check_concurrency(False, name)
+                return self._accountant.run(mechanism, self._data)
+        cost = self._filter.parse(mechanism)
+        with self._launch_lock:
+            self._check_concurrency(self._needs_sequential(cost), name)
+            self._filter.charge(cost, what=f"running {name}")
+        return release_fn(self._data, self._rng)
+
+    # ------------------------------------------------------------------ Queryable
+    def _answer(self, query: Any) -> Any:
+        if isinstance(query, InteractiveMechanism):
+            return self.launch(query)
+        if callable(getattr(query, "release", None)):
+            return self.run(query)
+        raise InvalidParameter(
+            "a composition answers InteractiveMechanism (launch) or odp mechanism (run) queries")
+
+    def query(self, query: Any) -> Any:
+        # Not serialised on the queryable lock: launches have their own lock, and children
+        # must stay queryable while a launch is in progress elsewhere.
+        if self.closed:
+            raise QueryableClosed(f"{self.name} is closed")
+        answer = self._answer(query)
+        with self._qlock:
+            self._answered += 1
+        return answer
+
+    def _close_child(self, child: _Child) -> Label | None:
+        label = child.queryable.close()
+        res = child.reservation
+        if res is not None and res.open:
+            if label is None:
+                res.abort("closed")
+            else:
+                res.settle_class(label)
+        return label
+
+    def _finish(self) -> Label | None:
+        for child in list(self._children):
+            if not child.queryable.closed:
+                self._close_child(child)
+        return None
+
+
+class SubComposition(InteractiveMechanism):
+    """A nested composition as a child: its cost is its filter's budget, and inside it the
+    analyst launches and runs further mechanisms (paid from that budget, never again at the
+    parent).  ``budget`` must be a fresh filter of :mod:`odp.filters`."""
+
+    name = "sub-composition"
+
+    def __init__(self, budget: PrivacyFilter, *, name: str | None = None):
+        if not isinstance(budget, PrivacyFilter) or len(budget):
+            raise InvalidParameter("SubComposition needs a fresh odp.filters filter")
+        self._budget = budget
+        if name:
+            self.name = name
+
+    @property
+    def cost(self) -> Any:
+        return self._budget.budget
+
+    def params(self) -> dict[str, Any]:
+        return {"filter": type(self._budget).__name__, "budget": str(self._budget.budget)}
+
+    def start(self, data: Any, rng: RandomSource) -> ConcurrentComposition:
+        return ConcurrentComposition(data, self._budget, rng=rng, name=self.name)
