@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from .budget import Budget, Number
-from .errors import InvalidGuarantee, InvalidParameter, LedgerError
+from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
 from .guarantees import DP, ODP, Label, as_odp
 from .ledger import (
     Admission,
@@ -83,7 +83,13 @@ class Reservation:
     def _finish(self, label: Label | None, charged: Fraction, reason: str) -> RoundRecord:
         if not self.open:
             raise LedgerError(f"round {self.round_id} is already settled")
-        self.record = self._accountant._settle(self.record, self.guarantee, label, charged, reason)
+        try:
+            self.record = self._accountant._settle(self.record, self.guarantee, label, charged,
+                                                   reason)
+        except CertificateError:
+            self.record = self._accountant.ledger.snapshot().get(self.round_id)  # charged at sup
+            self._accountant.last_round = self.record
+            raise
         return self.record
 
     def settle(self, release: Any) -> RoundRecord:
@@ -134,16 +140,25 @@ class Accountant:
         :data:`odp.ledger.Admission`).  ``None`` is Alg. 1's sum rule; a valid ODP filter
         (paper 002, Def. 19) turns the accountant into Alg. 6.  Only use a rule that has a
         proof: the accountant cannot check that a filter is valid.
+    enforce:
+        Re-check every transition before its settle row is committed: ``"generated"`` (the
+        default) with the rules generated from ``Odp/LedgerCore.lean``, ``"lean"`` with the
+        compiled Lean checker ``odpcheck``, or ``None``.  A disagreement charges the round its
+        sup and raises :class:`~odp.errors.CertificateError` (see :mod:`odp.certs.enforce`).
     """
 
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
                  ledger: Any = None, rng: RandomSource | None = None,
-                 admission: Admission | None = None):
+                 admission: Admission | None = None, enforce: str | None = "generated"):
         budget = None if epsilon is None else Budget(epsilon, delta)
         if budget is None and ledger is None:
             raise InvalidParameter("give the total budget (epsilon, delta) or an existing ledger")
         if admission is not None and not callable(admission):
             raise InvalidParameter("admission must be a callable (state, request) -> bool")
+        from .certs.enforce import transition_check
+
+        self._check = transition_check(enforce)
+        self.enforce = enforce
         self.ledger: Ledger = open_ledger(ledger, budget)
         self.rng: RandomSource = rng if rng is not None else SecureRandom()
         self.admission = admission
@@ -190,7 +205,7 @@ class Accountant:
 
     def _settle(self, record: RoundRecord, guarantee: ODP, label: Label | None,
                 charged: Fraction, reason: str) -> RoundRecord:
-        settled = self.ledger.settle(record.round_id, label, charged, reason)
+        settled = self.ledger.settle(record.round_id, label, charged, reason, check=self._check)
         self.last_round = settled
         return settled
 
@@ -222,10 +237,25 @@ class Accountant:
         charge was refused.)"""
         g = as_odp(guarantee)
         label = g.classify(release)
-        record = self.ledger.charge(_request(g, mechanism, self._params(params), False), label,
-                                    g.cost(label), self.admission)
+        request = _request(g, mechanism, self._params(params), False)
+        try:
+            record = self.ledger.charge(request, label, g.cost(label), self.admission, self._check)
+        except CertificateError:
+            self.last_round = self.ledger.snapshot().get(request.round_id)  # charged at sup
+            raise
         self.last_round = record
         return record
+
+    # ------------------------------------------------------------------ certificates
+    def certificate(self):
+        """The run as a certificate (:class:`odp.certs.Certificate`): the ``odpcheck`` ledger
+        text plus a JSON sidecar; ``.write(path)`` writes both.  It replays under the rules
+        generated from ``Odp/LedgerCore.lean`` to exactly :attr:`remaining`."""
+        from .certs import build_certificate
+
+        state = self.ledger.snapshot()
+        run_id = getattr(self.ledger, "ledger_id", "") or "run"
+        return build_certificate(state.budget, list(state.rounds), run_id)
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> dict[str, Any]:

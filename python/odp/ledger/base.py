@@ -148,9 +148,12 @@ class MemoryLedger(Ledger):
     """A ledger kept in memory (notebooks and tests).  Thread-safe; not durable."""
 
     def __init__(self, budget: Budget):
+        import uuid
+
         self._state = BudgetState(budget)
         self._lock = threading.Lock()
         self._seq = 0
+        self.ledger_id = uuid.uuid4().hex
 
     @property
     def budget(self) -> Budget:

@@ -1,0 +1,16 @@
+"""Certificates: every budget transition of a run, checkable against the Lean rules.
+
+* :func:`build_certificate` / ``Accountant.certificate()`` / ``odp certify`` export a run;
+* :func:`verify` / ``odp verify`` replay it with the checker *generated* from
+  ``Odp/LedgerCore.lean`` (``odp._lean_rules``);
+* :mod:`odp.certs.lean` runs the compiled Lean checker ``odpcheck`` (and kernel-checked
+  certificates) where a Lean toolchain exists;
+* :mod:`odp.certs.enforce` re-checks each transition at run time (``Accountant(enforce=…)``).
+"""
+
+from .export import Certificate, build_certificate, sidecar_path
+from .format import CertificateText, Step, parse
+from .verify import VerifyResult, read_certificate, verify, verify_file
+
+__all__ = ["Certificate", "build_certificate", "sidecar_path", "CertificateText", "Step", "parse",
+           "VerifyResult", "read_certificate", "verify", "verify_file"]

@@ -1,0 +1,50 @@
+"""Which Lean declarations each certificate row relies on, with the file and its SHA-256.
+
+The SHA-256 values come from the generated checker module (``odp._lean_rules.LEAN_SOURCES``),
+which ``scripts/gen_rules.py`` computes from the Lean files themselves; a test fails when the
+generated module is stale, and another when a cited declaration is missing from its file.
+"""
+
+from __future__ import annotations
+
+from .. import _lean_rules as lean
+
+LEDGER = "Odp/LedgerCore.lean"
+RULES = "Odp/Rules.lean"
+COMPOSITION = "Odp/Composition.lean"
+LEMMAS = "Odp/Lemmas.lean"
+
+#: Every step: Alg. 1 line 4 and lines 7–8 over ℕ, their reading in ℝ / ℝ≥0∞, Theorem 7.
+STEP_RULES = (
+    ("Odp.LedgerCore.admits", LEDGER, "Alg. 1 line 4 over ℕ"),
+    ("Odp.LedgerCore.update", LEDGER, "Alg. 1 lines 7–8 over ℕ"),
+    ("Odp.LedgerCore.replay_sound", LEDGER, "a replayed ledger never overspends"),
+    ("Odp.admits_spec", RULES, "an admitted row is Alg. 1 line 4 and update is lines 7–8 in ℝ/ℝ≥0∞"),
+    ("Odp.odp_composition_ledger", RULES, "Theorem 7 for adversaries whose rows are admitted"),
+    ("Odp.odp_composition", COMPOSITION, "Theorem 7 (ODP composition is (ε_t, δ_t)-DP)"),
+)
+#: A ``blocks`` row: supEps is the maximum class cost, charged the realised class (Lemma 4).
+BLOCKS_RULES = (
+    ("Odp.LedgerCore.blocksOk", LEDGER, "Lemma 4 row check over ℕ"),
+    ("Odp.blocks_spec", RULES, "an accepted blocks row bounds every class cost by supEps"),
+    ("Odp.dp_of_odp_sup", LEMMAS, "Lemma 4: (𝒫, ℰ, δ)-ODP implies (sup ℰ, δ)-DP"),
+)
+#: A DP guarantee used with its trivial partition (Lemma 3).
+DP_RULES = (("Odp.odp_of_dp", LEMMAS, "Lemma 3: DP implies ODP for any partition"),)
+#: A ``deltas`` row: δ_i covers the per-class subset-DP deltas (Lemma 6).
+DELTAS_RULES = (
+    ("Odp.LedgerCore.deltasOk", LEDGER, "Lemma 6 row check over ℕ"),
+    ("Odp.deltas_spec", RULES, "an accepted deltas row bounds Σ Δ_k by δ_i"),
+    ("Odp.odp_of_subsetDP", LEMMAS, "Lemma 6: subset DP per class implies ODP with δ = Σ Δ_k"),
+)
+
+
+def cite(rules) -> list[dict[str, str]]:
+    return [{"name": name, "file": path, "sha256": lean.LEAN_SOURCES.get(path, ""), "role": role}
+            for name, path, role in rules]
+
+
+def all_cited() -> list[tuple[str, str]]:
+    """(declaration, file) for every rule a certificate can cite."""
+    return [(n, p) for group in (STEP_RULES, BLOCKS_RULES, DP_RULES, DELTAS_RULES)
+            for n, p, _ in group]

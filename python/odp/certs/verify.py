@@ -1,0 +1,156 @@
+"""Verify a certificate with the checker generated from the Lean rules.
+
+The replay uses only ``odp._lean_rules`` (generated from ``Odp/LedgerCore.lean``): each step
+must pass ``admits`` and its optional ``blocks`` / ``deltas`` rows must pass ``blocksOk`` /
+``deltasOk``; the final state must equal the budget the sidecar claims.  The text is also
+cross-checked against the sidecar row by row (so reordered, altered or missing rows are named)
+and against its SHA-256.  The first failure is reported with its row and the rule it breaks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .. import _lean_rules as lean
+from ..budget import Budget
+from ..errors import CertificateError
+from .export import FORMAT, VERSION, sidecar_path
+from .format import parse
+
+
+@dataclass
+class VerifyResult:
+    ok: bool
+    message: str
+    remaining: Budget | None = None
+    row: int | None = None  # 1-based step number of the first failure
+    rule: str | None = None  # the rule it breaks
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok, "message": self.message}
+        if self.remaining is not None:
+            out["remaining"] = self.remaining.to_json()
+        if self.row is not None:
+            out["row"] = self.row
+        if self.rule is not None:
+            out["rule"] = self.rule
+        return out
+
+
+def _fail(message: str, row: int | None = None, rule: str | None = None) -> VerifyResult:
+    where = f"row {row}: " if row is not None else ""
+    return VerifyResult(False, where + message, row=row, rule=rule)
+
+
+def _admits_failure(s: lean.State, e: lean.Entry) -> str:
+    if not e.charged <= e.supEps:
+        return f"charged {e.charged} > supEps {e.supEps}"
+    if not e.supEps <= s.eps:
+        return f"supEps {e.supEps} > remaining eps {s.eps}"
+    return f"delta {e.delta} > remaining delta {s.delta}"
+
+
+def _blocks_failure(e: lean.Entry, blocks: list[int], k: int) -> str:
+    if e.supEps != lean.listMax(blocks):
+        return f"supEps {e.supEps} is not the largest class cost {lean.listMax(blocks)}"
+    if not k < lean.listLen(blocks):
+        return f"realized index {k} out of range ({lean.listLen(blocks)} classes)"
+    return f"charged {e.charged} is not the cost {lean.blockAt(k, blocks)} of class {k}"
+
+
+def verify(text: str, sidecar: dict[str, Any] | None) -> VerifyResult:
+    """Check a certificate (text + sidecar).  Never raises for bad certificates."""
+    try:
+        cert = parse(text)
+    except CertificateError as exc:
+        return _fail(f"unreadable certificate: {exc}", rule="format")
+    if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT:
+        return _fail("missing or foreign sidecar (CERT.json)", rule="sidecar")
+    if sidecar.get("version") != VERSION:
+        return _fail(f"sidecar version {sidecar.get('version')!r} is not {VERSION}", rule="sidecar")
+    rounds = sidecar.get("rounds")
+    if not isinstance(rounds, list):
+        return _fail("the sidecar has no rounds", rule="sidecar")
+    s = lean.State(cert.budget_eps, cert.budget_delta)
+    entries = []
+    for i, step in enumerate(cert.steps, 1):
+        e = lean.Entry(step.sup_eps, step.charged, step.delta)
+        if step.blocks is not None and not lean.blocksOk(e, step.blocks, step.realized):
+            return _fail(_blocks_failure(e, step.blocks, step.realized), i,
+                         "Odp.LedgerCore.blocksOk")
+        if step.deltas is not None and not lean.deltasOk(e, step.deltas):
+            return _fail(f"the class deltas sum to {lean.listSum(step.deltas)} > delta {e.delta}",
+                         i, "Odp.LedgerCore.deltasOk")
+        if not lean.admits(s, e):
+            return _fail(_admits_failure(s, e), i, "Odp.LedgerCore.admits")
+        s = lean.update(s, e)
+        entries.append(e)
+        mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None)
+        if mismatch:
+            return _fail(mismatch, i, "sidecar")
+    if len(cert.steps) != len(rounds):
+        return _fail(f"the text has {len(cert.steps)} steps but the sidecar records "
+                     f"{len(rounds)} rounds (truncated or padded)", rule="sidecar")
+    replayed = lean.replay(lean.State(cert.budget_eps, cert.budget_delta), entries)
+    if replayed != s:  # pragma: no cover - the generated replay is the same rule, row by row
+        return _fail("the generated replay disagrees with the row-by-row check", rule="replay")
+    try:
+        d = int(sidecar["D"])
+        budget = Budget.from_json(sidecar["budget"])
+        final = sidecar["expected_final"]
+    except (KeyError, TypeError, ValueError) as exc:
+        return _fail(f"malformed sidecar: {exc}", rule="sidecar")
+    if d != cert.D:
+        return _fail(f"D is {cert.D} in the text but {d} in the sidecar", rule="sidecar")
+    if Fraction(cert.budget_eps, d) != budget.epsilon or Fraction(cert.budget_delta, d) != budget.delta:
+        return _fail("the budget row does not match the sidecar's budget", rule="sidecar")
+    if (s.eps, s.delta) != (final.get("eps"), final.get("delta")):
+        return _fail(f"replay ends at eps={s.eps} delta={s.delta}, not the recorded "
+                     f"eps={final.get('eps')} delta={final.get('delta')}", rule="Odp.LedgerCore.replay")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if digest != sidecar.get("text_sha256"):
+        return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",
+                     rule="sidecar")
+    remaining = Budget(Fraction(s.eps, d), Fraction(s.delta, d))
+    return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the Lean rules; "
+                              f"remaining {remaining}", remaining=remaining)
+
+
+def _compare_round(d: int, step, rnd: Any) -> str | None:
+    if not isinstance(rnd, dict):
+        return "no matching round in the sidecar"
+    try:
+        if [step.sup_eps, step.charged, step.delta] != list(rnd["step"]):
+            return f"step {step.sup_eps} {step.charged} {step.delta} does not match the recorded round {rnd['step']}"
+        scaled = [Fraction(c) * d for _, c in rnd["classes"]]
+        if step.blocks is not None and ([Fraction(b) for b in step.blocks] != scaled
+                                        or step.realized != rnd["realized_index"]):
+            return "the blocks row does not match the round's declared classes"
+        if step.blocks is None and rnd.get("realized_index") is not None:
+            return "the round's blocks row is missing"
+        if Fraction(rnd["sup_epsilon"]) * d != step.sup_eps or Fraction(rnd["delta"]) * d != step.delta:
+            return "the step does not match the round's declared guarantee"
+    except (KeyError, TypeError, ValueError) as exc:
+        return f"malformed round in the sidecar: {exc}"
+    return None
+
+
+def read_certificate(path: str | Path) -> tuple[str, dict[str, Any] | None]:
+    """Read ``path`` and ``path.json``; the sidecar is None if missing or not JSON."""
+    text = Path(path).read_text(encoding="utf-8")
+    side = sidecar_path(path)
+    try:
+        sidecar = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        sidecar = None
+    return text, sidecar
+
+
+def verify_file(path: str | Path) -> VerifyResult:
+    text, sidecar = read_certificate(path)
+    return verify(text, sidecar)

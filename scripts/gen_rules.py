@@ -1,0 +1,812 @@
+#!/usr/bin/env python3
+"""Generate ``python/odp/_lean_rules.py`` from the ledger rules in ``Odp/LedgerCore.lean``.
+
+The Lean file marks a region with ``-- BEGIN GENERATOR SUBSET`` / ``-- END GENERATOR SUBSET``.
+Inside it, only this subset of Lean 4 is accepted (anything else is refused with the line
+number, never guessed):
+
+* ``structure Name where`` with one ``field : Nat`` per line, and an optional ``deriving`` line;
+* ``def name (a : T) … : R :=`` followed by one expression;
+* ``def name (a : T) … : List E → R`` followed by exactly two lines ``| [] => e`` and
+  ``| x :: xs => e`` (structural recursion on the list);
+* expressions: ℕ literals, variables, field access ``x.f``, application of defs of the region,
+  parentheses, ``a + b``, ``a - b`` (ℕ subtraction, truncated at 0 as in Lean), ``a * b``,
+  ``decide (a ≤ b)``, ``decide (a < b)``, ``decide (a = b)``, ``a && b``, ``a || b``, ``!a``,
+  ``if c then a else b``, ``⟨a, b⟩`` and ``{ f := a, g := b }`` for structures, ``some a``,
+  ``none``, ``true``, ``false``.
+
+Translation: structures become frozen dataclasses whose fields must be natural numbers;
+``Option T`` is ``T | None``; recursion whose recursive calls all pass the leading parameters
+unchanged is evaluated as a right fold over the list (no Python recursion depth limit, and a
+def that calls itself twice stays linear), and recursion whose recursive calls are all in tail
+position becomes a loop.  The output names the source file and its SHA-256, and the SHA-256 of
+every Lean file that certificates cite.
+
+    python scripts/gen_rules.py [--source Odp/LedgerCore.lean] [--output python/odp/_lean_rules.py]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = Path("Odp/LedgerCore.lean")
+DEFAULT_OUTPUT = Path("python/odp/_lean_rules.py")
+#: Lean files whose declarations certificates cite (hashes are recorded in the output).
+CITED_FILES = ("Odp/LedgerCore.lean", "Odp/Rules.lean", "Odp/Composition.lean",
+               "Odp/Lemmas.lean", "Odp/Lemma20.lean", "Odp/Defs.lean")
+BEGIN, END = "-- BEGIN GENERATOR SUBSET", "-- END GENERATOR SUBSET"
+
+
+class GenerationError(Exception):
+    """The Lean source is outside the supported subset (the message says where and why)."""
+
+
+# ----------------------------------------------------------------------------------- lexing
+
+def strip_comments(text: str) -> str:
+    """Remove ``/- … -/`` (nested) and ``--`` comments, keeping line structure."""
+    out, i, depth = [], 0, 0
+    while i < len(text):
+        if text.startswith("/-", i):
+            depth += 1
+            i += 2
+            continue
+        if depth and text.startswith("-/", i):
+            depth -= 1
+            i += 2
+            continue
+        ch = text[i]
+        if depth:
+            out.append("\n" if ch == "\n" else " ")
+            i += 1
+            continue
+        if text.startswith("--", i):
+            j = text.find("\n", i)
+            i = len(text) if j < 0 else j
+            continue
+        out.append(ch)
+        i += 1
+    if depth:
+        raise GenerationError("unterminated block comment")
+    return "".join(out)
+
+
+TOKEN = re.compile(r"""
+    (?P<ws>[ \t]+)
+  | (?P<num>\d+)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_']*)
+  | (?P<sym>:=|=>|::|&&|\|\||→|≤|<|=|\+|-|\*|!|\(|\)|⟨|⟩|\{|\}|,|:|\.|\||\[|\])
+""", re.X)
+
+
+@dataclass
+class Tok:
+    kind: str
+    text: str
+    line: int
+
+
+def tokenize(text: str, line: int) -> list[Tok]:
+    toks, pos = [], 0
+    while pos < len(text):
+        m = TOKEN.match(text, pos)
+        if not m:
+            raise GenerationError(f"line {line}: unsupported character {text[pos]!r}")
+        if m.lastgroup != "ws":
+            toks.append(Tok(m.lastgroup, m.group(), line))
+        pos = m.end()
+    return toks
+
+
+# ----------------------------------------------------------------------------------- AST
+
+@dataclass
+class Num:
+    value: int
+
+
+@dataclass
+class Var:
+    name: str
+
+
+@dataclass
+class Field:
+    obj: object
+    name: str
+
+
+@dataclass
+class Call:
+    func: str
+    args: list
+
+
+@dataclass
+class BinOp:
+    op: str
+    left: object
+    right: object
+
+
+@dataclass
+class Not:
+    arg: object
+
+
+@dataclass
+class Decide:
+    op: str
+    left: object
+    right: object
+
+
+@dataclass
+class If:
+    cond: object
+    then: object
+    other: object
+
+
+@dataclass
+class Ctor:
+    fields: list  # positional (⟨…⟩) or [(name, expr)] for { … }
+    named: bool
+    struct: str | None = None
+
+
+@dataclass
+class Some:
+    arg: object
+
+
+@dataclass
+class Const:
+    value: object  # None / True / False
+
+
+# ----------------------------------------------------------------------------------- parsing
+
+KEYWORDS = {"if", "then", "else", "decide", "some", "none", "true", "false", "fun", "let",
+            "match", "with", "where", "do", "have", "show", "by", "def", "theorem"}
+
+
+class ExprParser:
+    def __init__(self, toks: list[Tok], funcs: set[str]):
+        self.toks, self.i, self.funcs = toks, 0, funcs
+
+    def peek(self, k: int = 0) -> Tok | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def error(self, msg: str) -> GenerationError:
+        tok = self.peek()
+        where = f"line {tok.line}, at {tok.text!r}" if tok else "at end of expression"
+        return GenerationError(f"{where}: {msg}")
+
+    def expect(self, text: str) -> Tok:
+        tok = self.peek()
+        if tok is None or tok.text != text:
+            raise self.error(f"expected {text!r}")
+        self.i += 1
+        return tok
+
+    def at(self, text: str) -> bool:
+        tok = self.peek()
+        return tok is not None and tok.text == text and tok.kind in ("sym", "ident")
+
+    def parse(self):
+        e = self.expr()
+        if self.peek() is not None:
+            raise self.error("unexpected token after the expression")
+        return e
+
+    def expr(self):
+        if self.at("if"):
+            self.i += 1
+            cond = self.expr()
+            self.expect("then")
+            then = self.expr()
+            self.expect("else")
+            other = self.expr()
+            return If(cond, then, other)
+        return self.or_expr()
+
+    def or_expr(self):
+        left = self.and_expr()
+        while self.at("||"):
+            self.i += 1
+            left = BinOp("||", left, self.and_expr())
+        return left
+
+    def and_expr(self):
+        left = self.not_expr()
+        while self.at("&&"):
+            self.i += 1
+            left = BinOp("&&", left, self.not_expr())
+        return left
+
+    def not_expr(self):
+        if self.at("!"):
+            self.i += 1
+            return Not(self.not_expr())
+        return self.additive()
+
+    def additive(self):
+        left = self.multiplicative()
+        while self.at("+") or self.at("-"):
+            op = self.peek().text
+            self.i += 1
+            left = BinOp(op, left, self.multiplicative())
+        tok = self.peek()
+        if tok is not None and tok.text in ("≤", "<", "="):
+            raise self.error("comparisons are only supported as decide (a ≤ b), decide (a < b) "
+                             "or decide (a = b)")
+        return left
+
+    def multiplicative(self):
+        left = self.application()
+        while self.at("*"):
+            self.i += 1
+            left = BinOp("*", left, self.application())
+        return left
+
+    def application(self):
+        tok = self.peek()
+        if tok is None:
+            raise self.error("expected an expression")
+        if tok.text == "decide":
+            self.i += 1
+            self.expect("(")
+            left = self.additive_no_cmp()
+            op_tok = self.peek()
+            if op_tok is None or op_tok.text not in ("≤", "<", "="):
+                raise self.error("decide needs one of ≤, <, = inside its parentheses")
+            self.i += 1
+            right = self.additive_no_cmp()
+            self.expect(")")
+            return Decide(op_tok.text, left, right)
+        if tok.text == "some":
+            self.i += 1
+            return Some(self.atom())
+        if tok.kind == "ident" and tok.text in self.funcs:
+            self.i += 1
+            args = []
+            while self.starts_atom():
+                args.append(self.atom())
+            return Call(tok.text, args)
+        return self.atom()
+
+    def additive_no_cmp(self):
+        left = self.multiplicative()
+        while self.at("+") or self.at("-"):
+            op = self.peek().text
+            self.i += 1
+            left = BinOp(op, left, self.multiplicative())
+        return left
+
+    def starts_atom(self) -> bool:
+        tok = self.peek()
+        if tok is None:
+            return False
+        if tok.kind == "num" or tok.text in ("(", "⟨", "{"):
+            return True
+        return tok.kind == "ident" and tok.text not in KEYWORDS - {"none", "true", "false"}
+
+    def atom(self):
+        tok = self.peek()
+        if tok is None:
+            raise self.error("expected an expression")
+        if tok.kind == "num":
+            self.i += 1
+            return self.fields(Num(int(tok.text)))
+        if tok.text == "(":
+            self.i += 1
+            e = self.expr()
+            self.expect(")")
+            return self.fields(e)
+        if tok.text == "⟨":
+            self.i += 1
+            items = [self.expr()]
+            while self.at(","):
+                self.i += 1
+                items.append(self.expr())
+            self.expect("⟩")
+            return Ctor(items, named=False)
+        if tok.text == "{":
+            self.i += 1
+            items = []
+            while True:
+                name = self.peek()
+                if name is None or name.kind != "ident":
+                    raise self.error("expected a field name in { … }")
+                self.i += 1
+                self.expect(":=")
+                items.append((name.text, self.expr()))
+                if self.at(","):
+                    self.i += 1
+                    continue
+                break
+            self.expect("}")
+            return Ctor(items, named=True)
+        if tok.kind == "ident":
+            if tok.text in ("none", "true", "false"):
+                self.i += 1
+                return Const({"none": None, "true": True, "false": False}[tok.text])
+            if tok.text in KEYWORDS:
+                raise self.error(f"unsupported construct {tok.text!r}")
+            if tok.text in self.funcs:  # a def used as an argument needs parentheses
+                raise self.error("a function call used as an argument needs parentheses")
+            self.i += 1
+            return self.fields(Var(tok.text))
+        raise self.error("unsupported syntax")
+
+    def fields(self, e):
+        while self.at("."):
+            self.i += 1
+            name = self.peek()
+            if name is None or name.kind != "ident":
+                raise self.error("expected a field name after '.'")
+            self.i += 1
+            e = Field(e, name.text)
+        return e
+
+
+# ----------------------------------------------------------------------------------- decls
+
+@dataclass
+class Struct:
+    name: str
+    fields: list[str]
+
+
+@dataclass
+class Def:
+    name: str
+    params: list[tuple[str, str]]
+    ret: str
+    body: object = None
+    list_elem: str | None = None  # element type for list recursion
+    nil: object = None
+    cons: tuple | None = None  # (head, tail, expr)
+    line: int = 0
+
+
+TYPE_RE = re.compile(r"^(Nat|Bool|Option [A-Z][A-Za-z0-9_]*|List [A-Z][A-Za-z0-9_]*|[A-Z][A-Za-z0-9_]*)$")
+
+
+def parse_type(text: str, line: int, structs: dict) -> str:
+    t = " ".join(text.split())
+    if not TYPE_RE.match(t):
+        raise GenerationError(f"line {line}: unsupported type {text.strip()!r}")
+    base = t.split()[-1]
+    if base not in ("Nat", "Bool") and base not in structs:
+        raise GenerationError(f"line {line}: unknown type {base!r}")
+    return t
+
+
+def split_decls(region: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    decls: list[list[tuple[int, str]]] = []
+    for lineno, text in region:
+        if not text.strip():
+            continue
+        if not text[0].isspace():
+            first = text.split()[0]
+            if first not in ("structure", "def"):
+                raise GenerationError(f"line {lineno}: unsupported top-level construct {first!r}")
+            decls.append([(lineno, text)])
+        else:
+            if not decls:
+                raise GenerationError(f"line {lineno}: indented line outside a declaration")
+            decls[-1].append((lineno, text))
+    return decls
+
+
+def parse_struct(lines, structs) -> Struct:
+    lineno, header = lines[0]
+    m = re.match(r"^structure\s+([A-Z][A-Za-z0-9_]*)\s+where\s*$", header)
+    if not m:
+        raise GenerationError(f"line {lineno}: expected 'structure Name where'")
+    fields = []
+    for ln, text in lines[1:]:
+        t = text.strip()
+        if t.startswith("deriving"):
+            continue
+        fm = re.match(r"^([a-z][A-Za-z0-9_]*)\s*:\s*Nat$", t)
+        if not fm:
+            raise GenerationError(f"line {ln}: structure fields must be 'name : Nat', got {t!r}")
+        fields.append(fm.group(1))
+    if not fields:
+        raise GenerationError(f"line {lineno}: structure {m.group(1)} has no fields")
+    return Struct(m.group(1), fields)
+
+
+BINDER = re.compile(r"\(\s*([a-z][A-Za-z0-9_]*(?:\s+[a-z][A-Za-z0-9_]*)*)\s*:\s*([^()]+?)\s*\)")
+
+
+def parse_def(lines, structs, funcs) -> Def:
+    lineno, header = lines[0]
+    m = re.match(r"^def\s+([a-z][A-Za-z0-9_]*)\s*(.*)$", header)
+    if not m:
+        raise GenerationError(f"line {lineno}: expected 'def name …'")
+    name, rest = m.group(1), m.group(2)
+    params = []
+    while rest.startswith("("):
+        bm = BINDER.match(rest)
+        if not bm:
+            raise GenerationError(f"line {lineno}: unsupported binder in {rest!r}")
+        ty = parse_type(bm.group(2), lineno, structs)
+        for var in bm.group(1).split():
+            params.append((var, ty))
+        rest = rest[bm.end():].lstrip()
+    if not rest.startswith(":"):
+        raise GenerationError(f"line {lineno}: expected ': Type' after the binders of {name}")
+    rest = rest[1:].strip()
+    if rest.endswith(":="):
+        ret = parse_type(rest[:-2], lineno, structs)
+        body_text = " ".join(t for _, t in lines[1:])
+        if not body_text.strip():
+            raise GenerationError(f"line {lineno}: {name} has no body")
+        toks = tokenize(body_text, lines[1][0] if len(lines) > 1 else lineno)
+        body = ExprParser(toks, funcs | {name}).parse()
+        return Def(name, params, ret, body=body, line=lineno)
+    lm = re.match(r"^List\s+([A-Z][A-Za-z0-9_]*)\s*→\s*(.+)$", rest)
+    if not lm:
+        raise GenerationError(f"line {lineno}: {name}: expected ':= …' or ': List T → R'")
+    elem = parse_type(lm.group(1), lineno, structs)
+    ret = parse_type(lm.group(2), lineno, structs)
+    cases = [(ln, t.strip()) for ln, t in lines[1:]]
+    if len(cases) != 2:
+        raise GenerationError(f"line {lineno}: {name}: list recursion needs exactly the two "
+                              "lines '| [] => …' and '| x :: xs => …'")
+    (ln0, nil_text), (ln1, cons_text) = cases
+    nm = re.match(r"^\|\s*\[\s*\]\s*=>\s*(.+)$", nil_text)
+    cm = re.match(r"^\|\s*([a-z][A-Za-z0-9_]*)\s*::\s*([a-z][A-Za-z0-9_]*)\s*=>\s*(.+)$", cons_text)
+    if not nm or not cm:
+        raise GenerationError(f"line {ln0}: {name}: expected '| [] => …' then '| x :: xs => …'")
+    nil = ExprParser(tokenize(nm.group(1), ln0), funcs | {name}).parse()
+    cons = (cm.group(1), cm.group(2), ExprParser(tokenize(cm.group(3), ln1), funcs | {name}).parse())
+    return Def(name, params, ret, list_elem=elem, nil=nil, cons=cons, line=lineno)
+
+
+def parse_region(text: str) -> tuple[dict[str, Struct], dict[str, Def]]:
+    lines = text.splitlines()
+    try:
+        start = next(i for i, l in enumerate(lines) if l.strip() == BEGIN)
+        stop = next(i for i, l in enumerate(lines) if l.strip() == END)
+    except StopIteration:
+        raise GenerationError(f"the source has no '{BEGIN}' … '{END}' region") from None
+    if stop <= start:
+        raise GenerationError("the END marker precedes the BEGIN marker")
+    body = strip_comments("\n".join(lines[start + 1:stop]))
+    region = [(start + 2 + i, l) for i, l in enumerate(body.splitlines())]
+    structs: dict[str, Struct] = {}
+    defs: dict[str, Def] = {}
+    for decl in split_decls(region):
+        kind = decl[0][1].split()[0]
+        if kind == "structure":
+            s = parse_struct(decl, structs)
+            structs[s.name] = s
+        else:
+            d = parse_def(decl, structs, set(defs))
+            if d.name in defs:
+                raise GenerationError(f"line {d.line}: {d.name} is defined twice")
+            defs[d.name] = d
+    return structs, defs
+
+
+# ----------------------------------------------------------------------------------- typing + codegen
+
+@dataclass
+class Gen:
+    structs: dict
+    defs: dict
+    lines: list = field(default_factory=list)
+
+    def sig(self, name):
+        d = self.defs[name]
+        params = [t for _, t in d.params]
+        if d.list_elem is not None:
+            params.append(f"List {d.list_elem}")
+        return params, d.ret
+
+    def typeof(self, e, env) -> str:
+        if isinstance(e, Num):
+            return "Nat"
+        if isinstance(e, Var):
+            if e.name not in env:
+                raise GenerationError(f"unknown variable {e.name!r}")
+            return env[e.name]
+        if isinstance(e, Field):
+            t = self.typeof(e.obj, env)
+            if t not in self.structs or e.name not in self.structs[t].fields:
+                raise GenerationError(f"{t} has no field {e.name!r}")
+            return "Nat"
+        if isinstance(e, Call):
+            return self.sig(e.func)[1]
+        if isinstance(e, BinOp):
+            return "Bool" if e.op in ("&&", "||") else "Nat"
+        if isinstance(e, (Not, Decide)):
+            return "Bool"
+        if isinstance(e, If):
+            return self.typeof(e.then, env)
+        if isinstance(e, Const):
+            return "Bool" if isinstance(e.value, bool) else "Option ?"
+        if isinstance(e, Some):
+            return "Option " + self.typeof(e.arg, env)
+        if isinstance(e, Ctor):
+            if e.struct is None:
+                raise GenerationError("a structure constructor needs a known expected type")
+            return e.struct
+        raise GenerationError(f"cannot type {e!r}")
+
+    def check(self, e, env, expected: str):
+        """Type-check ``e`` against ``expected``; annotate constructors with their structure."""
+        if isinstance(e, If):
+            self.check(e.cond, env, "Bool")
+            self.check(e.then, env, expected)
+            self.check(e.other, env, expected)
+            return
+        if isinstance(e, Some):
+            if not expected.startswith("Option "):
+                raise GenerationError(f"'some' where {expected} is expected")
+            self.check(e.arg, env, expected.split(" ", 1)[1])
+            return
+        if isinstance(e, Const) and e.value is None:
+            if not expected.startswith("Option "):
+                raise GenerationError(f"'none' where {expected} is expected")
+            return
+        if isinstance(e, Ctor):
+            if expected not in self.structs:
+                raise GenerationError(f"a structure constructor where {expected} is expected")
+            fields = self.structs[expected].fields
+            e.struct = expected
+            if e.named:
+                names = [n for n, _ in e.fields]
+                if sorted(names) != sorted(fields) or len(set(names)) != len(names):
+                    raise GenerationError(f"{{ … }} for {expected} must set exactly {fields}")
+                for _, sub in e.fields:
+                    self.check(sub, env, "Nat")
+            else:
+                if len(e.fields) != len(fields):
+                    raise GenerationError(f"⟨…⟩ for {expected} needs {len(fields)} components")
+                for sub in e.fields:
+                    self.check(sub, env, "Nat")
+            return
+        if isinstance(e, BinOp):
+            want = "Bool" if e.op in ("&&", "||") else "Nat"
+            self.check(e.left, env, want)
+            self.check(e.right, env, want)
+        elif isinstance(e, Not):
+            self.check(e.arg, env, "Bool")
+        elif isinstance(e, Decide):
+            self.check(e.left, env, "Nat")
+            self.check(e.right, env, "Nat")
+        elif isinstance(e, Call):
+            params, _ = self.sig(e.func)
+            if len(e.args) != len(params):
+                raise GenerationError(f"{e.func} takes {len(params)} arguments, got {len(e.args)}")
+            for a, t in zip(e.args, params):
+                self.check(a, env, t)
+        got = self.typeof(e, env)
+        if got != expected:
+            raise GenerationError(f"expected {expected}, got {got} in {e!r}")
+
+    def py(self, e, rec=None) -> str:
+        """Python source for ``e``.  ``rec`` rewrites recursive calls (fold / loop forms)."""
+        if isinstance(e, Num):
+            return str(e.value)
+        if isinstance(e, Var):
+            return e.name
+        if isinstance(e, Field):
+            return f"{self.py(e.obj, rec)}.{e.name}"
+        if isinstance(e, Const):
+            return repr(e.value)
+        if isinstance(e, Some):
+            return self.py(e.arg, rec)
+        if isinstance(e, Not):
+            return f"(not {self.py(e.arg, rec)})"
+        if isinstance(e, Decide):
+            op = {"≤": "<=", "<": "<", "=": "=="}[e.op]
+            return f"({self.py(e.left, rec)} {op} {self.py(e.right, rec)})"
+        if isinstance(e, BinOp):
+            a, b = self.py(e.left, rec), self.py(e.right, rec)
+            if e.op == "-":
+                return f"_nat_sub({a}, {b})"
+            return f"({a} {({'&&': 'and', '||': 'or'}).get(e.op, e.op)} {b})"
+        if isinstance(e, If):
+            return f"({self.py(e.then, rec)} if {self.py(e.cond, rec)} else {self.py(e.other, rec)})"
+        if isinstance(e, Ctor):
+            if e.named:
+                args = ", ".join(f"{n}={self.py(x, rec)}" for n, x in e.fields)
+            else:
+                names = self.structs[e.struct].fields
+                args = ", ".join(f"{n}={self.py(x, rec)}" for n, x in zip(names, e.fields))
+            return f"{e.struct}({args})"
+        if isinstance(e, Call):
+            if rec is not None and e.func == rec[0]:
+                return rec[1](e)
+            return f"{e.func}({', '.join(self.py(a, rec) for a in e.args)})"
+        raise GenerationError(f"cannot translate {e!r}")
+
+    # -- recursion analysis
+    def rec_calls(self, e, name, tail=True, out=None):
+        out = [] if out is None else out
+        if isinstance(e, Call):
+            if e.func == name:
+                out.append((e, tail))
+            for a in e.args:
+                self.rec_calls(a, name, False, out)
+        elif isinstance(e, If):
+            self.rec_calls(e.cond, name, False, out)
+            self.rec_calls(e.then, name, tail, out)
+            self.rec_calls(e.other, name, tail, out)
+        elif isinstance(e, (BinOp, Decide)):
+            self.rec_calls(e.left, name, False, out)
+            self.rec_calls(e.right, name, False, out)
+        elif isinstance(e, (Not, Some)):
+            self.rec_calls(e.arg, name, False, out)
+        elif isinstance(e, Field):
+            self.rec_calls(e.obj, name, False, out)
+        elif isinstance(e, Ctor):
+            for sub in (x for _, x in e.fields) if e.named else e.fields:
+                self.rec_calls(sub, name, False, out)
+        return out
+
+    def emit_plain(self, d: Def):
+        env = dict(d.params)
+        self.check(d.body, env, d.ret)
+        args = ", ".join(p for p, _ in d.params)
+        self.lines += [f"def {d.name}({args}):", f"    return {self.py(d.body)}", "", ""]
+
+    def emit_list(self, d: Def):
+        head, tail, cons = d.cons
+        lst = "_list"
+        env = dict(d.params)
+        self.check(d.nil, env, d.ret)
+        cenv = {**env, head: d.list_elem, tail: f"List {d.list_elem}"}
+        self.check(cons, cenv, d.ret)
+        calls = self.rec_calls(cons, d.name)
+        for call, _ in calls:
+            last = call.args[-1]
+            if not (isinstance(last, Var) and last.name == tail):
+                raise GenerationError(f"{d.name}: recursive calls must be on the tail '{tail}'")
+        for e in (d.nil,):
+            if self.rec_calls(e, d.name):
+                raise GenerationError(f"{d.name}: recursion in the [] case")
+        pnames = [p for p, _ in d.params]
+        constant = all(
+            all(isinstance(a, Var) and a.name == p for a, p in zip(c.args[:-1], pnames))
+            for c, _ in calls)
+        sig = ", ".join(pnames + [lst])
+        if constant:  # right fold: value(i) from value(i + 1)
+            self.lines += [
+                f"def {d.name}({sig}):",
+                f"    {lst} = tuple({lst})",
+                f"    _acc = {self.py(d.nil)}",
+                f"    for _i in range(len({lst}) - 1, -1, -1):",
+                f"        {head} = {lst}[_i]",
+                f"        _acc = {self.py(cons, (d.name, lambda c: '_acc'))}",
+                "    return _acc", "", ""]
+            return
+        if not all(is_tail for _, is_tail in calls):
+            raise GenerationError(f"{d.name}: recursion that changes its parameters must be in "
+                                  "tail position")
+
+        def tail_stmt(e, indent):
+            pad = " " * indent
+            if isinstance(e, If) and self.rec_calls(e, d.name):
+                return ([f"{pad}if {self.py(e.cond)}:"] + tail_stmt(e.then, indent + 4)
+                        + [f"{pad}else:"] + tail_stmt(e.other, indent + 4))
+            if isinstance(e, Call) and e.func == d.name:
+                new = [self.py(a) for a in e.args[:-1]]
+                targets = ", ".join(pnames + ["_i"])
+                values = ", ".join(new + ["_i + 1"])
+                return [f"{pad}{targets} = {values}", f"{pad}continue"]
+            return [f"{pad}return {self.py(e)}"]
+
+        self.lines += [
+            f"def {d.name}({sig}):",
+            f"    {lst} = tuple({lst})",
+            "    _i = 0",
+            "    while True:",
+            f"        if _i == len({lst}):",
+            f"            return {self.py(d.nil)}",
+            f"        {head} = {lst}[_i]",
+        ] + tail_stmt(cons, 8) + ["", ""]
+
+
+def generate(source: Path, root: Path = ROOT) -> str:
+    text = source.read_text(encoding="utf-8")
+    structs, defs = parse_region(text)
+    gen = Gen(structs, defs)
+    rel = source.resolve()
+    try:
+        rel_name = str(rel.relative_to(root.resolve()))
+    except ValueError:
+        rel_name = source.name
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    cited = {}
+    for name in CITED_FILES:
+        p = root / name
+        if name == rel_name:
+            cited[name] = digest
+        elif p.exists():
+            cited[name] = hashlib.sha256(p.read_bytes()).hexdigest()
+    out = [
+        f'"""GENERATED by scripts/gen_rules.py from {rel_name} — do not edit.',
+        "",
+        f"Source: {rel_name}",
+        f"SHA-256: {digest}",
+        "",
+        "The ledger rules of the Lean specification (namespace Odp.LedgerCore), translated",
+        "one definition at a time.  ℕ subtraction is truncated at 0, as in Lean.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from dataclasses import dataclass",
+        "",
+        f"SOURCE = {rel_name!r}",
+        f"SOURCE_SHA256 = {digest!r}",
+        "#: SHA-256 of the Lean files that certificates cite.",
+        "LEAN_SOURCES = {",
+    ] + [f"    {k!r}: {v!r}," for k, v in cited.items()] + [
+        "}",
+        f"LEAN_NAMESPACE = {'Odp.LedgerCore'!r}",
+        f"DEFINITIONS = {tuple(defs)!r}",
+        "",
+        "",
+        "def _nat_sub(a: int, b: int) -> int:",
+        '    """ℕ subtraction: a - b, or 0 when b > a."""',
+        "    return a - b if a >= b else 0",
+        "",
+        "",
+        "def _nat(value: object, name: str) -> int:",
+        "    if isinstance(value, bool) or not isinstance(value, int) or value < 0:",
+        '        raise ValueError(f"{name} must be a natural number, got {value!r}")',
+        "    return value",
+        "",
+        "",
+    ]
+    for s in structs.values():
+        out += ["@dataclass(frozen=True)", f"class {s.name}:"]
+        out += [f"    {f}: int" for f in s.fields]
+        out += ["", "    def __post_init__(self) -> None:"]
+        out += [f"        _nat(self.{f}, {s.name + '.' + f!r})" for f in s.fields]
+        out += ["", ""]
+    for d in defs.values():
+        if d.list_elem is None:
+            gen.emit_plain(d)
+        else:
+            gen.emit_list(d)
+    while out and gen.lines and gen.lines[-1] == "":
+        gen.lines.pop()
+    return "\n".join(out + gen.lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=ROOT / DEFAULT_SOURCE)
+    parser.add_argument("--output", type=Path, default=ROOT / DEFAULT_OUTPUT)
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="repository root (for the relative source name and cited files)")
+    args = parser.parse_args(argv)
+    try:
+        code = generate(args.source, args.root)
+    except GenerationError as exc:
+        print(f"gen_rules: {args.source}: {exc}", file=sys.stderr)
+        return 1
+    args.output.write_text(code, encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
