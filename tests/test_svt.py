@@ -1,0 +1,348 @@
+"""SVT (paper 002, Alg. 2, Lemma 8): the exact output distribution of the discrete-noise
+mechanism, checked against the declared ODP guarantee with odp.exact, plus the batch/interactive
+accounting behaviour and the Sec. 4.1 release application.
+
+The exact distributions use the exponential parametrisation of the discrete Laplace noise:
+``P(x) ∝ r^{|x|}`` with *rational* r, so every output probability is an exact rational and
+``e^{ℰ(S_{c'})} = r_ρ^{-m} r_ν^{-2mc'}`` is an exact rational too.  The ODP inequality
+``Σ_o (p(o) − e^{ℰ(class(o))} q(o))₊ ≤ δ`` is then decided by odp.exact with those factors
+folded into q (cost 0).  The same closed form is also evaluated at the mechanism's own
+irrational r with mpmath (60 digits)."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import odp
+from odp.errors import BudgetExceeded, InvalidParameter
+from odp.exact import FiniteDist, satisfies_odp_cost
+from odp.mechanisms.svt import (
+    SessionClosed,
+    SparseVectorMechanism,
+    SVTParameters,
+    SVTSession,
+    adaptive_output_distribution,
+    answer_probability,
+    count_top,
+    discrete_laplace_tail,
+    entry_epsilon,
+    output_distribution,
+    sparse_vector_release,
+    svt_split,
+)
+
+R1, R2 = Fraction(1, 2), Fraction(2, 3)
+
+
+def odp_holds_exp(p, q, weight, delta=0):
+    """Def. 2 for one ordered pair with exact rational factors ``weight(o) = e^{ℰ(class(o))}``:
+    fold them into q and decide with odp.exact (cost 0, so e^0 = 1 exactly)."""
+    scaled = {o: weight(o) * q.get(o, Fraction(0)) for o in set(p) | set(q)}
+    return satisfies_odp_cost(p, scaled, lambda _o: Fraction(0), delta)
+
+
+def lemma8_weight(m, r1=R1, r2=R2):
+    """e^{ε1 + (c'/c) ε2} with e^{ε1} = r1^{-m}, e^{ε2/c} = r2^{-2m} (scales m/ε1, 2cm/ε2)."""
+    return lambda o: r1 ** (-m) * r2 ** (-2 * m * count_top(o))
+
+
+# ------------------------------------------------------------------ the exact model itself
+
+
+def _brute_force(answers, gaps, r1, r2, reach=3000):
+    """Direct summation over ρ ∈ [−reach, reach] at 40 digits (the omitted mass is < r1^reach)."""
+    total = mpmath.mpf(0)
+    for z in range(-reach, reach + 1):
+        term = (1 - r1) / (1 + r1) * r1 ** abs(z)
+        for a, d in zip(answers, gaps):
+            g = discrete_laplace_tail(d + z, r2)
+            term *= g if a else 1 - g
+        total += term
+    return total
+
+
+def test_closed_form_matches_direct_summation_and_sums_to_one():
+    with mpmath.workdps(40):
+        r1, r2 = mpmath.mpf(1) / 2, mpmath.mpf(2) / 3
+        for answers, gaps in [((True,), (0,)), ((False, True), (3, -2)),
+                              ((True, False, False, True), (1, 5, -4, 0)), ((), ())]:
+            exact = answer_probability(answers, gaps, R1, R2)
+            assert isinstance(exact, Fraction)
+            assert abs(_brute_force(answers, gaps, r1, r2) - mpmath.mpf(exact.numerator) /
+                       exact.denominator) < mpmath.mpf(10) ** -30
+    dist = output_distribution([3, 0, 5, 1], [2, 2, 2, 2], 2, R1, R2)
+    assert sum(dist.values()) == 1
+    assert set(dist) == {o for o in dist if count_top(o) <= 2}
+    # cut-off: nothing after the second ⊤; STOP: nothing longer than 4
+    assert all(len(o) == 4 or (count_top(o) == 2 and o[-1]) for o in dist)
+
+
+# ------------------------------------------------------------------ Lemma 8, exactly
+
+_node = st.tuples(st.integers(-3, 3), st.sampled_from([-1, 0, 1]), st.integers(-3, 3),
+                  st.booleans())
+
+
+def _histories(depth):
+    out = [()]
+    for length in range(1, depth):
+        out += list(itertools.product((True, False), repeat=length))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(c=st.sampled_from([1, 2]), depth=st.integers(1, 4), m=st.sampled_from([1, 2]),
+       nodes=st.lists(_node, min_size=15, max_size=15))
+def test_lemma8_exact_for_adaptive_analysts(c, depth, m, nodes):
+    """An adaptive analyst picks, after each history of answers, a query (value on x, shift to
+    x' with |shift| ≤ m, threshold) or STOP.  Both orders of the pair satisfy Lemma 8's ODP
+    inequality with δ = 0; the claim without ε1 fails on some pairs (next test)."""
+    plan = dict(zip(_histories(depth), nodes))
+
+    def strategy(on_x_prime):
+        def pick(history):
+            if len(history) >= depth:
+                return None
+            n, shift, t, stop = plan[history]
+            if stop and history:
+                return None
+            return (n + m * shift if on_x_prime else n, t)
+        return pick
+
+    p = adaptive_output_distribution(strategy(False), c, R1, R2)
+    q = adaptive_output_distribution(strategy(True), c, R1, R2)
+    assert sum(p.values()) == 1 == sum(q.values())
+    p, q = FiniteDist(p), FiniteDist(q)
+    assert odp_holds_exp(p, q, lemma8_weight(m))
+    assert odp_holds_exp(q, p, lemma8_weight(m))
+
+
+def test_wrong_claims_are_detected_by_the_same_check():
+    """(a) charging (c'/c)·ε2 without ε1; (b) Lemma 8's claim for a mechanism whose query noise
+    is only cΔ/ε2 (the 'monotone queries' variant) — both violate Def. 2 on some pair."""
+    without_eps1 = lambda o: R2 ** (-2 * count_top(o))  # noqa: E731
+    p = FiniteDist(output_distribution([0, 0], 0, 1, R1, R2))
+    q = FiniteDist(output_distribution([1, 1], 0, 1, R1, R2))
+    assert odp_holds_exp(q, p, lemma8_weight(1)) and odp_holds_exp(p, q, lemma8_weight(1))
+    assert not odp_holds_exp(p, q, without_eps1)
+    # (b): r_ν = e^{-ε2/(cm)}, i.e. e^{ε2/c} = r_ν^{-1}; non-monotone neighbours
+    half_noise = lambda o: R1 ** -1 * R2 ** (-count_top(o))  # noqa: E731
+    violated = False
+    for vals in itertools.product(range(-2, 3), repeat=3):
+        for shifts in itertools.product((-1, 1), repeat=3):
+            other = [v + s for v, s in zip(vals, shifts)]
+            p = FiniteDist(output_distribution(vals, 0, 2, R1, R2))
+            q = FiniteDist(output_distribution(other, 0, 2, R1, R2))
+            if not odp_holds_exp(p, q, half_noise):
+                violated = True
+                break
+        if violated:
+            break
+    assert violated
+
+
+def test_lemma8_at_the_mechanisms_own_parameters_high_precision():
+    """A real SparseVectorMechanism on small databases (counts; add/remove one record): its own
+    grid values and its own noise parameters r = e^{-1/scale}, evaluated at 60 digits."""
+    queries = [lambda d: sum(1 for v in d if v >= 1), lambda d: len(d),
+               lambda d: sum(1 for v in d if v > 1)]  # sensitivity 1 each
+    mech = SparseVectorMechanism(queries, [2, 3, 1], epsilon1="0.5", epsilon2="1", c=2,
+                                 granularity=1)
+    svt = mech.svt
+    assert svt.units == 1
+    pairs = [([1, 1, 2], [1, 1]), ([0, 2, 2], [0, 2, 2, 1]), ([3], [])]
+    with mpmath.workdps(60):
+        r1 = mpmath.exp(-1 / mpmath.mpf(svt.threshold_scale.numerator) *
+                        svt.threshold_scale.denominator)
+        r2 = mpmath.exp(-mpmath.mpf(svt.query_scale.denominator) / svt.query_scale.numerator)
+        for a, b in pairs:
+            for x, y in ((a, b), (b, a)):
+                px = output_distribution([svt.to_grid(f(x)) for f in queries],
+                                         [svt.to_grid(t) for t in mech.thresholds], 2, r1, r2)
+                py = output_distribution([svt.to_grid(f(y)) for f in queries],
+                                         [svt.to_grid(t) for t in mech.thresholds], 2, r1, r2)
+                for o, prob in px.items():
+                    cost = mech.guarantee.cost(mech.guarantee.classify(o))
+                    bound = mpmath.exp(mpmath.mpf(cost.numerator) / cost.denominator) * py[o]
+                    assert prob <= bound * (1 + mpmath.mpf(10) ** -40)
+        # ε1 is needed: without it some output of some pair breaks the bound
+        x, y = [0, 0], [0, 0, 0]  # y has the larger values: all-⊥ is likelier on x
+        px = output_distribution([svt.to_grid(f(x)) for f in queries], [2, 3, 1], 2, r1, r2)
+        py = output_distribution([svt.to_grid(f(y)) for f in queries], [2, 3, 1], 2, r1, r2)
+        assert any(px[o] > mpmath.exp(svt.cost(count_top(o)) - svt.epsilon1) * py[o]
+                   for o in px)
+
+
+def test_empirical_class_frequencies_match_exact_probabilities():
+    queries = [lambda d: d[0], lambda d: d[1], lambda d: d[2], lambda d: d[3]]
+    mech = SparseVectorMechanism(queries, [1, 0, 2, 1], epsilon1="1", epsilon2="2", c=2,
+                                 granularity=1)
+    data = (2, -1, 2, 0)
+    r1, r2 = mech.svt.noise_parameters()
+    exact = output_distribution(list(data), [1, 0, 2, 1], 2, r1, r2)
+    by_class = Counter()
+    for o, prob in exact.items():
+        by_class[count_top(o)] += prob
+    assert abs(sum(by_class.values()) - 1) < 1e-12
+    rng = odp.SeededRandom(11)
+    n = 3000
+    seen = Counter(count_top(mech.release(data, rng)) for _ in range(n))
+    classes = sorted(by_class)
+    observed = [seen[k] for k in classes]
+    expected = [n * by_class[k] for k in classes]
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    # the full outputs, too (pooled small cells are fine at this size)
+    seen_full = Counter(mech.release(data, rng) for _ in range(n))
+    outs = sorted(exact, key=lambda o: -exact[o])[:6]
+    rest = n - sum(seen_full[o] for o in outs)
+    assert stats.chisquare([seen_full[o] for o in outs] + [rest],
+                           [n * exact[o] for o in outs] + [n * (1 - sum(exact[o] for o in outs))]
+                           ).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------ accounting behaviour
+
+
+def test_batch_mechanism_is_charged_by_its_class():
+    acc = odp.Accountant("3", rng=odp.SeededRandom(3))
+    mech = SparseVectorMechanism([lambda d, i=i: d[i] for i in range(6)], 50, epsilon1="1/4",
+                                 epsilon2="3/4", c=3)
+    answers = acc.run(mech, [100, 0, 0, 100, 0, 0])
+    rec = acc.last_round
+    k = count_top(answers)
+    assert answers[0] and answers[3] and k == 2  # far above/below threshold at these scales
+    assert rec.label == k and rec.charged == Fraction(1, 4) + Fraction(k, 3) * Fraction(3, 4)
+    assert rec.refund == Fraction(1, 4)
+    assert acc.remaining.epsilon == 3 - rec.charged
+
+
+def test_session_matches_batch_and_settles_at_cut_off():
+    data = [100, 0, 100, 100, 0]
+    queries = [lambda d, i=i: d[i] for i in range(5)]
+    batch = SparseVectorMechanism(queries, 50, epsilon1="1/2", epsilon2="1/2", c=2)
+    expected = batch.release(data, odp.SeededRandom(9))
+    acc = odp.Accountant("2", rng=odp.SeededRandom(9))
+    session = SVTSession(acc, data, epsilon1="1/2", epsilon2="1/2", c=2)
+    assert acc.last_round.interactive and acc.remaining.epsilon == 1  # sup held while open
+    got = []
+    for q in queries:
+        got.append(session.ask(q, 50))
+        if not session.open:
+            break
+    assert tuple(got) == expected == (True, False, True)
+    assert session.record.charged == 1 and session.record.label == 2
+    with pytest.raises(SessionClosed):
+        session.ask(queries[3], 50)
+    assert len(acc.history) == 1
+
+
+def test_session_stop_refunds_and_refuses_later_queries():
+    acc = odp.Accountant("2", rng=odp.SeededRandom(1))
+    with SVTSession(acc, [0, 0, 0], epsilon1="1/2", epsilon2="1", c=4) as session:
+        assert session.ask(lambda d: d[0], 100) is False
+        assert session.ask(lambda d: d[1], 100) is False
+    assert session.record.charged == Fraction(1, 2) and session.record.label == 0
+    assert acc.remaining.epsilon == Fraction(3, 2)
+    before = acc.remaining
+    with pytest.raises(SessionClosed):
+        session.ask(lambda d: d[2], 100)
+    assert acc.remaining == before and len(acc.history) == 1
+
+
+def test_session_overlapping_another_round_is_charged_its_sup():
+    acc = odp.Accountant("3", rng=odp.SeededRandom(2))
+    session = SVTSession(acc, [0], epsilon1="1/2", epsilon2="1/2", c=1)
+    session.ask(lambda d: d[0], 100)
+    acc.run(odp.LaplaceMechanism(lambda d: d[0], epsilon="1/4"), [0])
+    rec = session.stop()
+    assert rec.charged == 1 and rec.reason == "interactive-overlap"
+
+
+def test_session_error_inside_a_query_charges_the_sup():
+    acc = odp.Accountant("2", rng=odp.SeededRandom(2))
+
+    def broken(_d):
+        raise RuntimeError("boom")
+
+    session = SVTSession(acc, [0], epsilon1="1/2", epsilon2="1/2", c=1)
+    with pytest.raises(RuntimeError):
+        session.ask(broken, 1)
+    assert acc.last_round.charged == 1 and not session.open
+
+
+def test_session_over_budget_draws_nothing():
+    acc = odp.Accountant("1/2", rng=odp.SeededRandom(2))
+    with pytest.raises(BudgetExceeded):
+        SVTSession(acc, [0], epsilon1="1/2", epsilon2="1/2", c=1)
+    assert acc.history == [] and acc.remaining.epsilon == Fraction(1, 2)
+
+
+# ------------------------------------------------------------------ Sec. 4.1 application
+
+
+def test_sparse_vector_release_spends_the_leftover_on_the_selected_entries():
+    vector = [0] * 30
+    for i in (3, 11, 20):
+        vector[i] = 1000
+    entries = [lambda v, i=i: v[i] for i in range(30)]
+    acc = odp.Accountant("1", rng=odp.SeededRandom(4))
+    eps1, eps2 = svt_split("1/2", 10)
+    out = sparse_vector_release(acc, vector, entries, 500, c=10, epsilon1=eps1, epsilon2=eps2,
+                                epsilon3="1/2")
+    assert out.selected == [3, 11, 20]
+    k = out.count
+    assert out.svt_round.charged == eps1 + Fraction(k, 10) * eps2
+    assert out.epsilon_per_entry == (Fraction(1, 2) + Fraction(10 - k, 10) * eps2) / k
+    assert all(r.charged == out.epsilon_per_entry for r in out.entry_rounds)
+    spent = out.svt_round.charged + sum(r.charged for r in out.entry_rounds)
+    assert spent == 1 and acc.remaining.epsilon == 0  # the whole plan, not more
+    assert all(abs(out.values[i] - 1000) < 100 for i in out.selected)
+    # the standard analysis would give ε3/c per entry, far less
+    assert entry_epsilon(k, 10, eps2, Fraction(1, 2), odp=False) == Fraction(1, 20)
+    assert out.epsilon_per_entry > 3 * Fraction(1, 20)
+
+
+def test_sparse_vector_release_checks_the_whole_plan_first():
+    acc = odp.Accountant("1", rng=odp.SeededRandom(4))
+    with pytest.raises(BudgetExceeded):
+        sparse_vector_release(acc, [0], [lambda v: v[0]], 1, c=1, epsilon1="1/2",
+                              epsilon2="1/2", epsilon3="1/2")
+    assert acc.history == []
+
+
+# ------------------------------------------------------------------ parameters
+
+
+def test_split_and_costs():
+    e1, e2 = svt_split("1/2", 20)
+    assert e1 + e2 == Fraction(1, 2)
+    assert abs(float(e1 / e2) - 1 / 40 ** (2 / 3)) < 1e-4
+    p = SVTParameters("1/4", "3/4", 3)
+    assert [p.cost(k) for k in range(4)] == [Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), 1]
+    assert p.guarantee().sup_epsilon == 1 and p.guarantee().delta == 0
+    assert p.units == 1000 and p.query_scale == Fraction(2 * 3 * 1000) / Fraction(3, 4)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"epsilon1": "0", "epsilon2": "1", "c": 1},
+    {"epsilon1": "1", "epsilon2": "-1", "c": 1},
+    {"epsilon1": "1", "epsilon2": "1", "c": 0},
+    {"epsilon1": "1", "epsilon2": "1", "c": True},
+    {"epsilon1": "1", "epsilon2": "1", "c": 1, "sensitivity": 0},
+])
+def test_bad_parameters_raise_typed_errors(kwargs):
+    with pytest.raises(InvalidParameter):
+        SparseVectorMechanism([len], 1, **kwargs)
+
+
+def test_threshold_list_length_must_match():
+    with pytest.raises(InvalidParameter):
+        SparseVectorMechanism([len, len], [1, 2, 3], epsilon1=1, epsilon2=1, c=1)
