@@ -17,12 +17,19 @@ Output and exit code:
 * `FAIL at row i: <reason>` (i = 1-based index of the `step` row), exit 1;
 * usage, unreadable file or malformed ledger: message on stderr, exit 2.
 
+`odpcheck --stream` serves many ledgers through one process (the protocol the Python bridge
+`odp.certs.lean` drives with pexpect): it reads ledger lines from standard input; a line `END`
+ends one ledger, and the answer is one line — `OK eps=<n> delta=<n>`, `FAIL at row i: <reason>`
+or `ERROR <message>` (malformed ledger) — flushed immediately.  End of input exits with 0.
+
 For each step the checks run in this order: its `blocks` row (`blocksOk`), its `deltas` row
 (`deltasOk`), then `admits` against the remaining budget; the first failing step is reported.
 The `OK` verdict is printed only when `replay` (whose soundness is `replay_sound`) accepts.
 
 This file imports no Mathlib and uses only the long-standing core API `String.toList`,
-`IO.FS.readFile`, `IO.println`, `IO.eprintln`; all parsing is done on `List Char`.
+`IO.FS.readFile`, `IO.println`, `IO.eprintln`, and for `--stream` `IO.getStdin`,
+`IO.getStdout`, `IO.FS.Stream.getLine` / `putStrLn` / `flush`; all parsing is done on
+`List Char`.
 -/
 import Odp.LedgerCore
 
@@ -220,6 +227,35 @@ def firstFailure : State → Nat → List StepRow → Option (Nat × String)
       if admits s st.entry then firstFailure (update s st.entry) (i + 1) rest
       else some (i, admitsReason s st.entry)
 
+/-- The one-line verdict on a ledger text (used by `--stream`). -/
+def answer (txt : String) : String :=
+  match parseLedger txt with
+  | .bad msg => s!"ERROR {msg}"
+  | .ok s0 steps =>
+    match firstFailure s0 1 steps with
+    | some (i, msg) => s!"FAIL at row {i}: {msg}"
+    | none =>
+      match replay s0 (steps.map StepRow.entry) with
+      | some t => s!"OK eps={t.eps} delta={t.delta}"
+      | none => "FAIL at row 0: replay rejected the ledger"
+
+/-- Is this input line the `END` marker (ignoring the line break)? -/
+def isEndLine (line : String) : Bool :=
+  line.toList.filter (fun c => c != '\n' && c != '\r') == "END".toList
+
+/-- `odpcheck --stream`: answer each ledger terminated by an `END` line; stop at end of input
+(`getLine` returns the empty string only at end of input). -/
+partial def streamLoop (stdin stdout : IO.FS.Stream) (buf : String) : IO Unit := do
+  let line ← stdin.getLine
+  if line == "" then
+    return ()
+  else if isEndLine line then
+    stdout.putStrLn (answer buf)
+    stdout.flush
+    streamLoop stdin stdout ""
+  else
+    streamLoop stdin stdout (buf ++ line)
+
 def readInput (path : String) : IO (Option String) := do
   try
     let txt ← IO.FS.readFile (System.FilePath.mk path)
@@ -232,6 +268,11 @@ end OdpCheck
 open OdpCheck in
 def main (args : List String) : IO UInt32 := do
   match args with
+  | ["--stream"] =>
+    let stdin ← IO.getStdin
+    let stdout ← IO.getStdout
+    streamLoop stdin stdout ""
+    return 0
   | [path] =>
     match ← readInput path with
     | none =>
@@ -256,5 +297,5 @@ def main (args : List String) : IO UInt32 := do
             IO.println "FAIL at row 0: replay rejected the ledger"
             return 1
   | _ =>
-    IO.eprintln "usage: odpcheck LEDGER"
+    IO.eprintln "usage: odpcheck LEDGER | odpcheck --stream"
     return 2

@@ -66,6 +66,13 @@ examples() {
   if [ "$usage" -ne 2 ] || [ "$missing" -ne 2 ]; then
     echo "usage / unreadable-file errors must exit 2 (got $usage, $missing)" >&2; failed=1
   fi
+  # --stream: two ledgers through one process (the protocol odp.certs.lean drives).
+  local stream
+  stream="$(printf 'D 1\nbudget 2 0\nstep 1 1 0\nEND\nD 1\nbudget 1 0\nstep 2 1 0\nEND\n' | "$bin" --stream)"
+  echo "stream: $(echo "$stream" | tr '\n' '|')"
+  if [ "$stream" != "$(printf 'OK eps=1 delta=0\nFAIL at row 1: admits: supEps > eps')" ]; then
+    echo "  unexpected --stream answers" >&2; failed=1
+  fi
   return "$failed"
 }
 
