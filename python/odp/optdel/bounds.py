@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from ..budget import format_fraction, to_fraction
 from ..errors import InvalidParameter
 from ..rational import ceil_fraction, floor_fraction, log_bracket
-from . import exact, lattice
+from . import exact, interp, lattice
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
@@ -168,33 +168,56 @@ def _cells_estimate(eps: Sequence[Fraction], h: Fraction, window: tuple[int, int
     return int(total)
 
 
-def _choose_grid(eps: Sequence[Fraction], costs: Sequence[Fraction], grid: Any,
-                 max_cells: int) -> Fraction:
-    if grid is not None:
-        h = to_fraction(grid, name="grid")
-        if h <= 0:
-            raise InvalidParameter(f"grid must be > 0, got {format_fraction(h)}")
-        return h
-    unit = _gcd_unit(eps)
-    if unit is None:
-        return Fraction(1)
-    h = unit
-    window = lattice.default_window(h, eps, costs)
-    c = _cells_estimate(eps, h, window)
-    if c <= max_cells:
-        return h
-    # coarsen: the smallest "nice" step 1, 2 or 5 times a power of ten that fits the budget
-    target = h * c / max_cells
+def _nice_grid(target: Fraction, fits) -> Fraction:
+    """The smallest step ``1, 2 or 5 x 10^e`` that is ``>= target`` and satisfies ``fits``."""
     e10 = math.floor(math.log10(target.numerator) - math.log10(target.denominator)) - 1
     while True:
         for mant in (1, 2, 5):
             cand = Fraction(mant) * Fraction(10) ** e10
-            if cand < target:
-                continue
-            window = lattice.default_window(cand, eps, costs)
-            if _cells_estimate(eps, cand, window) <= max_cells:
+            if cand >= target and fits(cand):
                 return cand
         e10 += 1
+
+
+def _lattice_grid(eps: Sequence[Fraction], costs: Sequence[Fraction], max_cells: int
+                  ) -> tuple[Fraction, bool]:
+    """``(h, exact)``: the exact common unit of the epsilons if its lattice fits in
+    ``max_cells``, else a nice coarser step (epsilons then get rounded)."""
+    unit = _gcd_unit(eps)
+    if unit is None:
+        return Fraction(1), True
+
+    def cells_of(h: Fraction) -> int:
+        return _cells_estimate(eps, h, lattice.default_window(h, eps, costs))
+
+    c = cells_of(unit)
+    if c <= max_cells:
+        return unit, True
+    return _nice_grid(unit * c / max_cells, lambda h: cells_of(h) <= max_cells), False
+
+
+def _interp_cells_estimate(eps: Sequence[Fraction], h: Fraction, window: tuple[int, int]) -> int:
+    total, J = 1, 0
+    cap = window[1] - window[0] + 1
+    for e in eps:
+        J += int(e // h) + 1
+        total += min(2 * J + 1, cap)
+    return total
+
+
+def _interp_grid(eps: Sequence[Fraction], costs: Sequence[Fraction], max_cells: int) -> Fraction:
+    """Grid for :mod:`odp.optdel.interp` (its cells cost about twice a lattice cell)."""
+    budget = max(1, max_cells // 2)
+    tot = sum(eps, Fraction(0))
+    if tot == 0:
+        return Fraction(1)
+
+    def fits(h: Fraction) -> bool:
+        return _interp_cells_estimate(eps, h, lattice.default_window(h, eps, costs)) <= budget
+
+    # cells ~ k * tot / h: start from that estimate
+    target = Fraction(len(eps)) * tot / budget
+    return _nice_grid(target, fits)
 
 
 def _instance(eps: Sequence[Fraction], deltas, stops, costs, h: Fraction, up: bool,
@@ -208,31 +231,60 @@ def _instance(eps: Sequence[Fraction], deltas, stops, costs, h: Fraction, up: bo
 
 def _lattice_bound(quantity: str, eps_up, eps_lo, deltas, stops, costs_up, costs_lo, grid,
                    max_cells: int, want_lower: bool, method_prefix: str = "") -> OptDelBound:
-    h = _choose_grid(list(eps_up), list(costs_up), grid, max_cells)
-    window = lattice.default_window(h, list(eps_up), list(costs_up))
-    inst_up = _instance(eps_up, deltas, stops, costs_up, h, True, window)
-    inst_lo = _instance(eps_lo, deltas, stops, costs_lo, h, False, window)
-    total_units = sum(inst_up.units)
-    full = window[0] <= -total_units and window[1] >= total_units
-    exact_states = inst_up.units == inst_lo.units and full and list(costs_up) == list(costs_lo)
-    if quantity == "thm15":
-        upper = Fraction(lattice.thm15_pass(inst_up, True))
-        lower = Fraction(lattice.thm15_pass(inst_lo, False)) if want_lower else None
+    eps_up, eps_lo = list(eps_up), list(eps_lo)
+    costs_up, costs_lo = list(costs_up), list(costs_lo)
+    same = eps_up == eps_lo and costs_up == costs_lo
+    if grid is not None:
+        h = to_fraction(grid, name="grid")
+        if h <= 0:
+            raise InvalidParameter(f"grid must be > 0, got {format_fraction(h)}")
+        h_lo, h_up = h, h
+        exact_unit = same and all((e / h).denominator == 1 for e in eps_up)
     else:
+        h_lo, exact_unit = _lattice_grid(eps_up, costs_up, max_cells)
+        exact_unit = exact_unit and same
+        h_up = h_lo if exact_unit else _interp_grid(eps_up, costs_up, max_cells)
+    window = lattice.default_window(h_lo, eps_up, costs_up)
+    inst_lo = _instance(eps_lo, deltas, stops, costs_lo, h_lo, False, window)
+    details: dict[str, Any] = {}
+    if exact_unit:
+        inst_up = _instance(eps_up, deltas, stops, costs_up, h_lo, True, window)
+        total_units = sum(inst_up.units)
+        exact_states = window[0] <= -total_units and window[1] >= total_units
+        details["cells_per_pass"] = lattice.cells(inst_up)
+        if quantity == "thm15":
+            upper = Fraction(lattice.thm15_pass(inst_up, True))
+        else:
+            upper = lattice.eq4_pass(inst_up, True)
+        method = "lattice"
+        grid_used = h_lo
+    else:
+        exact_states = False
+        w_up = lattice.default_window(h_up, eps_up, costs_up)
+        inst_i = interp.InterpInstance(h_up, tuple(eps_up), tuple(deltas), tuple(stops),
+                                       tuple(costs_up), w_up)
+        details["interp_cells"] = interp.interp_cells(inst_i)
+        details["upper_grid"] = str(h_up)
+        if quantity == "thm15":
+            upper = Fraction(interp.interp_upper(inst_i))
+        else:
+            upper = interp.eq4_interp_upper(inst_i)
+        method = "interp-upper/rounded-lower"
+        grid_used = h_up
+    lower = None
+    if want_lower:
+        details["lower_grid"] = str(h_lo)
+        details["lower_cells"] = lattice.cells(inst_lo)
+        if quantity == "thm15":
+            lower = Fraction(lattice.thm15_pass(inst_lo, False))
+        else:
+            lower = lattice.eq4_pass(inst_lo, False)
+    if quantity != "thm15":
         # the exact (1 - prod(1 - delta)) parts have huge denominators: round outwards
-        upper = round_up_significant(lattice.eq4_pass(inst_up, True), 20)
-        lower = (
-            round_down_significant(lattice.eq4_pass(inst_lo, False), 20) if want_lower else None
-        )
-    return OptDelBound(
-        quantity,
-        lower,
-        upper,
-        method_prefix + ("lattice" if exact_states else "lattice-grid"),
-        grid=h,
-        exact_states=exact_states,
-        details={"cells_per_pass": lattice.cells(inst_up)},
-    )
+        upper = round_up_significant(upper, 20)
+        lower = None if lower is None else round_down_significant(lower, 20)
+    return OptDelBound(quantity, lower, upper, method_prefix + method, grid=grid_used,
+                       exact_states=exact_states, details=details)
 
 
 def _exp_fallback(quantity: str, problem: ExpProblem, grid, max_cells, want_lower) -> OptDelBound:

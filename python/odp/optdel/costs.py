@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from ..budget import parse_delta, to_fraction
 from ..errors import InvalidParameter
 from . import lattice
-from .bounds import DEFAULT_MAX_CELLS, _choose_grid, _instance, optdel_upper
+from .bounds import DEFAULT_MAX_CELLS, _instance, _lattice_grid, optdel_upper
 from .problem import EpsProblem
 
 __all__ = ["lemma11_costs", "optdel_saving"]
@@ -55,7 +55,7 @@ def lemma11_costs(
         raise InvalidParameter("resolution must be > 0")
     eps = list(problem.epsilons)
     total_eps = [sum(eps[:k], Fraction(0)) for k in problem.stops]
-    h = _choose_grid(eps, [total_eps[-1]], None, max_cells)
+    h = _lattice_grid(eps, [total_eps[-1]], max_cells)[0]
     window = lattice.default_window(h, eps, [total_eps[-1]])
     inst = _instance(eps, problem.deltas, problem.stops, [Fraction(0)] * n, h, True, window)
     table = lattice.stop_table_for(inst, [total_eps[-1] + res])
