@@ -1,0 +1,520 @@
+"""Propose-Test-Release with ODP accounting (paper 002, Sec. 4.2: Def. 9, Lemma 10).
+
+* :class:`PTRFunction` — an (ε, δ)-PTR function ``T(x, s)`` (Def. 9).  As a mechanism it is
+  (𝒫, ℰ, δ)-ODP with 𝒫 = {values, {⊥}}, ℰ(values) = 2ε, ℰ({⊥}) = ε (Sec. 4.2).
+* :class:`IQRMechanism` — Dwork and Lei's ``M_IQR`` (STOC 2009, Sec. 3.1): two PTR functions
+  that estimate the interquartile range on logarithmic bins, the second discretisation shifted
+  by half a bin; the second runs only if the first returns ⊥.  Lemma 10: (𝒫, ℰ, δ)-ODP with
+  ℰ(ℝ) = 3ε and ℰ({⊥}) = 2ε.
+* :class:`ExponentialMedian` — an ε-DP median (exponential mechanism on a public grid).
+* :func:`iqr_then_median` — the application of Sec. 4.2: a ⊥ from ``M_IQR`` is charged 2ε1
+  instead of 3ε1, which leaves (ε1 + ε2, δ2) for the median.
+
+Neighbouring databases here are lists of the same public size ``n`` that differ in one record
+(replace-one), as in Dwork and Lei.
+
+**The IQR PTR function** (one discretisation with offset ``o`` ∈ {0, 1/2}, base ``b`` > 1
+rational, ``L`` sub-bins per bin).  Bins are ``B_k = [b^{k+o}, b^{k+1+o})`` on (0, ∞).  With
+``x_(i)`` the order statistics (``x_(i) = −∞`` for i < 1, ``+∞`` for i > n) and the quartile
+ranks ``l = ⌈n/4⌉``, ``h = ⌈3n/4⌉``, the IQR is ``x_(h) − x_(l)``.  Replacing t records moves
+``x_(i)`` within ``[x_(i−t), x_(i+t)]``, so every database within t replacements has its IQR in
+``I(t) = [x_(h−t) − x_(l+t), x_(h+t) − x_(l−t)]``.  The test statistic is
+``A(x) = min {t ≥ 1 : I(t) ⊄ bin of IQR(x)}`` (``A = 1`` when the IQR is 0).  Then
+
+* ``A`` is 1-Lipschitz (``I_{x'}(t) ⊆ I_x(t+1)`` for neighbours, and ``A = 1`` on both sides
+  when their IQRs lie in different bins), and
+* ``A(x) ≥ 2`` implies that every neighbour's IQR lies in the same bin as ``x``'s.
+
+The function draws ``Z`` ~ discrete Laplace of scale 1/ε and passes iff ``A(x) + Z ≥ K + 1``,
+with ``K ≥ 1`` the least integer such that ``P(Z ≥ K) = r^K/(1+r) ≤ δ'`` (``r = e^{−ε}``, taken
+at its rigorous upper bracket).  On a pass it releases the sub-bin index
+``ĵ = ⌊L·(log_b IQR − o)⌋ + W``, ``W`` ~ discrete Laplace of scale ``(L−1)/ε`` (no noise for
+L = 1).  Def. 9 holds with G(T, x) = {s : A(x) ≥ 2}: (2) by the Lipschitz property, (4) since
+``A ≥ 1`` always and a bad ``s`` has ``A = 1``, (3) because a good ``s`` fixes the bin for all
+neighbours, so the unnoised index moves by at most L − 1 (test e^ε × release e^ε).
+
+``M_IQR(ε, δ)`` uses two such functions, each with δ' = δ/2; the proof of Lemma 10 plus the
+case analysis of Dwork and Lei (a bad discretisation leaks at most δ/2 each) gives
+(3ε, δ) on values and (2ε, 0) on ⊥, hence δ in total (Lemma 6).
+``tests/test_ptr.py`` checks the declared guarantee against the exact output distribution on
+every neighbouring pair of small databases (:func:`iqr_output_distribution`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+from ..budget import format_fraction, parse_delta, parse_epsilon, to_fraction
+from ..errors import InvalidParameter
+from ..guarantees import DP, ODP
+from ..rational import exp_bracket
+from ..samplers import RandomSource, bernoulli_exp, discrete_laplace
+from .base import BOTTOM, Mechanism
+from .noise import exact_value, value_or_bottom
+
+__all__ = [
+    "PTRFunction",
+    "PTRMechanism",
+    "IQREstimate",
+    "LogBinIQR",
+    "IQRMechanism",
+    "ExponentialMedian",
+    "IQRMedianResult",
+    "iqr_then_median",
+    "default_base",
+    "iqr_output_distribution",
+    "test_threshold",
+]
+
+
+class PTRFunction:
+    """An (ε, δ)-PTR function ``T(x, s)`` (Def. 9 of paper 002).
+
+    Subclasses implement :meth:`apply` and must satisfy Def. 9: ``T(x, ⊥) = ⊥``; the events
+    {⊥} and {≠ ⊥} are e^ε-close for neighbours; for ``s`` in a good set ``G(T, x)`` every
+    release set is e^{2ε}-close; for ``s`` outside it, ``P(T(x, s) ≠ ⊥) ≤ δ``.
+    Then ``T(·, s)`` is (𝒫, ℰ, δ)-ODP with ℰ(values) = 2ε and ℰ({⊥}) = ε (Sec. 4.2)."""
+
+    name = "ptr"
+
+    def __init__(self, epsilon: Any, delta: Any):
+        self.epsilon = parse_epsilon(epsilon)
+        self.delta = parse_delta(delta)
+        if self.epsilon <= 0 or self.delta <= 0:
+            raise InvalidParameter("a PTR function needs epsilon > 0 and 0 < delta < 1")
+
+    def apply(self, data: Any, proposal: Any, rng: RandomSource) -> Any:
+        """``T(x, s)``: a value or :data:`BOTTOM`.  Must return ⊥ when ``proposal is BOTTOM``."""
+        raise NotImplementedError
+
+    def guarantee(self) -> ODP:
+        return ODP(value_or_bottom, {"value": 2 * self.epsilon, "bottom": self.epsilon},
+                   self.delta)
+
+    def mechanism(self, proposal: Any) -> "PTRMechanism":
+        """``T(·, s)`` as a mechanism for :meth:`odp.Accountant.run`."""
+        return PTRMechanism(self, proposal)
+
+    def params(self) -> dict[str, Any]:
+        return {"epsilon": str(self.epsilon), "delta": str(self.delta)}
+
+
+class PTRMechanism(Mechanism):
+    """A PTR function with a fixed (data-independent) proposal ``s``."""
+
+    def __init__(self, function: PTRFunction, proposal: Any):
+        self.function = function
+        self.proposal = proposal
+        self.name = function.name
+        self._guarantee = function.guarantee()
+
+    @property
+    def guarantee(self) -> ODP:
+        return self._guarantee
+
+    def params(self) -> dict[str, Any]:
+        return {**self.function.params(), "proposal": repr(self.proposal)}
+
+    def release(self, data: Any, rng: RandomSource) -> Any:
+        if self.proposal is BOTTOM:
+            return BOTTOM
+        return self.function.apply(data, self.proposal, rng)
+
+
+# --------------------------------------------------------------------------------------------
+# Logarithmic bins: exact arithmetic on rational values
+# --------------------------------------------------------------------------------------------
+
+
+def default_base(n: int) -> Fraction:
+    """Dwork and Lei's bin ratio ``1 + 1/ln n``, made rational: ``1 + 1/⌈ln n⌉`` (n public)."""
+    if n < 2:
+        raise InvalidParameter("need n >= 2")
+    return 1 + Fraction(1, max(1, math.ceil(math.log(n))))
+
+
+def _log_estimate(v: Fraction, base: Fraction) -> float:
+    return ((math.log(v.numerator) - math.log(v.denominator))
+            / (math.log(base.numerator) - math.log(base.denominator)))
+
+
+def _floor_power(v: Fraction, base: Fraction, a: int, c: int, e: int) -> int:
+    """The largest integer j with ``b^{a·j + c} ≤ v^e`` (exact), for ``v > 0``, ``a, e ≥ 1``."""
+    ve = v**e
+    j = math.floor((e * _log_estimate(v, base) - c) / a)
+    while base ** (a * j + c) > ve:
+        j -= 1
+    while base ** (a * (j + 1) + c) <= ve:
+        j += 1
+    return j
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Logarithmic bins ``B_k = [b^{k+o}, b^{k+1+o})`` with offset ``o = p/q`` and ``L``
+    sub-bins per bin; every comparison is between exact rational powers."""
+
+    base: Fraction
+    offset: Fraction
+    resolution: int
+
+    def bin_index(self, v: Fraction) -> int:
+        """k with ``b^{k+o} ≤ v < b^{k+1+o}``, i.e. the largest k with ``b^{kq+p} ≤ v^q``."""
+        q, p = self.offset.denominator, self.offset.numerator
+        return _floor_power(v, self.base, q, p, q)
+
+    def sub_index(self, v: Fraction) -> int:
+        """``j = ⌊L·(log_b v − o)⌋``: the largest j with ``b^{jq + pL} ≤ v^{Lq}``."""
+        q, p, L = self.offset.denominator, self.offset.numerator, self.resolution
+        return _floor_power(v, self.base, q, p * L, L * q)
+
+    def in_bin(self, v: Fraction | None, k: int) -> bool:
+        """Is v (None = ±∞) in ``[b^{k+o}, b^{k+1+o})``?"""
+        if v is None or v <= 0:
+            return False
+        q, p = self.offset.denominator, self.offset.numerator
+        vq = v**q
+        return self.base ** (k * q + p) <= vq < self.base ** ((k + 1) * q + p)
+
+    def value(self, index: int) -> float:
+        """Geometric midpoint of sub-bin ``index``: ``b^{(index + 1/2)/L + o}``."""
+        return float(self.base) ** ((index + 0.5) / self.resolution + float(self.offset))
+
+
+def _sorted_values(data: Sequence[Any]) -> list[Fraction]:
+    return sorted(exact_value(v, name="data value") for v in data)
+
+
+def _quartile_ranks(n: int) -> tuple[int, int]:
+    return -(-n // 4), -(-3 * n // 4)
+
+
+def _order(xs: list[Fraction], i: int) -> Fraction | None:
+    """x_(i), 1-based; None stands for −∞ (i < 1) or +∞ (i > n)."""
+    return xs[i - 1] if 1 <= i <= len(xs) else None
+
+
+def iqr_of(data: Sequence[Any]) -> Fraction:
+    """The empirical IQR ``x_(⌈3n/4⌉) − x_(⌈n/4⌉)`` (exact)."""
+    xs = _sorted_values(data)
+    lo, hi = _quartile_ranks(len(xs))
+    return xs[hi - 1] - xs[lo - 1]
+
+
+def stability(xs: list[Fraction], grid: _Grid) -> int:
+    """The test statistic A(x) of the module docstring (1-Lipschitz under replace-one)."""
+    n = len(xs)
+    lo, hi = _quartile_ranks(n)
+    iqr = xs[hi - 1] - xs[lo - 1]
+    if iqr <= 0:
+        return 1
+    k = grid.bin_index(iqr)
+
+    def contained(t: int) -> bool:
+        a, b = _order(xs, hi - t), _order(xs, lo + t)
+        lower = None if a is None or b is None else max(Fraction(0), a - b)
+        c, d = _order(xs, hi + t), _order(xs, lo - t)
+        upper = None if c is None or d is None else c - d
+        return grid.in_bin(lower, k) and grid.in_bin(upper, k)
+
+    # I(t) grows with t: binary search for the first t >= 1 with I(t) ⊄ bin
+    if not contained(1):
+        return 1
+    good, bad = 1, n + 1  # contained(n + 1) is False (both ends infinite)
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if contained(mid):
+            good = mid
+        else:
+            bad = mid
+    return bad
+
+
+def test_threshold(r_upper: Any, delta: Any) -> int:
+    """The least integer ``K ≥ 1`` with ``r^K/(1+r) ≤ δ`` for the discrete Laplace parameter
+    ``r`` (pass an upper bound of r: the left side increases with r)."""
+    k = 1
+    power = r_upper
+    while power / (1 + r_upper) > delta:
+        k += 1
+        power = power * r_upper
+        if k > 10**6:
+            raise InvalidParameter("delta too small for this epsilon")
+    return k
+
+
+test_threshold.__test__ = False  # not a pytest test despite its name
+
+
+@dataclass(frozen=True)
+class IQREstimate:
+    """A released IQR: sub-bin ``index`` of discretisation ``discretisation`` (1 or 2).  Its
+    value is ``b^{(index + 1/2)/L + o}`` (geometric midpoint of the sub-bin); ``index=None``
+    stands for an IQR of 0."""
+
+    discretisation: int
+    index: int | None
+    base: Fraction
+    resolution: int
+    offset: Fraction
+
+    @property
+    def value(self) -> float:
+        if self.index is None:
+            return 0.0
+        return _Grid(self.base, self.offset, self.resolution).value(self.index)
+
+    def __float__(self) -> float:
+        return self.value
+
+    def to_json(self) -> dict[str, Any]:
+        return {"discretisation": self.discretisation, "index": self.index,
+                "base": str(self.base), "resolution": self.resolution,
+                "offset": str(self.offset), "value": self.value}
+
+
+class LogBinIQR(PTRFunction):
+    """One discretisation of Dwork and Lei's IQR estimator as an (ε, δ)-PTR function; the
+    proposal ``s`` is the bin offset (0 or 1/2).  See the module docstring."""
+
+    name = "ptr_iqr"
+
+    def __init__(self, epsilon: Any, delta: Any, *, base: Any, resolution: int = 4):
+        super().__init__(epsilon, delta)
+        self.base = to_fraction(base, name="base")
+        if self.base <= 1:
+            raise InvalidParameter(f"base must be > 1, got {base!r}")
+        if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1:
+            raise InvalidParameter(f"resolution must be an integer >= 1, got {resolution!r}")
+        self.resolution = resolution
+        #: P(pass | A = 1) = r^K/(1+r) ≤ δ with r = e^{−ε} (upper bracket): pass iff A + Z ≥ K+1
+        self.threshold = test_threshold(exp_bracket(-self.epsilon)[1], self.delta)
+        self.test_scale = 1 / self.epsilon
+        self.release_scale = (Fraction(resolution - 1) / self.epsilon) if resolution > 1 else None
+
+    def grid(self, offset: Fraction) -> _Grid:
+        offset = Fraction(offset)
+        if offset not in (0, Fraction(1, 2)):
+            raise InvalidParameter("the bin offset (proposal) must be 0 or 1/2")
+        return _Grid(self.base, offset, self.resolution)
+
+    def params(self) -> dict[str, Any]:
+        return {**super().params(), "base": str(self.base), "resolution": self.resolution}
+
+    def apply(self, data: Any, proposal: Any, rng: RandomSource,
+              discretisation: int = 1) -> Any:
+        if proposal is BOTTOM:
+            return BOTTOM
+        grid = self.grid(proposal)
+        xs = _sorted_values(data)
+        if len(xs) < 2:
+            raise InvalidParameter("the IQR needs at least 2 records")
+        a = stability(xs, grid)
+        if a + discrete_laplace(self.test_scale, rng) < self.threshold + 1:
+            return BOTTOM
+        lo, hi = _quartile_ranks(len(xs))
+        iqr = xs[hi - 1] - xs[lo - 1]
+        if iqr == 0:  # A = 1 here (a bad proposal): passing has probability ≤ δ
+            return IQREstimate(discretisation, None, self.base, self.resolution, grid.offset)
+        j = grid.sub_index(iqr)
+        if self.release_scale is not None:
+            j += discrete_laplace(self.release_scale, rng)
+        return IQREstimate(discretisation, j, self.base, self.resolution, grid.offset)
+
+
+class IQRMechanism(Mechanism):
+    """Dwork and Lei's ``M_IQR`` (ε, δ): the IQR PTR function on bins with offset 0, and if it
+    returns ⊥, on bins shifted by half a bin.  Declared guarantee (Lemma 10):
+    (𝒫, ℰ, δ)-ODP with ℰ(values) = 3ε, ℰ({⊥}) = 2ε.  ``n`` is the public database size."""
+
+    name = "iqr"
+
+    def __init__(self, *, epsilon: Any, delta: Any, n: int | None = None, base: Any = None,
+                 resolution: int = 4):
+        if base is None:
+            if n is None:
+                raise InvalidParameter("give the public database size n or the bin base")
+            base = default_base(n)
+        self.n = n
+        self.epsilon = parse_epsilon(epsilon)
+        self.delta = parse_delta(delta)
+        self.function = LogBinIQR(self.epsilon, self.delta / 2, base=base, resolution=resolution)
+        self._guarantee = ODP(value_or_bottom,
+                              {"value": 3 * self.epsilon, "bottom": 2 * self.epsilon},
+                              self.delta)
+
+    @property
+    def guarantee(self) -> ODP:
+        return self._guarantee
+
+    def params(self) -> dict[str, Any]:
+        out = {"epsilon": str(self.epsilon), "delta": str(self.delta),
+               "base": str(self.function.base), "resolution": self.function.resolution}
+        if self.n is not None:
+            out["n"] = self.n
+        return out
+
+    def release(self, data: Any, rng: RandomSource) -> Any:
+        if self.n is not None and len(data) != self.n:
+            raise InvalidParameter(f"M_IQR was declared for n={self.n} records, got {len(data)}")
+        first = self.function.apply(data, Fraction(0), rng, discretisation=1)
+        if first is not BOTTOM:
+            return first
+        return self.function.apply(data, Fraction(1, 2), rng, discretisation=2)
+
+
+def iqr_output_distribution(mechanism: IQRMechanism, data: Sequence[Any], *,
+                            r_test: Any = None, r_release: Any = None,
+                            threshold: int | None = None,
+                            window: tuple[int, int] | None = None) -> dict[Any, Any]:
+    """The exact output distribution of :class:`IQRMechanism` on ``data``.
+
+    Outputs: ``"bottom"``, ``(d, ĵ)`` for discretisation ``d`` and released index ``ĵ`` in
+    ``window = (lo, hi)`` (``(d, "zero")`` when the IQR is 0), and the two tails ``(d, "<")``, ``(d, ">")`` lumped (inside a tail
+    the likelihood ratio between two databases whose unnoised indices lie in the window is
+    constant, so lumping does not change ``Σ_o (p(o) − c·q(o))₊``).  Noise parameters default
+    to the mechanism's own (``r = e^{−1/scale}`` as floats); pass rational ``r_test`` /
+    ``r_release`` (and the matching ``threshold`` K) for an exact rational distribution."""
+    fn = mechanism.function
+    if r_test is None:
+        r_test = math.exp(-float(fn.epsilon))
+    if r_release is None and fn.release_scale is not None:
+        r_release = math.exp(-1 / float(fn.release_scale))
+    k = fn.threshold if threshold is None else threshold
+    xs = _sorted_values(data)
+    lo_r, hi_r = _quartile_ranks(len(xs))
+    iqr = xs[hi_r - 1] - xs[lo_r - 1]
+    out: dict[Any, Any] = {}
+    stay = 1 + 0 * r_test  # P(all discretisations so far returned ⊥)
+    for d, offset in ((1, Fraction(0)), (2, Fraction(1, 2))):
+        grid = fn.grid(offset)
+        a = stability(xs, grid)
+        passes = _tail(k + 1 - a, r_test)
+        mass = stay * passes
+        if iqr == 0:
+            out[(d, "zero")] = mass
+        elif fn.release_scale is None:
+            j = grid.sub_index(iqr)
+            out[(d, j)] = mass
+        else:
+            j = grid.sub_index(iqr)
+            lo, hi = window if window is not None else (j, j)
+            if not lo <= j <= hi:
+                raise InvalidParameter(f"window {window} must contain the index {j}")
+            c = (1 - r_release) / (1 + r_release)
+            for y in range(lo, hi + 1):
+                out[(d, y)] = mass * c * r_release ** abs(y - j)
+            out[(d, "<")] = mass * c * r_release ** (j - lo + 1) / (1 - r_release)
+            out[(d, ">")] = mass * c * r_release ** (hi + 1 - j) / (1 - r_release)
+        stay = stay * (1 - passes)
+    out["bottom"] = stay
+    return out
+
+
+def _tail(k: int, r: Any) -> Any:
+    """P(Z ≥ k) for the discrete Laplace with parameter r."""
+    if k >= 1:
+        return r**k / (1 + r)
+    return 1 - r ** (1 - k) / (1 + r)
+
+
+# --------------------------------------------------------------------------------------------
+# The median, and the Sec. 4.2 pipeline
+# --------------------------------------------------------------------------------------------
+
+
+class ExponentialMedian(Mechanism):
+    """ε-DP median by the exponential mechanism (McSherry–Talwar 2007) on ``candidates``
+    equally spaced points of the public interval ``[lower, upper]``: ``P(y) ∝ exp(ε·u(y)/2)``
+    with ``u(y) = −max(#{x_i < y}, #{x_i > y})`` (sensitivity 1 for replace-one and for
+    add/remove neighbours).  Sampled exactly by rejection: a uniform candidate is kept with
+    probability ``exp(−ε(u_max − u(y))/2)`` (exact Bernoulli(exp(−γ)))."""
+
+    name = "median"
+
+    def __init__(self, *, epsilon: Any, lower: Any, upper: Any, candidates: int = 1001):
+        self.epsilon = parse_epsilon(epsilon)
+        if self.epsilon <= 0:
+            raise InvalidParameter("epsilon must be > 0")
+        self.lower = to_fraction(lower, name="lower")
+        self.upper = to_fraction(upper, name="upper")
+        if not self.lower < self.upper:
+            raise InvalidParameter("need lower < upper")
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 2:
+            raise InvalidParameter("candidates must be an integer >= 2")
+        self.candidates = candidates
+        self._guarantee = DP(self.epsilon)
+
+    @property
+    def guarantee(self) -> DP:
+        return self._guarantee
+
+    def params(self) -> dict[str, Any]:
+        return {"epsilon": str(self.epsilon), "lower": str(self.lower),
+                "upper": str(self.upper), "candidates": self.candidates}
+
+    def grid(self) -> list[Fraction]:
+        step = (self.upper - self.lower) / (self.candidates - 1)
+        return [self.lower + i * step for i in range(self.candidates)]
+
+    def utilities(self, data: Sequence[Any]) -> list[int]:
+        xs = _sorted_values(data)
+        import bisect
+
+        out = []
+        for y in self.grid():
+            below = bisect.bisect_left(xs, y)
+            above = len(xs) - bisect.bisect_right(xs, y)
+            out.append(-max(below, above))
+        return out
+
+    def release(self, data: Any, rng: RandomSource) -> Fraction:
+        us = self.utilities(data)
+        best = max(us)
+        grid = self.grid()
+        while True:
+            i = rng.randbelow(self.candidates)
+            if bernoulli_exp(self.epsilon * (best - us[i]) / 2, rng):
+                return grid[i]
+
+
+@dataclass
+class IQRMedianResult:
+    """Result of :func:`iqr_then_median`."""
+
+    iqr: Any
+    median: Fraction
+    median_epsilon: Fraction
+    iqr_round: Any
+    median_round: Any
+
+
+def iqr_then_median(accountant: Any, data: Sequence[Any], *, epsilon_iqr: Any, delta_iqr: Any,
+                    epsilon_median: Any, lower: Any, upper: Any, base: Any = None,
+                    resolution: int = 4, candidates: int = 1001) -> IQRMedianResult:
+    """Sec. 4.2: ``M_IQR`` with (ε1, δ1) = (``epsilon_iqr``, ``delta_iqr``) — worst case 3ε1 —
+    then the median with ε2 = ``epsilon_median``, or with ε1 + ε2 when ``M_IQR`` returned ⊥
+    (it was charged 2ε1 only).  The plan 3ε1 + ε2 must fit in the remaining budget (checked by
+    the accountant round by round; the first round is refused before anything is drawn if
+    3ε1 does not fit)."""
+    eps1, eps2 = parse_epsilon(epsilon_iqr), parse_epsilon(epsilon_median)
+    remaining = accountant.remaining.epsilon
+    if 3 * eps1 + eps2 > remaining:
+        from ..budget import Budget
+        from ..errors import BudgetExceeded
+
+        raise BudgetExceeded(
+            f"IQR then median needs 3ε1+ε2={format_fraction(3 * eps1 + eps2)} but only "
+            f"ε={format_fraction(remaining)} remains; nothing was drawn or recorded",
+            requested=Budget(3 * eps1 + eps2), remaining=accountant.remaining)
+    iqr_mech = IQRMechanism(epsilon=eps1, delta=delta_iqr, n=len(data), base=base,
+                            resolution=resolution)
+    iqr = accountant.run(iqr_mech, data)
+    iqr_round = accountant.last_round
+    median_eps = eps2 + (eps1 if iqr is BOTTOM else 0)
+    median = accountant.run(ExponentialMedian(epsilon=median_eps, lower=lower, upper=upper,
+                                              candidates=candidates), data)
+    return IQRMedianResult(iqr, median, median_eps, iqr_round, accountant.last_round)

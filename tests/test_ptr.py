@@ -1,0 +1,316 @@
+"""Propose-Test-Release (paper 002, Def. 9, Lemma 10): M_IQR's declared ODP guarantee checked
+against its exact output distribution on every neighbouring pair of small databases, the
+properties of its test statistic, the exponential-mechanism median, and the Sec. 4.2 pipeline.
+
+Exactness: the discrete Laplace noise is taken in its exponential parametrisation
+(``P(x) ∝ r^{|x|}`` with rational r).  For M_IQR with L sub-bins the release noise has scale
+(L−1)/ε and the test noise 1/ε, so ``r_test = r_release^{L−1}`` and ``e^ε = 1/r_test`` — all
+rational, and odp.exact decides Def. 2 with the factors ``e^{ℰ}`` folded into q."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import odp
+from odp.errors import BudgetExceeded, InvalidParameter
+from odp.exact import FiniteDist, satisfies_odp_cost
+from odp.mechanisms import BOTTOM
+from odp.mechanisms.ptr import (
+    ExponentialMedian,
+    IQRMechanism,
+    LogBinIQR,
+    PTRFunction,
+    _Grid,
+    _quartile_ranks,
+    default_base,
+    iqr_of,
+    iqr_output_distribution,
+    iqr_then_median,
+    stability,
+    test_threshold,
+)
+
+
+def odp_holds_exp(p, q, weight, delta):
+    scaled = {o: weight(o) * q.get(o, Fraction(0)) for o in set(p) | set(q)}
+    return satisfies_odp_cost(p, scaled, lambda _o: Fraction(0), delta)
+
+
+def _databases(n, universe):
+    return [tuple(x) for x in itertools.combinations_with_replacement(universe, n)]
+
+
+def _neighbours(x, universe):
+    """Replace-one neighbours (same size), as sorted tuples."""
+    out = set()
+    for i in range(len(x)):
+        for v in universe:
+            y = tuple(sorted(x[:i] + x[i + 1:] + (v,)))
+            if y != x:
+                out.add(y)
+    return out
+
+
+# ------------------------------------------------------------------ the test statistic
+
+
+@pytest.mark.parametrize("n,universe,base", [(6, [1, 2, 3, 5], Fraction(2)),
+                                             (7, [1, 3, 4], Fraction(3, 2)),
+                                             (8, [1, 2, 4, 8], Fraction(2))])
+def test_stability_is_lipschitz_and_certifies_the_bin(n, universe, base):
+    """The two facts Def. 9 needs, on every replace-one neighbouring pair: |A(x) − A(x')| ≤ 1,
+    and A(x) ≥ 2 ⇒ the neighbour's IQR is in the same bin."""
+    universe = [Fraction(v) for v in universe]
+    lo, hi = _quartile_ranks(n)
+    seen_two = False
+    for offset in (Fraction(0), Fraction(1, 2)):
+        grid = _Grid(base, offset, 3)
+        for x in _databases(n, universe):
+            a = stability(list(x), grid)
+            seen_two |= a >= 2
+            for y in _neighbours(x, universe):
+                assert abs(a - stability(list(y), grid)) <= 1
+                if a >= 2:
+                    assert grid.bin_index(x[hi - 1] - x[lo - 1]) == grid.bin_index(y[hi - 1] - y[lo - 1])
+    assert seen_two
+
+
+@settings(max_examples=200, deadline=None)
+@given(v=st.fractions(min_value=Fraction(1, 10**6), max_value=10**6),
+       base=st.sampled_from([Fraction(2), Fraction(3, 2), Fraction(7, 6)]),
+       offset=st.sampled_from([Fraction(0), Fraction(1, 2)]),
+       resolution=st.integers(1, 5))
+def test_bins_agree_with_high_precision_logarithms(v, base, offset, resolution):
+    grid = _Grid(base, offset, resolution)
+    with mpmath.workdps(50):
+        t = mpmath.log(mpmath.mpf(v.numerator) / v.denominator) / mpmath.log(
+            mpmath.mpf(base.numerator) / base.denominator) - mpmath.mpf(offset.numerator) / offset.denominator
+        assert grid.bin_index(v) == int(mpmath.floor(t))
+        assert grid.sub_index(v) == int(mpmath.floor(t * resolution))
+        assert grid.in_bin(v, grid.bin_index(v))
+
+
+def test_test_threshold_is_the_least_k():
+    r = Fraction(1, 4)
+    assert test_threshold(r, Fraction(1, 5)) == 1
+    assert test_threshold(r, Fraction(1, 21)) == 3  # r²/(1+r) = 1/20 > 1/21 ≥ r³/(1+r)
+    k = test_threshold(r, Fraction(1, 1000))
+    assert r**k / (1 + r) <= Fraction(1, 1000) < r ** (k - 1) / (1 + r)
+
+
+# ------------------------------------------------------------------ Lemma 10, exactly
+
+
+def _exact_family(n, universe, base, resolution, rho, k):
+    """Exact distributions of M_IQR on every database with r_release = rho and
+    r_test = rho^{L−1}, test threshold K = k (so δ/2 must be ≥ r_test^k/(1+r_test))."""
+    universe = [Fraction(v) for v in universe]
+    mech = IQRMechanism(epsilon=1, delta="1/10", base=base, resolution=resolution)
+    lo, hi = _quartile_ranks(n)
+    dbs = _databases(n, universe)  # including IQR = 0 (A = 1, released as 0 if it passes)
+    js = [mech.function.grid(o).sub_index(x[hi - 1] - x[lo - 1])
+          for x in dbs for o in (Fraction(0), Fraction(1, 2)) if x[hi - 1] > x[lo - 1]]
+    window = (min(js), max(js))
+    r_test = rho ** (resolution - 1)
+    dist = {x: FiniteDist(iqr_output_distribution(mech, list(x), r_test=r_test, r_release=rho,
+                                                  threshold=k, window=window)) for x in dbs}
+    return dist, universe, 1 / r_test
+
+
+def _weights(value, bottom):
+    return lambda o: bottom if o == "bottom" else value
+
+
+def test_lemma10_exact_on_every_neighbouring_pair():
+    """e^ε = 4 (r_test = 1/4, r_release = 1/2, L = 3), K = 2 so δ = 2·r²/(1+r) = 1/10."""
+    dist, universe, e = _exact_family(6, [1, 2, 3, 5], Fraction(2), 3, Fraction(1, 2), 2)
+    delta = 2 * Fraction(1, 16) / Fraction(5, 4)
+    assert delta == Fraction(1, 10)
+    pairs = 0
+    for x, p in dist.items():
+        for y in _neighbours(x, universe):
+            if y in dist:
+                pairs += 1
+                assert odp_holds_exp(p, dist[y], _weights(e**3, e**2), delta)
+    assert pairs > 300
+
+
+def test_naive_single_ptr_claim_for_m_iqr_is_detected():
+    """Treating M_IQR like one PTR function (ℰ(⊥) = ε instead of 2ε) is violated: both tests
+    can return ⊥ more often on a neighbour.  Lemma 10's claim passes the same check."""
+    dist, universe, e = _exact_family(8, [1, 2, 3, 5], Fraction(2), 3, Fraction(1, 2), 1)
+    delta = 2 * Fraction(1, 4) / Fraction(5, 4)  # K = 1
+    wrong = right = True
+    for x, p in dist.items():
+        for y in _neighbours(x, universe):
+            if y in dist:
+                right &= odp_holds_exp(p, dist[y], _weights(e**3, e**2), delta)
+                wrong &= odp_holds_exp(p, dist[y], _weights(e**3, e), delta)
+    assert right and not wrong
+
+
+def test_lemma10_at_the_mechanisms_own_parameters_high_precision():
+    mech = IQRMechanism(epsilon="1", delta="1/5", base=2, resolution=3)
+    assert mech.function.threshold == 2 and mech.guarantee.costs == {"value": 3, "bottom": 2}
+    universe = [Fraction(v) for v in (1, 2, 3, 5)]
+    dbs = _databases(6, universe)
+    with mpmath.workdps(50):
+        r_test = mpmath.exp(-1)
+        r_rel = mpmath.exp(-mpmath.mpf(1) / 2)  # release scale (L−1)/ε = 2
+        dist = {x: iqr_output_distribution(mech, list(x), r_test=r_test, r_release=r_rel,
+                                           window=(-8, 16)) for x in dbs}
+        for x, p in dist.items():
+            for y in _neighbours(x, universe):
+                if y in dist:
+                    q = dist[y]
+                    excess = sum(max(p[o] - mpmath.exp(mech.guarantee.cost(
+                        "bottom" if o == "bottom" else "value")) * q.get(o, 0), 0) for o in p)
+                    assert excess <= mpmath.mpf(1) / 5
+
+
+def test_class_frequencies_match_exact_probabilities():
+    data = [1, 2, 2, 3, 3, 3, 4, 4, 9, 12, 2, 3]
+    mech = IQRMechanism(epsilon="1", delta="1/5", n=len(data), base=2, resolution=3)
+    exact = iqr_output_distribution(mech, data, window=(-20, 20))
+    p_bottom = exact["bottom"]
+    p_first = sum(v for o, v in exact.items() if o != "bottom" and o[0] == 1)
+    rng = odp.SeededRandom(8)
+    n = 3000
+    outs = [mech.release(data, rng) for _ in range(n)]
+    counts = Counter("bottom" if o is BOTTOM else o.discretisation for o in outs)
+    expected = [n * p_bottom, n * p_first, n * (1 - p_bottom - p_first)]
+    assert stats.chisquare([counts["bottom"], counts[1], counts[2]], expected).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------ PTR abstraction
+
+
+class _Threshold(PTRFunction):
+    """A toy PTR function: release s if a noisy count clears it."""
+
+    def apply(self, data, proposal, rng):
+        if proposal is BOTTOM:
+            return BOTTOM
+        return proposal if len(data) >= proposal else BOTTOM
+
+
+def test_ptr_function_guarantee_and_bottom_proposal():
+    f = _Threshold("1/2", "1e-6")
+    g = f.guarantee()
+    assert g.costs == {"value": 1, "bottom": Fraction(1, 2)} and g.delta == Fraction(1, 10**6)
+    mech = f.mechanism(BOTTOM)
+    assert mech.release([1, 2, 3], odp.SeededRandom(0)) is BOTTOM  # Def. 9 (1)
+    acc = odp.Accountant("2", "1e-5")
+    assert acc.run(mech, [1]) is BOTTOM and acc.last_round.charged == Fraction(1, 2)
+
+
+def test_iqr_estimate_is_near_the_true_iqr_on_stable_data():
+    data = [Fraction(i, 40) for i in range(4000)]  # IQR = 50; A = 14 and 40 on the two grids
+    mech = IQRMechanism(epsilon="1", delta="1e-6", n=4000)
+    assert mech.function.threshold == 15
+    for seed in range(5):
+        out = mech.release(data, odp.SeededRandom(seed))
+        assert out is not BOTTOM
+        assert 50 / 1.5 < out.value < 50 * 1.5
+    assert mech.guarantee.delta == Fraction(1, 10**6) and mech.function.delta == Fraction(1, 2 * 10**6)
+    assert default_base(1000) == Fraction(8, 7) and default_base(4000) == Fraction(10, 9)
+    assert iqr_of(data) == 50
+
+
+# ------------------------------------------------------------------ median
+
+
+def _median_exact(mech, data, w):
+    """P(y) ∝ w^{u(y)} with w = e^{ε/2} (exact for rational w)."""
+    us = mech.utilities(data)
+    weights = [w ** (u - max(us)) for u in us]
+    total = sum(weights)
+    return {y: wt / total for y, wt in zip(mech.grid(), weights)}
+
+
+def test_median_is_epsilon_dp_exactly_and_half_epsilon_is_detected():
+    mech = ExponentialMedian(epsilon="1", lower=0, upper=6, candidates=13)
+    universe = [0, 1, 3, 4, 6]
+    w = Fraction(3, 2)  # e^{ε/2}; the claim ε-DP means the factor w²
+    dists = {x: FiniteDist(_median_exact(mech, list(x), w)) for x in _databases(4, universe)}
+    for x, p in dists.items():
+        for y in _neighbours(x, universe):
+            assert odp_holds_exp(p, dists[y], lambda _o: w**2, 0)
+    assert any(not odp_holds_exp(p, dists[y], lambda _o: w, 0)
+               for x, p in dists.items() for y in _neighbours(x, universe))
+
+
+def test_median_frequencies_match_exact_probabilities():
+    mech = ExponentialMedian(epsilon="2", lower=0, upper=10, candidates=11)
+    data = [1, 2, 3, 7, 8]
+    exact = _median_exact(mech, data, math.exp(1))
+    rng = odp.SeededRandom(3)
+    n = 3000
+    seen = Counter(mech.release(data, rng) for _ in range(n))
+    ys = [y for y in exact if exact[y] * n > 5]
+    rest = n - sum(seen[y] for y in ys)
+    assert stats.chisquare([seen[y] for y in ys] + [rest],
+                           [n * exact[y] for y in ys] + [n * (1 - sum(exact[y] for y in ys))]
+                           ).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------ Sec. 4.2 pipeline
+
+
+def test_bottom_from_iqr_leaves_epsilon1_plus_epsilon2_for_the_median():
+    unstable = [0, 1, 5, 20, 21, 60, 61, 200]  # every quartile moves a lot: A = 1
+    acc = odp.Accountant("2", "1e-5", rng=odp.SeededRandom(5))
+    out = iqr_then_median(acc, unstable, epsilon_iqr="1/5", delta_iqr="1e-6",
+                          epsilon_median="1/2", lower=0, upper=200)
+    assert out.iqr is BOTTOM
+    assert out.iqr_round.charged == Fraction(2, 5) and out.iqr_round.sup_epsilon == Fraction(3, 5)
+    assert out.median_epsilon == Fraction(7, 10) == out.median_round.charged
+    assert acc.spent.epsilon == Fraction(11, 10) == Fraction(3, 5) + Fraction(1, 2)
+
+
+def test_value_from_iqr_keeps_epsilon2_for_the_median():
+    stable = [Fraction(i, 40) for i in range(4000)]
+    acc = odp.Accountant("4", "1e-5", rng=odp.SeededRandom(5))
+    out = iqr_then_median(acc, stable, epsilon_iqr="1", delta_iqr="1e-6",
+                          epsilon_median="1/2", lower=0, upper=100)
+    assert out.iqr is not BOTTOM and out.iqr_round.charged == 3
+    assert out.median_epsilon == Fraction(1, 2)
+    assert abs(out.median - 50) < 5
+
+
+def test_pipeline_checks_the_plan_first():
+    acc = odp.Accountant("1", "1e-5")
+    with pytest.raises(BudgetExceeded):
+        iqr_then_median(acc, [1, 2, 3, 4], epsilon_iqr="1/3", delta_iqr="1e-6",
+                        epsilon_median="1/2", lower=0, upper=5)
+    assert acc.history == []
+
+
+@pytest.mark.parametrize("make", [
+    lambda: IQRMechanism(epsilon="1", delta="1e-6"),  # neither n nor base
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", base=1, n=10),
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", n=10, resolution=0),
+    lambda: IQRMechanism(epsilon="0", delta="1e-6", n=10),
+    lambda: LogBinIQR("1", "0", base=2),
+    lambda: ExponentialMedian(epsilon="1", lower=3, upper=3),
+    lambda: ExponentialMedian(epsilon="1", lower=0, upper=3, candidates=1),
+])
+def test_bad_parameters_raise_typed_errors(make):
+    with pytest.raises(InvalidParameter):
+        make()
+
+
+def test_wrong_database_size_is_refused_before_noise():
+    acc = odp.Accountant("2", "1e-5")
+    with pytest.raises(InvalidParameter):
+        acc.run(IQRMechanism(epsilon="1/2", delta="1e-6", n=10), [1, 2, 3])
+    assert acc.last_round.charged == acc.last_round.sup_epsilon  # failed round: charged sup
