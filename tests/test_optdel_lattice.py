@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from odp.errors import InvalidParameter
 from odp.optdel import exact as X
+from odp.optdel import interp as I
 from odp.optdel import lattice as LT
 from odp.optdel import lemma11_delta, optdel, optdel_upper
 from odp.optdel import reference as R
@@ -121,9 +122,10 @@ def test_homogeneous_long_case_against_exact_rational_enclosure():
 
 
 def test_heterogeneous_grid_bound_is_close_to_exact_lattice():
-    """eps_k in {0.07, 0.1, 0.13}: the exact lattice (unit 0.01) vs a forced non-aligned grid;
-    the grid bounds enclose the exact bracket, tighten as the grid is refined and are within
-    3 % at h = 0.0003."""
+    """eps_k in {0.07, 0.1, 0.13}: the exact lattice (unit 0.01) vs a forced non-aligned grid.
+    The bounds enclose the exact bracket and tighten as the grid is refined; the upper bound
+    (convex interpolation, second order) is within 0.05 % already at h = 0.0009, the lower bound
+    (epsilons rounded down, first order) within 3 % at h = 0.0003."""
     import random
 
     rng = random.Random(3)
@@ -140,7 +142,12 @@ def test_heterogeneous_grid_bound_is_close_to_exact_lattice():
         assert not b.exact_states
         assert b.lower <= ex.lower and ex.upper <= b.upper
     assert g.upper - g.lower < coarse.upper - coarse.lower
-    assert g.upper <= ex.upper * F(103, 100) and g.lower >= ex.lower * F(97, 100)
+    assert coarse.upper <= ex.upper * F(10005, 10000)
+    assert g.upper <= coarse.upper and g.lower >= ex.lower * F(97, 100)
+    # a deliberately wrong variant, rounding the epsilons DOWN for the "upper" bound, is not
+    # an upper bound any more
+    wrong = optdel(stops, [(F(int(e / F(9, 10000)) * F(9, 10000)), d) for e, d in steps], costs)
+    assert wrong.upper < ex.lower
 
 
 def test_window_truncation_stays_sound():
@@ -174,3 +181,49 @@ def test_significant_rounding(x, digits):
     down = round_down_significant(x, digits)
     assert down <= x <= up
     assert (up - down) <= x * F(2, 10 ** (digits - 1))
+
+
+@st.composite
+def odd_eps_cases(draw, max_k=5):
+    """Epsilons with awkward denominators (7, 11, 13): no convenient common unit."""
+    k_n = draw(st.integers(1, max_k))
+    stops = sorted(set(draw(st.lists(st.integers(1, k_n), max_size=3))) | {k_n})
+    eps = [draw(st.fractions(0, 2, max_denominator=13)) for _ in range(k_n)]
+    deltas = [draw(delta_st) for _ in range(k_n)]
+    costs = [draw(st.fractions(0, 6, max_denominator=11)) for _ in stops]
+    return stops, eps, deltas, costs
+
+
+@settings(max_examples=80, deadline=None)
+@given(odd_eps_cases(), st.sampled_from(["0.05", "0.01", "0.003"]))
+def test_interpolation_upper_bound_is_sound(case, grid):
+    stops, eps, deltas, costs = case
+    ref3, ref4 = mp_reference(stops, eps, deltas, costs)
+    inst = I.InterpInstance(F(grid), tuple(eps), tuple(deltas), tuple(stops), tuple(costs))
+    assert ref3 <= mpf(F(I.interp_upper(inst))) + TOL
+    assert ref4 <= mpf(I.eq4_interp_upper(inst)) + TOL
+
+
+def test_interpolation_is_exact_on_the_lattice_and_second_order_off_it():
+    """Costs off the atoms of the loss distribution (a kink of the value function exactly on
+    an atom costs O(h x atom mass), which is why the exact lattice is preferred there)."""
+    k_n, stops = 120, (30, 60, 90, 120)
+    costs = (F(41, 20), F(51, 20), F(61, 20), F(71, 20))
+    on = [(F(1, 10), F(1, 10**6))] * k_n
+    inst = I.InterpInstance(F(1, 100), tuple(e for e, _ in on), tuple(d for _, d in on), stops,
+                            costs)
+    lat = optdel(stops, on, costs)
+    up = F(I.interp_upper(inst))
+    assert lat.lower <= up and (up - lat.upper) <= lat.upper * F(1, 10**11)
+    # off the lattice: eps = 0.1 exactly, grid 0.003 (0.1 = 33 h + 0.001): errors shrink ~h^2
+    errs = []
+    for h in (F(3, 1000), F(3, 2000)):
+        inst = I.InterpInstance(h, tuple(e for e, _ in on), tuple(d for _, d in on), stops, costs)
+        up = F(I.interp_upper(inst))
+        assert up >= lat.upper
+        errs.append(float(up / lat.upper - 1))
+    assert errs[0] < 2e-3 and errs[1] < errs[0] / 3
+    up4 = I.eq4_interp_upper(I.InterpInstance(F(3, 2000), tuple(e for e, _ in on),
+                                              tuple(d for _, d in on), stops, costs))
+    b4 = lemma11_delta(stops, on, costs)
+    assert b4.upper <= up4 <= b4.upper * F(1001, 1000)

@@ -19,8 +19,12 @@ the chord lies above a convex function: ``h(mu) <= (1 - lam) h(mu_m) + lam h(mu_
 The child after output 2 (loss ``j h - eps``) is handled the same way with ``m = j - n - 1`` and
 ``lam' = (1 - e**-(h - r)) / (1 - e**-h)``.  Replacing ``h`` at the grid points by upper bounds
 keeps the inequality (the coefficients are non-negative), so by induction from depth ``k_n`` the
-array is an upper bound of ``g_k`` on the grid.  The error is ``O(h^2)`` per step (measured:
-``bench/optdel.py``), against ``O(h)`` for rounding the epsilons.  All constants are enclosed
+array is an upper bound of ``g_k`` on the grid.  Where ``g`` is smooth the chord error is
+``O(h^2)``; at a kink of ``g`` (a stopping threshold) it is ``O(h)`` times the mass in that one
+cell, which is itself ``O(h)`` unless the loss distribution has an atom exactly there (steps on a
+common lattice -- handled exactly by :mod:`odp.optdel.lattice` instead).  Measured in
+``bench/optdel.py``: 0.02 % at ``h = 0.0009`` for 200 heterogeneous steps, against several
+percent for rounding the epsilons up to the same grid.  All constants are enclosed
 with :func:`odp.rational.exp_bracket` (``lam`` is increasing in ``r``, so its upper end is used)
 and every float operation is rounded upwards with ``numpy.nextafter`` (as in
 :mod:`odp.optdel.lattice`).  Outside the window the value 1 is used above and the bottom value
