@@ -76,6 +76,7 @@ def cells_from_atoms(
     n: np.ndarray | None = None,
     inf_a: float = 0.0,
     rel_inf: float = 0.0,
+    nearest: bool = False,
 ) -> Cells:
     """Bucket a finite list of atoms (events with A-mass ``a``).
 
@@ -83,6 +84,10 @@ def cells_from_atoms(
     ``n``; then the B-mass is ``a * exp(-L)`` by construction), or through ``log_b`` (natural log
     of the B-mass, with absolute error ``rel_log_b``).  Atoms with ``a == 0`` are dropped (they
     cannot contribute to δ in this direction).  Distinguishing mass goes in ``inf_a``.
+
+    ``nearest=True`` (for the lower pair, which does not need the rounding-up convention) puts
+    each atom at the *nearest* grid point instead of the next one up: then ``bhat/a`` stays
+    within ``e^{±h/2}`` and does not drift under composition.
     """
     a = np.asarray(a, dtype=float)
     rel_a = np.broadcast_to(np.asarray(rel_a, dtype=float), a.shape)
@@ -96,6 +101,8 @@ def cells_from_atoms(
         p = int(round(np.log2(ratio)))
         if 2.0**p != ratio:
             p = None  # grid not commensurate with the lattice: use the generic path
+    if p is not None and nearest and p > 0:
+        p = None  # the generic path below does nearest rounding
     if p is not None:
         if p >= 0:
             step = 2**p
@@ -130,7 +137,7 @@ def cells_from_atoms(
             rel_inf = max(rel_inf, float(ra[~finite].max()) + akeep.size * U)
             akeep, ra, log_b, rlb = akeep[finite], ra[finite], log_b[finite], rlb[finite]
         loss = np.log(akeep) - log_b
-        idx = np.ceil(loss / h).astype(np.int64)
+        idx = (np.rint(loss / h) if nearest else np.ceil(loss / h)).astype(np.int64)
         expo = log_b + idx * h
         bhat = np.exp(expo)
         rb = rlb + ELEMENTARY_ULPS * U * (1.0 + np.abs(log_b) + np.abs(idx * h))

@@ -345,6 +345,7 @@ class _AtomMechanism(Mechanism):
             n=at.get("n"),
             inf_a=at.get("inf_a", 0.0),
             rel_inf=at.get("rel_inf", 0.0),
+            nearest=(side == "lower"),
         )
         c.top_a = at.get("top_a", 0.0)
         c.rel_tails = at.get("rel_tails", 0.0)

@@ -7,7 +7,8 @@ Mohammadi): ``δ(ε) = Σ_x max(0, P_A(x) - e^ε P_B(x))``.
   pair, ``a_inf + Σ_{l_j > ε} pa[j] (1 - e^{ε - l_j})``, widened by the state's error bounds.
 * **Lower bound** (:func:`delta_lower`): the exact hockey-stick divergence of the bucketed
   pair, ``d + Σ_j max(0, ma[j] - e^{ε} · B-mass[j])`` (the paper's lower bound with error
-  correction), narrowed by the error bounds.
+  correction; terms with nominal loss far below ε are left out, which can only lower it),
+  narrowed by the error bounds.
 
 Both are monotone in ε, so ``ε(δ)`` is found by a search over the grid and then within one grid
 step (a closed form for the upper bound, bisection for the lower).  Every float comparison is
@@ -45,11 +46,16 @@ def delta_upper(s: BucketState, eps: float) -> float:
     return min(1.0, bound)
 
 
+#: The lower bound sums the buckets whose nominal loss is above ``eps - LOWER_WINDOW`` (a bucket
+#: may hold losses somewhat above its nominal one); any subset of the terms is a lower bound.
+LOWER_WINDOW = math.log(2.0)
+
+
 def delta_lower(s: BucketState, eps: float) -> float:
     """Rigorous lower bound on δ(eps) of the pair represented by ``s`` (one direction)."""
     l = s.losses
     near = _near(s, eps)
-    mask = l > eps
+    mask = l > eps - LOWER_WINDOW
     if mask.any():
         fac = np.exp(eps - l[mask]) * (1.0 + near + 4 * U)  # >= e^{eps - l_true}, and <= ~1
         kappa = (1.0 + s.rel_ma) / (1.0 - s.rel_bh)
