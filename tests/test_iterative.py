@@ -1,0 +1,250 @@
+"""Iterative mechanisms with early stopping (paper 002, Alg. 3, Lemma 11) and the composition
+rules of odp.composition.
+
+Exact check: the steps are the generalised randomized response of Lemma 12 (outputs 0..3,
+``Pr(0 | b=0) = δ_k``, ``Pr(1 | b=0) = (1−δ_k)W/(1+W)``, …) with rational W = 2, so every output
+probability of Alg. 3 is rational.  Each step is (ln 2, δ_k)-DP, declared as (7/10, δ_k)
+(7/10 > ln 2 ≈ 0.6931).  The exact distribution of the sequence of outputs up to the stop is
+enumerated from Alg. 3's definition and the declared guarantee is decided by odp.exact."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import odp
+from odp.composition import (
+    BasicComposition,
+    BucketsComposition,
+    Lemma11,
+    OptDel,
+    StepSpec,
+    basic_costs,
+    iterative_guarantee,
+    output_length,
+)
+from odp.errors import InvalidParameter
+from odp.exact import FiniteDist, satisfies_odp
+from odp.mechanisms.iterative import IterativeMechanism, NoisyGradientDescent, logistic_gradients
+from odp.samplers import bernoulli
+
+W = Fraction(2)
+EPS = Fraction(7, 10)
+
+
+def rr_pmf(bit, delta):
+    """Lemma 12's M̃_{(ln W, δ)} on input bit b."""
+    p = [delta, (1 - delta) * W / (1 + W), (1 - delta) / (1 + W), Fraction(0)]
+    return p if bit == 0 else p[::-1]
+
+
+def rr_sample(bit, delta, rng):
+    u = rng.randbelow(2**62)  # exact: compare a uniform integer with the rational CDF
+    acc = Fraction(0)
+    for out, pr in enumerate(rr_pmf(bit, delta)):
+        acc += pr
+        if Fraction(u, 2**62) < acc:
+            return out
+    return 3
+
+
+def stop_after_zero_or_three(history):
+    """An adversarial stopping rule: stop as soon as a δ-output (0 or 3) was seen."""
+    return any(o in (0, 3) for o in history)
+
+
+def exact_alg3(bit, stops, deltas, rule):
+    """The exact output distribution of Alg. 3 with Lemma-12 steps on database ``bit``."""
+    out = {}
+
+    def walk(history, prob):
+        k = len(history)
+        if k == stops[-1] or (k in stops[:-1] and rule(history)):
+            out[history] = out.get(history, Fraction(0)) + prob
+            return
+        for o, pr in enumerate(rr_pmf(bit, deltas[k])):
+            if pr:
+                walk(history + (o,), prob * pr)
+
+    walk((), Fraction(1))
+    return FiniteDist(out)
+
+
+CASES = [
+    ((1, 2), [Fraction(1, 20)] * 2),
+    ((1, 3), [Fraction(1, 10), Fraction(1, 50), Fraction(1, 10)]),
+    ((2, 3, 4), [Fraction(1, 300)] * 4),
+]
+
+
+@pytest.mark.parametrize("stops,deltas", CASES)
+def test_lemma11_basic_composition_exact(stops, deltas):
+    steps = [StepSpec(EPS, d) for d in deltas]
+    mech = IterativeMechanism(lambda h, x, r: 0, stops=stops, steps=steps,
+                              stopping_rule=stop_after_zero_or_three)
+    g = mech.guarantee
+    assert g.costs == {k: k * EPS for k in stops}
+    assert g.delta == sum(sum(deltas[:k]) for k in stops)  # Σ_i Σ_{k≤k_i} δ_k
+    p0 = exact_alg3(0, stops, deltas, stop_after_zero_or_three)
+    p1 = exact_alg3(1, stops, deltas, stop_after_zero_or_three)
+    assert sum(p0.values()) == 1
+    for p, q in ((p0, p1), (p1, p0)):
+        assert satisfies_odp(p, q, output_length, g.costs, g.delta)
+        # wrong claims: (a) the δ of the first prefix only, (b) one step less per class
+        assert not satisfies_odp(p, q, output_length, g.costs, sum(deltas[:stops[0]]))
+        assert not satisfies_odp(p, q, output_length, {k: (k - 1) * EPS for k in stops}, g.delta)
+
+
+@pytest.mark.parametrize("stops,deltas", CASES)
+def test_optdel_delta_is_valid_and_smaller(stops, deltas):
+    steps = [StepSpec(EPS, d) for d in deltas]
+    g_opt, _ = iterative_guarantee(stops, steps, rule=OptDel())
+    g_l11, _ = iterative_guarantee(stops, steps)
+    assert g_opt.delta < g_l11.delta
+    p0 = exact_alg3(0, stops, deltas, stop_after_zero_or_three)
+    p1 = exact_alg3(1, stops, deltas, stop_after_zero_or_three)
+    assert satisfies_odp(p0, p1, output_length, g_opt.costs, g_opt.delta)
+    assert satisfies_odp(p1, p0, output_length, g_opt.costs, g_opt.delta)
+
+
+def test_class_frequencies_of_the_implementation_match_alg3():
+    stops, deltas = (1, 3), [Fraction(1, 5), Fraction(1, 10), Fraction(1, 10)]
+    steps = [StepSpec(EPS, d) for d in deltas]
+
+    def step(history, bit, rng):
+        return rr_sample(bit, deltas[len(history)], rng)
+
+    mech = IterativeMechanism(step, stops=stops, steps=steps,
+                              stopping_rule=stop_after_zero_or_three)
+    exact = exact_alg3(0, stops, deltas, stop_after_zero_or_three)
+    p_stop1 = exact.prob(lambda o: len(o) == 1)
+    rng = odp.SeededRandom(2)
+    n = 4000
+    lengths = Counter(len(mech.release(0, rng)) for _ in range(n))
+    assert set(lengths) <= {1, 3}
+    assert stats.binomtest(lengths[1], n, float(p_stop1)).pvalue > 1e-3
+
+
+def test_early_stop_is_charged_its_prefix_through_the_accountant():
+    steps = StepSpec("1/10", 0)
+    stop_at_five = IterativeMechanism(lambda h, x, r: len(h), stops=[5, 10, 20], steps=steps,
+                                      stopping_rule=lambda h: len(h) >= 5)
+    acc = odp.Accountant("3")
+    out = acc.run(stop_at_five, None)
+    rec = acc.last_round
+    assert out == (0, 1, 2, 3, 4)
+    assert rec.label == 5 and rec.charged == Fraction(1, 2) and rec.sup_epsilon == 2
+    assert rec.refund == Fraction(3, 2)
+    assert acc.remaining.epsilon == Fraction(5, 2)
+
+
+# ------------------------------------------------------------------ composition rules
+
+
+def test_basic_composition_and_its_refusal():
+    steps = [StepSpec("0.1", "1e-6")] * 4
+    assert BasicComposition().delta_upper(steps, Fraction(2, 5)) == Fraction(4, 10**6)
+    with pytest.raises(InvalidParameter):
+        BasicComposition().delta_upper(steps, Fraction(3, 10))
+    assert basic_costs([2, 4], steps) == [Fraction(1, 5), Fraction(2, 5)]
+    assert Lemma11().per_stop([2, 4], steps, [Fraction(1, 5), Fraction(2, 5)]) == [
+        Fraction(2, 10**6), Fraction(4, 10**6)]
+
+
+def test_buckets_composition_is_an_upper_bound_of_the_exact_pure_dp_composition():
+    """k steps of (ε, 0)-DP randomized response compose to the exact δ(ε') of Kairouz et al.;
+    the privacy-buckets COMP must bound it from above, and be below the trivial bound."""
+    eps = Fraction(1, 2)
+    k = 4
+    steps = [StepSpec(eps, 0)] * k
+    target = Fraction(1)
+    bound = BucketsComposition().delta_upper(steps, target)
+    # exact δ(ε') of k-fold ε-RR: Σ_i C(k,i) (p^{k-i} q^i − e^{ε'} p^i q^{k-i})₊, p = e^ε/(1+e^ε)
+    e = math.exp(float(eps))
+    p, q = e / (1 + e), 1 / (1 + e)
+    exact = sum(max(math.comb(k, i) * (p ** (k - i) * q**i - math.exp(1) * p**i * q ** (k - i)), 0)
+                for i in range(k + 1))
+    assert exact <= float(bound) <= exact + 1e-3
+
+
+def test_step_spec_validation_and_json():
+    s = StepSpec("0.5", "1e-6", {"mechanism": "gaussian", "sigma": "2", "sensitivity": "1"})
+    assert s.to_json()["mechanism"]["sigma"] == "2"
+    assert StepSpec("1/2").worst_case_spec() == {"mechanism": "approximate_dp",
+                                                 "epsilon": "1/2", "delta": "0"}
+    for bad in (lambda: StepSpec("-1"), lambda: StepSpec("1", "1"),
+                lambda: StepSpec("1", 0, {"sigma": 1})):
+        with pytest.raises(InvalidParameter):
+            bad()
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"stops": []}, {"stops": [3, 2]}, {"stops": [0, 2]}, {"stops": [2], "steps": [StepSpec(1)]},
+    {"stops": [1, 2], "costs": ["1"]}, {"stops": [1], "costs": ["1/2"]},
+])
+def test_bad_iterative_parameters(kwargs):
+    args = {"stops": [1], "steps": StepSpec(1)}
+    args.update(kwargs)
+    with pytest.raises(InvalidParameter):
+        IterativeMechanism(lambda h, x, r: 0, **args)
+
+
+# ------------------------------------------------------------------ noisy gradient descent
+
+
+def test_noisy_gradient_step_is_epsilon_dp_on_the_grid():
+    """The integer vector of the gridded mean gradient moves by at most ``units`` in L1 norm
+    when one record is replaced (the claim behind the per-step ε), on random data."""
+    rng = np.random.default_rng(0)
+    n, d = 40, 5
+    mech = NoisyGradientDescent(n=n, dim=d, epsilon_step="1/10", stops=[3])
+    x = rng.normal(size=(n, d))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    w = rng.normal(size=d)
+
+    def units(features, labels):
+        grads = logistic_gradients(w, features, labels, float(mech.clip))
+        return [math.floor(Fraction(math.fsum(grads[:, j])) / n / mech.granularity
+                           + Fraction(1, 2)) for j in range(d)]
+
+    base = units(x, y)
+    worst = 0
+    for i in range(n):
+        x2, y2 = x.copy(), y.copy()
+        x2[i] = rng.normal(size=d) * 10
+        y2[i] = -y2[i]
+        worst = max(worst, sum(abs(a - b) for a, b in zip(base, units(x2, y2))))
+    assert 0 < worst <= mech.units
+    assert mech.guarantee.costs[3] == Fraction(3, 10) and mech.guarantee.delta == 0
+
+
+def test_noisy_gd_stops_early_and_refunds_on_separable_data():
+    rng = np.random.default_rng(1)
+    n, d = 400, 3
+    x = np.hstack([rng.uniform(-1, 1, size=(n, 2)), np.ones((n, 1))])
+    y = np.where(x[:, 0] + 0.3 * x[:, 1] > 0, 1.0, -1.0)
+    mech = NoisyGradientDescent(n=n, dim=d, epsilon_step="1/5", stops=list(range(10, 101, 10)),
+                                learning_rate=4.0, regularization=1e-2, stop_threshold=0.05,
+                                window=10)
+    acc = odp.Accountant("25", rng=odp.SeededRandom(3))
+    out = acc.run(mech, (x, y))
+    rec = acc.last_round
+    assert output_length(out) == rec.label < 100
+    assert rec.charged == Fraction(rec.label, 5) and rec.refund == 20 - rec.charged
+    assert np.mean(np.sign(x @ out.weights) == y) > 0.9
+
+
+def test_noisy_gd_rejects_wrong_shapes():
+    mech = NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2])
+    with pytest.raises(InvalidParameter):
+        mech.release((np.zeros((4, 2)), np.ones(4)), odp.SeededRandom(0))
+    for bad in ({"n": 0}, {"epsilon_step": "0"}, {"clip": 0}, {"window": 0}):
+        args = {"n": 5, "dim": 2, "epsilon_step": "1/10", "stops": [2]}
+        args.update(bad)
+        with pytest.raises(InvalidParameter):
+            NoisyGradientDescent(**args)
