@@ -252,3 +252,18 @@ def test_kernel_certificate_source():
     assert f"= some ⟨{final['eps']}, {final['delta']}⟩ := by decide" in source
     assert "sorry" not in source and "native_decide" not in source
     assert source.count("blocksOk") == sum(1 for l in cert.text.splitlines() if l.startswith("blocks"))
+
+
+def test_enforcement_default_follows_the_admission_rule():
+    """The Lean ledger rules are Alg. 1's sum rule: re-checking is on by default under it, and
+    off by default under a custom admission rule (which may validly admit more)."""
+    assert odp.Accountant(1).enforce == "generated"
+    custom = odp.Accountant(1, admission=lambda state, request: True)
+    assert custom.enforce is None and custom._check is None
+    custom.charge(odp.DP("0.8"))
+    custom.charge(odp.DP("0.8"))  # the filter admits it; no sum-rule re-check interferes
+    assert len(custom.history) == 2
+    explicit = odp.Accountant(1, admission=lambda state, request: True, enforce="generated")
+    explicit.charge(odp.DP("0.8"))
+    with pytest.raises(CertificateError):
+        explicit.charge(odp.DP("0.8"))  # over the sum rule: the re-check refuses

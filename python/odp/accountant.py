@@ -141,15 +141,18 @@ class Accountant:
         (paper 002, Def. 19) turns the accountant into Alg. 6.  Only use a rule that has a
         proof: the accountant cannot check that a filter is valid.
     enforce:
-        Re-check every transition before its settle row is committed: ``"generated"`` (the
-        default) with the rules generated from ``Odp/LedgerCore.lean``, ``"lean"`` with the
-        compiled Lean checker ``odpcheck``, or ``None``.  A disagreement charges the round its
-        sup and raises :class:`~odp.errors.CertificateError` (see :mod:`odp.certs.enforce`).
+        Re-check every transition before its settle row is committed: ``"generated"`` with the
+        rules generated from ``Odp/LedgerCore.lean``, ``"lean"`` with the compiled Lean checker
+        ``odpcheck``, or ``None``.  A disagreement charges the round its sup and raises
+        :class:`~odp.errors.CertificateError` (see :mod:`odp.certs.enforce`).  The default
+        (``"auto"``) is ``"generated"`` under Alg. 1's sum rule and ``None`` under a custom
+        ``admission``: the Lean ledger rules are Alg. 1's, which another valid filter may
+        exceed.
     """
 
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
                  ledger: Any = None, rng: RandomSource | None = None,
-                 admission: Admission | None = None, enforce: str | None = "generated"):
+                 admission: Admission | None = None, enforce: str | None = "auto"):
         budget = None if epsilon is None else Budget(epsilon, delta)
         if budget is None and ledger is None:
             raise InvalidParameter("give the total budget (epsilon, delta) or an existing ledger")
@@ -157,6 +160,8 @@ class Accountant:
             raise InvalidParameter("admission must be a callable (state, request) -> bool")
         from .certs.enforce import transition_check
 
+        if enforce == "auto":
+            enforce = "generated" if admission is None else None
         self._check = transition_check(enforce)
         self.enforce = enforce
         self.ledger: Ledger = open_ledger(ledger, budget)
