@@ -37,7 +37,17 @@ def pair():
     return p, q
 
 
+_EXACT_CACHE: dict = {}
+
+
 def exact_delta(p, r: int, eps_list) -> list[float]:
+    key = (r, tuple(eps_list))
+    if key not in _EXACT_CACHE:
+        _EXACT_CACHE[key] = _exact_delta(p, r, eps_list)
+    return _EXACT_CACHE[key]
+
+
+def _exact_delta(p, r: int, eps_list) -> list[float]:
     """Exact r-fold δ(ε) of the pair: loss of x_j is 1/2 - x_j = 8.5 - j/200 (mirror symmetry
     makes both directions equal); P_A of the index sum J is a direct (non-negative, hence
     relatively accurate) convolution."""

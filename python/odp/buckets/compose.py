@@ -181,13 +181,11 @@ def self_compose(
 ) -> BucketState:
     """``count``-fold composition of ``x`` with itself by repeated squaring.
 
-    ``total`` is the size of the whole composition this is part of (default ``count * x.count``);
-    it decides which steps run in extended precision (:func:`needs_extended`).
+    ``total`` is the size of the whole composition this is part of; it decides which steps run
+    in extended precision (:func:`needs_extended`; ``None``: none).
     """
     if count < 1:
         raise ValueError("count must be >= 1")
-    if total is None:
-        total = count * x.count
     result: BucketState | None = None
     base = x
     while count:
