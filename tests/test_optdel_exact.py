@@ -122,7 +122,7 @@ def exp_problems(draw, max_k=6, positive_delta=False, homogeneous=None, min_stop
     return ExpProblem.parse(stops, steps, Ws)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(exp_problems())
 def test_random_cases_agree_exactly_with_brute_force(p):
     thm15, eq4 = brute(p)
@@ -132,7 +132,7 @@ def test_random_cases_agree_exactly_with_brute_force(p):
     assert thm15 <= eq4
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.integers(1, 6), st.data())
 def test_integer_lattice_with_units_agrees(k_n, data):
     w0 = data.draw(st.fractions(F(8, 7), 3, max_denominator=7))

@@ -88,26 +88,31 @@ def _check(stops: Sequence[int], P0s: Sequence[Table], P1s: Sequence[Table], Ws:
 
 def eq3_tree(stops: Sequence[int], P0s: Sequence[Table], P1s: Sequence[Table], Ws: Sequence[Any]):
     """Eq. (3) on the explicit output tree: value(q) = max(phi(q), sum over children) at a
-    stopping depth ``k_i < k_n``, ``max(phi(q), 0)`` at ``k_n``, the children's sum elsewhere."""
+    stopping depth ``k_i < k_n``, ``max(phi(q), 0)`` at ``k_n``, the children's sum elsewhere.
+
+    The tree is stored depth by depth (``layers[k][4 * parent + o]`` is the child of ``parent``
+    through output ``o``), so no state is ever merged."""
     _check(stops, P0s, P1s, Ws)
     stop_index = {k: i for i, k in enumerate(stops)}
     k_n = stops[-1]
-
-    def value(depth: int, pr0: Any, pr1: Any) -> Any:
-        if depth in stop_index:
-            phi = pr0 - Ws[stop_index[depth]] * pr1
-            if depth == k_n:
-                return phi if phi > 0 else phi * 0
-        total = None
-        for o in range(4):
-            v = value(depth + 1, pr0 * P0s[depth][o], pr1 * P1s[depth][o])
-            total = v if total is None else total + v
-        if depth in stop_index and phi > total:
-            return phi
-        return total
-
     one = P0s[0][1] * 0 + 1
-    return value(0, one, one)
+    layers = [[(one, one)]]
+    for k in range(k_n):
+        layers.append([(a * P0s[k][o], b * P1s[k][o]) for a, b in layers[-1] for o in range(4)])
+    W = Ws[-1]
+    values = []
+    for a, b in layers[k_n]:
+        phi = a - W * b
+        values.append(phi if phi > 0 else phi * 0)
+    for k in range(k_n - 1, -1, -1):
+        sums = [values[4 * j] + values[4 * j + 1] + values[4 * j + 2] + values[4 * j + 3]
+                for j in range(len(layers[k]))]
+        i = stop_index.get(k)
+        if i is not None:
+            W = Ws[i]
+            sums = [max(a - W * b, s) for (a, b), s in zip(layers[k], sums)]
+        values = sums
+    return values[0]
 
 
 def _sequences(k: int) -> list[tuple[int, ...]]:
