@@ -1,0 +1,463 @@
+"""Output perturbation for L2-regularised logistic regression, and test-and-release
+(paper 002, Sec. 6: Alg. 4, Alg. 5, Thm. 17, Cor. 18; Chaudhuri, Monteleoni, Sarwate 2011).
+
+* :class:`OutputPerturbationERM` (Alg. 4): release ``p̃ = p_min(x_train) + q`` where q has
+  density ∝ ``exp(−β‖q‖₂)`` with ``β = ε/Δ`` and ``Δ`` the L2 sensitivity of the minimiser
+  (Thm. 16: ``Δ = 2/(n_train Λ)``).  ε-DP.
+* :class:`TestedLogisticRegression` (Alg. 5): release the model only if its noisy mean absolute
+  error on a held-out test set is at most ``t``; otherwise ⊥.  Thm. 17: (𝒫, ℰ, 0)-ODP with
+  ``ℰ(ℝ^d) = max(ε1, (2/n_test)/a·ε2)`` and ``ℰ({⊥}) = min(ℰ(ℝ^d), ε2)``,
+  ``a = max(2/n_test, 2(exp(2/(n_train Λ)) − 1))``, w.r.t. replacing one record of either set.
+
+Neighbouring databases: one record of ``x_train`` or of ``x_test`` replaced; ``n_train`` and
+``n_test`` are public.  Records are ``(x, y)`` with ``‖x‖₂ ≤ 1`` (rows are clipped to norm 1 by
+the mechanism, a per-record transformation) and ``y ∈ {−1, +1}``.
+
+**The noise is sampled exactly, in norm and direction.**  ``q = R·G/‖G‖`` with
+``R ~ Gamma(d, β)`` (a sum of d exact Exp(β) variables) and ``G`` a vector of d exact standard
+normals (Karney 2016, "Sampling exactly from the normal distribution", Algorithms N and B),
+so ``q`` has exactly the density ∝ exp(−β‖q‖).  Every continuous variable is a lazily refined
+uniform deviate (random bits drawn from the mechanism's ``rng`` on demand); the release is
+``p̃ = round_h(p̂ + q)`` on the grid ``h·ℤ^d`` (nearest point), decided with exact interval
+arithmetic, refining the deviates until each coordinate's grid point is certain.  So ``p̃`` has
+*exactly* the distribution of the rounded continuous mechanism — a post-processing of Alg. 4 —
+and no floating-point value touches the noise.
+
+**The minimiser is computed, not exact.**  The objective is Λ-strongly convex, so
+``‖p̂ − p_min‖ ≤ ‖∇F(p̂)‖/Λ``; the solver refines ``p̂`` until this certified distance is at
+most ``τ = 10⁻⁶·2/(n_train Λ)`` (the float64 gradient's error, below 10⁻¹³, is added as a
+margin), and the sensitivity used is ``Δ = 2/(n_train Λ) + 2τ``.
+
+**The test on the grid.**  The error ``s(p̃, x_test) = mean |h_p̃(x) − y|`` (float64, error
+``η ≤ 10⁻¹²``) is rounded to the grid ``g·ℤ`` with ``g = a/1000`` and compared with the
+threshold on the same grid after adding discrete Laplace noise of scale ``M/ε2`` grid units,
+``M = ⌈(a + 2η)/g⌉``.  With the sensitivities of Lemma 21 on this grid —
+``M_test = ⌈(2/n_test + 2η)/g⌉`` for a test record, and ``M_train = ⌈(2(e^{Δ'} − 1) + 2η)/g⌉``
+for a training record, where ``Δ' = Δ + h√d`` bounds ``‖p̃ − p̃'‖`` for the same continuous
+noise q — the exact costs declared are ``ℰ(ℝ^d) = max(ε1, (M_test/M)·ε2)`` and
+``ℰ({⊥}) = min(ℰ(ℝ^d), (max(M_train, M_test)/M)·ε2)`` with ``a`` the rational upper bound of
+``max(2/n_test, 2(e^{Δ'} − 1))``: Thm. 17 on the grid (its proof only uses those two
+sensitivities and the ratio bound of the noise).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..budget import parse_epsilon, to_fraction
+from ..errors import InvalidParameter, OdpError
+from ..guarantees import DP, ODP
+from ..rational import ceil_fraction, exp_bracket, sqrt_bracket
+from ..samplers import RandomSource, bernoulli_exp, discrete_laplace
+from .base import BOTTOM, Mechanism
+from .noise import value_or_bottom
+
+__all__ = [
+    "OutputPerturbationERM",
+    "TestedLogisticRegression",
+    "ModelRelease",
+    "fit_logistic_regression",
+    "prepare_records",
+    "mean_absolute_error",
+    "test_noise_scale",
+    "test_noise_percentile",
+    "exact_exponential",
+    "exact_normal",
+    "sample_l2_laplace",
+]
+
+#: relative accuracy of the certified minimiser: τ = TOLERANCE · 2/(n Λ)
+TOLERANCE = Fraction(1, 10**6)
+#: bound on the float64 error of the mean absolute error s (each term ≤ 2, a few ulps each)
+ERROR_MARGIN = Fraction(1, 10**12)
+
+
+# --------------------------------------------------------------------------------------------
+# Exact continuous samplers on lazily refined uniform deviates
+# --------------------------------------------------------------------------------------------
+
+
+class _Uniform:
+    """A uniform deviate on (0, 1) whose binary digits are drawn from ``rng`` on demand."""
+
+    __slots__ = ("rng", "bits", "n")
+
+    def __init__(self, rng: RandomSource):
+        self.rng = rng
+        self.bits = 0
+        self.n = 0
+
+    def extend(self, k: int) -> None:
+        self.bits = (self.bits << k) | self.rng.randbelow(1 << k)
+        self.n += k
+
+    def interval(self) -> tuple[Fraction, Fraction]:
+        return Fraction(self.bits, 1 << self.n), Fraction(self.bits + 1, 1 << self.n)
+
+    def less_than(self, other: "_Uniform") -> bool:
+        """Exact comparison ``self < other`` (ties have probability 0: digits are drawn until
+        the two deviates differ)."""
+        while True:
+            n = max(self.n, other.n)
+            if self.n < n:
+                self.extend(n - self.n)
+            if other.n < n:
+                other.extend(n - other.n)
+            if self.bits != other.bits:
+                return self.bits < other.bits
+            self.extend(16)
+            other.extend(16)
+
+
+def _bernoulli_exp_run(x: _Uniform, rng: RandomSource, k: int | None = None) -> bool:
+    """True with probability ``exp(−x)`` (``k is None``: von Neumann) or
+    ``exp(−x(2k+x)/(2k+2))`` (Karney's Algorithm B): the length of the run
+    ``x > z_1 > z_2 > …`` (each step also passing the coin of probability (2k+x)/(2k+2)) is even."""
+    y = x
+    n = 0
+    while True:
+        z = _Uniform(rng)
+        if not z.less_than(y):
+            break
+        if k is not None:
+            f = rng.randbelow(2 * k + 2)
+            if f == 2 * k:
+                if not _Uniform(rng).less_than(x):
+                    break
+            elif f > 2 * k:
+                break
+        y = z
+        n += 1
+    return n % 2 == 0
+
+
+@dataclass
+class _Real:
+    """``sign·(whole + frac)`` with ``frac`` a lazily refined uniform deviate."""
+
+    sign: int
+    whole: int
+    frac: _Uniform
+
+    def interval(self) -> tuple[Fraction, Fraction]:
+        lo, hi = self.frac.interval()
+        if self.sign > 0:
+            return self.whole + lo, self.whole + hi
+        return -(self.whole + hi), -(self.whole + lo)
+
+    def magnitude(self) -> tuple[Fraction, Fraction]:
+        lo, hi = self.frac.interval()
+        return self.whole + lo, self.whole + hi
+
+
+def exact_exponential(rng: RandomSource) -> _Real:
+    """An exact Exp(1) deviate: integer part geometric (P(k) = e^{−k}(1 − e^{−1}), from exact
+    Bernoulli(e^{−1}) trials), fractional part with density ∝ e^{−x} on (0, 1) by von Neumann's
+    rejection."""
+    whole = 0
+    while bernoulli_exp(Fraction(1), rng):
+        whole += 1
+    while True:
+        x = _Uniform(rng)
+        if _bernoulli_exp_run(x, rng):
+            return _Real(1, whole, x)
+
+
+def exact_normal(rng: RandomSource) -> _Real:
+    """An exact N(0, 1) deviate (Karney 2016, Algorithm N): ``k`` with probability
+    ∝ e^{−k²/2} (exact Bernoulli(e^{−1/2}) and Bernoulli(e^{−k(k−1)/2}) trials), then
+    ``x`` ∈ (0, 1) accepted with probability e^{−x(2k+x)/2} by k+1 runs of Algorithm B, and a
+    fair sign: the density of ``±(k + x)`` is ∝ e^{−(k+x)²/2}."""
+    while True:
+        k = 0
+        while bernoulli_exp(Fraction(1, 2), rng):
+            k += 1
+        if k > 1 and not bernoulli_exp(Fraction(k * (k - 1), 2), rng):
+            continue
+        x = _Uniform(rng)
+        if all(_bernoulli_exp_run(x, rng, k) for _ in range(k + 1)):
+            return _Real(1 if rng.randbelow(2) else -1, k, x)
+
+
+def sample_l2_laplace(center: Sequence[Fraction], beta: Fraction, grid: Fraction,
+                      rng: RandomSource, *, initial_bits: int = 48) -> tuple[Fraction, ...]:
+    """``round_grid(center + q)`` (nearest grid point per coordinate) with q of density
+    ∝ exp(−β‖q‖₂) on ℝ^d, sampled exactly: ``q = R·G/‖G‖``, ``R ~ Gamma(d, β)`` and ``G`` a
+    vector of exact standard normals; the deviates are refined until every coordinate's grid
+    point is decided by exact interval arithmetic."""
+    center = [Fraction(c) for c in center]
+    d = len(center)
+    if d < 1:
+        raise InvalidParameter("need at least one coordinate")
+    beta, grid = Fraction(beta), Fraction(grid)
+    exps = [exact_exponential(rng) for _ in range(d)]
+    normals = [exact_normal(rng) for _ in range(d)]
+    deviates = [r.frac for r in exps + normals]
+    for u in deviates:
+        if u.n < initial_bits:
+            u.extend(initial_bits - u.n)
+    while True:
+        r_lo = sum((e.magnitude()[0] for e in exps), Fraction(0)) / beta
+        r_hi = sum((e.magnitude()[1] for e in exps), Fraction(0)) / beta
+        mags = [g.magnitude() for g in normals]
+        norm2_lo = sum((lo * lo for lo, _ in mags), Fraction(0))
+        norm2_hi = sum((hi * hi for _, hi in mags), Fraction(0))
+        norm_lo = sqrt_bracket(norm2_lo)[0]
+        norm_hi = sqrt_bracket(norm2_hi)[1]
+        out: list[Fraction] = []
+        for c, g, (m_lo, m_hi) in zip(center, normals, mags):
+            if norm_lo <= 0:
+                break
+            lo = r_lo * m_lo / norm_hi
+            hi = r_hi * m_hi / norm_lo
+            if g.sign < 0:
+                lo, hi = -hi, -lo
+            cell_lo = math.floor((c + lo) / grid + Fraction(1, 2))
+            cell_hi = math.floor((c + hi) / grid + Fraction(1, 2))
+            if cell_lo != cell_hi:
+                break
+            out.append(cell_lo * grid)
+        if len(out) == d:
+            return tuple(out)
+        for u in deviates:
+            u.extend(16)
+
+
+# --------------------------------------------------------------------------------------------
+# Logistic regression: data preparation and a certified minimiser
+# --------------------------------------------------------------------------------------------
+
+
+def prepare_records(features: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Rows clipped to L2 norm ≤ 1 (a per-record transformation) and labels checked to be ±1."""
+    x = np.asarray(features, dtype=float)
+    y = np.asarray(labels, dtype=float)
+    if x.ndim != 2 or y.shape != (x.shape[0],):
+        raise InvalidParameter("features must be an (n, d) array and labels a length-n array")
+    if not np.all(np.isfinite(x)):
+        raise InvalidParameter("features must be finite")
+    if not np.all((y == 1) | (y == -1)):
+        raise InvalidParameter("labels must be -1 or +1")
+    norms = np.linalg.norm(x, axis=1)
+    scale = np.where(norms > 1, 1.0 / np.maximum(norms, 1e-300), 1.0)
+    x = x * scale[:, None]
+    # after scaling, a norm may exceed 1 by an ulp: shrink those rows once more
+    over = np.linalg.norm(x, axis=1) > 1
+    x[over] *= 1 - 4e-16
+    return x, y
+
+
+def _objective(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float):
+    z = y * (x @ p)
+    loss = np.mean(np.logaddexp(0.0, -z)) + 0.5 * lam * float(p @ p)
+    s = 0.5 * (1.0 - np.tanh(0.5 * z))  # σ(−z)
+    grad = -(x.T @ (y * s)) / len(y) + lam * p
+    return loss, grad, s
+
+
+def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float, *,
+                            tolerance: float, max_newton: int = 100) -> tuple[np.ndarray, float]:
+    """Minimise ``(1/n) Σ log(1 + e^{−y pᵀx}) + (Λ/2)‖p‖²`` by damped Newton steps; returns
+    ``(p̂, bound)`` with ``‖p̂ − p_min‖ ≤ bound ≤ tolerance`` certified by strong convexity
+    (``bound = (‖∇F(p̂)‖ + 10⁻¹³)/Λ``).  Raises :class:`OdpError` if that is not reached."""
+    lam = float(regularization)
+    n, d = x.shape
+    p = np.zeros(d)
+    for _ in range(max_newton):
+        loss, grad, s = _objective(p, x, y, lam)
+        bound = (float(np.linalg.norm(grad)) + 1e-13) / lam
+        if bound <= tolerance:
+            return p, bound
+        weights = s * (1.0 - s)
+        hess = (x.T * weights) @ x / n + lam * np.eye(d)
+        step = np.linalg.solve(hess, grad)
+        t = 1.0
+        while t > 1e-12:
+            candidate = p - t * step
+            if _objective(candidate, x, y, lam)[0] <= loss - 1e-4 * t * float(grad @ step):
+                break
+            t *= 0.5
+        p = p - t * step
+    raise OdpError("the logistic-regression solver did not reach its certified tolerance; "
+                   "this should not happen for a strongly convex objective — please report it")
+
+
+def mean_absolute_error(p: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
+    """``s(p, x) = mean |h_p(x) − y|`` with ``h_p(x) = 2σ(pᵀx) − 1 = tanh(pᵀx/2)`` (Sec. 6.1)."""
+    return float(np.mean(np.abs(np.tanh(0.5 * (x @ p)) - y)))
+
+
+# --------------------------------------------------------------------------------------------
+# Alg. 4 and Alg. 5
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelRelease:
+    """A released parameter vector: exact grid values and their floats."""
+
+    exact: tuple[Fraction, ...]
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.array([float(v) for v in self.exact])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"weights": [float(v) for v in self.exact]}
+
+
+def _positive(value: Any, name: str) -> Fraction:
+    x = to_fraction(value, name=name)
+    if x <= 0:
+        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
+    return x
+
+
+def _count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
+    return value
+
+
+class OutputPerturbationERM(Mechanism):
+    """Alg. 4 for L2-regularised logistic regression: ε-DP release of the noisy minimiser on
+    the grid ``granularity·ℤ^d`` (see the module docstring).  Data: ``(features, labels)``
+    with ``n`` rows (public)."""
+
+    name = "erm_output_perturbation"
+
+    def __init__(self, *, epsilon: Any, regularization: Any, n: int, dim: int,
+                 granularity: Any = None):
+        self.epsilon = _positive(epsilon, "epsilon")
+        self.regularization = _positive(regularization, "regularization")
+        self.n = _count(n, "n")
+        self.dim = _count(dim, "dim")
+        base = 2 / (self.n * self.regularization)
+        self.tolerance = TOLERANCE * base
+        #: L2 sensitivity of the computed minimiser (Thm. 16 plus the solver's certificate)
+        self.sensitivity = base + 2 * self.tolerance
+        self.granularity = (base / 10**4 if granularity is None
+                            else _positive(granularity, "granularity"))
+        self.beta = self.epsilon / self.sensitivity
+        self._guarantee = DP(self.epsilon)
+
+    @property
+    def guarantee(self) -> DP:
+        return self._guarantee
+
+    def params(self) -> dict[str, Any]:
+        return {"epsilon": str(self.epsilon), "regularization": str(self.regularization),
+                "n": self.n, "dim": self.dim, "sensitivity": str(self.sensitivity),
+                "granularity": str(self.granularity)}
+
+    def minimiser(self, features: Any, labels: Any) -> np.ndarray:
+        x, y = prepare_records(features, labels)
+        if x.shape != (self.n, self.dim):
+            raise InvalidParameter(f"expected {self.n} training records with {self.dim} "
+                                   f"features, got shape {x.shape}")
+        p, _ = fit_logistic_regression(x, y, float(self.regularization),
+                                       tolerance=float(self.tolerance) * (1 - 1e-6))
+        return p
+
+    def release(self, data: Any, rng: RandomSource) -> ModelRelease:
+        features, labels = data
+        p = self.minimiser(features, labels)
+        noisy = sample_l2_laplace([Fraction(float(v)) for v in p], self.beta, self.granularity,
+                                  rng)
+        return ModelRelease(noisy)
+
+
+def test_noise_scale(epsilon2: Any, n: int, *, regularization: Any = 1,
+                     train_fraction: Any = "0.7") -> float:
+    """Scale ``a/ε2`` of the test noise of Alg. 5 for a database of ``n`` records split
+    ``train_fraction`` / rest (Fig. 2; continuous formula of the paper)."""
+    frac = float(Fraction(train_fraction))
+    n_train, n_test = n * frac, n * (1 - frac)
+    lam = float(to_fraction(regularization, name="regularization"))
+    a = max(2 / n_test, 2 * math.expm1(2 / (n_train * lam)))
+    return a / float(parse_epsilon(epsilon2))
+
+
+test_noise_scale.__test__ = False  # not a pytest test despite its name
+
+
+def test_noise_percentile(epsilon2: Any, n: int, *, regularization: Any = 1,
+                          train_fraction: Any = "0.7", quantile: float = 0.95) -> float:
+    """The ``quantile`` of the Laplace(a/ε2) test noise, ``(a/ε2)·ln(1/(2(1 − quantile)))``:
+    if the model's error exceeds ``t`` by more than this, Alg. 5 returns ⊥ with probability at
+    least ``quantile`` (Fig. 2)."""
+    if not 0.5 <= quantile < 1:
+        raise InvalidParameter("quantile must be in [0.5, 1)")
+    return test_noise_scale(epsilon2, n, regularization=regularization,
+                            train_fraction=train_fraction) * math.log(1 / (2 * (1 - quantile)))
+
+
+test_noise_percentile.__test__ = False
+
+
+class TestedLogisticRegression(Mechanism):
+    """Alg. 5 (LogRegWithTest): Alg. 4 with ε1 on the training set, then release the model only
+    if ``s(p̃, x_test) + r ≤ t`` (r ~ Laplace(a/ε2) on a grid); otherwise ⊥.  Declared
+    guarantee: Thm. 17 on the grid (module docstring); with ε1 ≥ ε2 this is Cor. 18's
+    (ε1 on ℝ^d, ε2 on ⊥).  Data: ``(x_train, y_train, x_test, y_test)``."""
+
+    __test__ = False
+    name = "logreg_with_test"
+
+    def __init__(self, *, epsilon1: Any, epsilon2: Any, threshold: Any, regularization: Any,
+                 n_train: int, n_test: int, dim: int, granularity: Any = None):
+        self.erm = OutputPerturbationERM(epsilon=epsilon1, regularization=regularization,
+                                         n=n_train, dim=dim, granularity=granularity)
+        self.epsilon1 = self.erm.epsilon
+        self.epsilon2 = _positive(epsilon2, "epsilon2")
+        self.n_test = _count(n_test, "n_test")
+        self.threshold = to_fraction(threshold, name="threshold")
+        # ‖p̃ − p̃'‖ ≤ Δ + h√d for a training-record change (same continuous noise)
+        shift = self.erm.sensitivity + self.erm.granularity * sqrt_bracket(Fraction(dim))[1]
+        train_sens = 2 * (exp_bracket(shift)[1] - 1)
+        test_sens = Fraction(2, self.n_test)
+        self.a = ceil_fraction(max(test_sens, train_sens))
+        self.test_granularity = self.a / 1000
+        eta2 = 2 * ERROR_MARGIN
+        self.units = math.ceil((self.a + eta2) / self.test_granularity)
+        self.units_test = math.ceil((test_sens + eta2) / self.test_granularity)
+        self.units_train = math.ceil((train_sens + eta2) / self.test_granularity)
+        self.test_scale = Fraction(self.units) / self.epsilon2
+        value_cost = max(self.epsilon1, Fraction(self.units_test, self.units) * self.epsilon2)
+        bottom_cost = min(value_cost, Fraction(max(self.units_train, self.units_test),
+                                               self.units) * self.epsilon2)
+        self._guarantee = ODP(value_or_bottom, {"value": value_cost, "bottom": bottom_cost}, 0)
+
+    @property
+    def guarantee(self) -> ODP:
+        return self._guarantee
+
+    def params(self) -> dict[str, Any]:
+        return {**self.erm.params(), "epsilon2": str(self.epsilon2), "n_test": self.n_test,
+                "threshold": str(self.threshold), "a": str(self.a),
+                "test_granularity": str(self.test_granularity)}
+
+    def test_value(self, weights: np.ndarray, features: Any, labels: Any) -> int:
+        """``⌊s(p̃, x_test)/g + 1/2⌋``: the model's test error in grid units."""
+        x, y = prepare_records(features, labels)
+        if x.shape != (self.n_test, self.erm.dim):
+            raise InvalidParameter(f"expected {self.n_test} test records with "
+                                   f"{self.erm.dim} features, got shape {x.shape}")
+        s = Fraction(mean_absolute_error(weights, x, y))
+        return math.floor(s / self.test_granularity + Fraction(1, 2))
+
+    def threshold_units(self) -> int:
+        return math.floor(self.threshold / self.test_granularity + Fraction(1, 2))
+
+    def release(self, data: Any, rng: RandomSource) -> Any:
+        x_train, y_train, x_test, y_test = data
+        model = self.erm.release((x_train, y_train), rng)
+        noisy = self.test_value(model.weights, x_test, y_test) + discrete_laplace(self.test_scale, rng)
+        if noisy <= self.threshold_units():
+            return model
+        return BOTTOM

@@ -1,0 +1,258 @@
+"""Output perturbation (Alg. 4) and test-and-release (Alg. 5, Thm. 17, Cor. 18) for logistic
+regression: the exact continuous samplers, the certified minimiser, and the declared ODP
+guarantee against the mechanism's output distribution computed at high precision (d = 1).
+
+For d = 1 the noise of Alg. 4 is Laplace(1/β), so the probability of each released grid
+point is a difference of Laplace CDFs (mpmath, 40 digits); the test's pass probability given
+the released model is a discrete Laplace tail (closed form).  Both classes of Def. 2 are
+checked pointwise (δ = 0) on neighbouring databases that differ in a training or a test
+record."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+import odp
+from odp.errors import InvalidParameter
+from odp.mechanisms import BOTTOM
+from odp.mechanisms.erm import (
+    OutputPerturbationERM,
+    TestedLogisticRegression,
+    exact_exponential,
+    exact_normal,
+    fit_logistic_regression,
+    mean_absolute_error,
+    prepare_records,
+    sample_l2_laplace,
+    test_noise_percentile,
+    test_noise_scale,
+)
+
+# ------------------------------------------------------------------ exact samplers
+
+
+def _mid(real):
+    lo, hi = real.interval()
+    return float((lo + hi) / 2)
+
+
+def test_exact_normal_and_exponential_have_the_right_distributions():
+    rng = odp.SeededRandom(1)
+    normals = [_mid(exact_normal(rng)) for _ in range(3000)]
+    exps = [_mid(exact_exponential(rng)) for _ in range(3000)]
+    assert stats.kstest(normals, "norm").pvalue > 1e-3
+    assert stats.kstest(exps, "expon").pvalue > 1e-3
+    # the lazy deviates are consistent: refining keeps the value inside the old interval
+    r = exact_normal(rng)
+    lo, hi = r.interval()
+    r.frac.extend(40)
+    lo2, hi2 = r.interval()
+    assert lo <= lo2 < hi2 <= hi and hi2 - lo2 == (hi - lo) / 2**40
+
+
+def test_l2_laplace_noise_norm_is_gamma_and_direction_uniform():
+    """d = 3: ‖q‖ ~ Gamma(3, β) and, by Archimedes, each coordinate of q/‖q‖ is uniform on
+    [−1, 1].  d = 1: q is Laplace(1/β).  (Grid 10⁻⁹: rounding is invisible at this size.)"""
+    rng = odp.SeededRandom(2)
+    beta = Fraction(2)
+    qs = np.array([[float(v) for v in sample_l2_laplace([0, 0, 0], beta, Fraction(1, 10**9), rng)]
+                   for _ in range(1500)])
+    norms = np.linalg.norm(qs, axis=1)
+    assert stats.kstest(norms, stats.gamma(a=3, scale=1 / 2).cdf).pvalue > 1e-3
+    assert stats.kstest(qs[:, 0] / norms, stats.uniform(-1, 2).cdf).pvalue > 1e-3
+    q1 = [float(sample_l2_laplace([Fraction(1, 3)], beta, Fraction(1, 10**9), rng)[0])
+          for _ in range(1500)]
+    assert stats.kstest(q1, stats.laplace(loc=1 / 3, scale=1 / 2).cdf).pvalue > 1e-3
+
+
+def test_release_lies_on_the_grid():
+    out = sample_l2_laplace([Fraction(1, 7), Fraction(-2)], Fraction(3), Fraction(1, 100),
+                            odp.SeededRandom(0))
+    assert all((v * 100).denominator == 1 for v in out)
+
+
+# ------------------------------------------------------------------ the certified minimiser
+
+
+def _data(rng, n, d):
+    x = rng.normal(size=(n, d))
+    y = np.where(x[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return prepare_records(x, y)
+
+
+def test_minimiser_certificate_holds_against_a_tight_reference():
+    rng = np.random.default_rng(0)
+    x, y = _data(rng, 60, 4)
+    p, bound = fit_logistic_regression(x, y, 0.1, tolerance=1e-5)
+    ref, _ = fit_logistic_regression(x, y, 0.1, tolerance=1e-10)
+    assert np.linalg.norm(p - ref) <= bound + 1e-10 and bound <= 1e-5
+
+
+def test_minimiser_sensitivity_is_within_the_declared_bound():
+    """Thm. 16 for the computed minimiser: replacing one record moves p̂ by at most
+    2/(nΛ) + 2τ (the sensitivity the mechanism declares)."""
+    rng = np.random.default_rng(1)
+    n, d, lam = 30, 3, Fraction(1, 2)
+    mech = OutputPerturbationERM(epsilon=1, regularization=lam, n=n, dim=d)
+    x, y = _data(rng, n, d)
+    base = mech.minimiser(x, y)
+    worst = 0.0
+    for i in range(n):
+        for sign in (1, -1):
+            x2, y2 = x.copy(), y.copy()
+            x2[i] = rng.normal(size=d)
+            x2[i] /= np.linalg.norm(x2[i])
+            y2[i] = sign
+            worst = max(worst, float(np.linalg.norm(mech.minimiser(x2, y2) - base)))
+    assert 0 < worst <= float(mech.sensitivity)
+    assert worst > 0.3 * float(2 / (n * lam))  # the bound is not vacuous here
+
+
+# ------------------------------------------------------------------ Thm. 17, numerically (d = 1)
+
+
+def _release_distribution(mech, x_train, y_train, x_test, y_test, cells):
+    """{grid index j ∈ [−cells, cells]: P(p̃ = j·h and pass)}, P(⊥ and p̃ in that window) and
+    the Laplace mass outside the window, at the current mpmath precision, d = 1."""
+    h = mech.erm.granularity
+    p_hat = float(mech.erm.minimiser(x_train, y_train)[0])
+    beta = mpmath.mpf(mech.erm.beta.numerator) / mech.erm.beta.denominator
+    r = mpmath.exp(-mpmath.mpf(mech.epsilon2.numerator) / mech.epsilon2.denominator / mech.units)
+    t_units = mech.threshold_units()
+
+    def laplace_cdf(v):
+        v = mpmath.mpf(v)
+        return mpmath.mpf(1) / 2 * mpmath.exp(beta * v) if v < 0 else 1 - mpmath.exp(-beta * v) / 2
+
+    def passes(weight):
+        k = t_units - mech.test_value(np.array([weight]), x_test, y_test) + 1  # P(Z ≤ k−1)
+        tail = r**k / (1 + r) if k >= 1 else 1 - r ** (1 - k) / (1 + r)
+        return 1 - tail
+
+    out = {}
+    bottom = mpmath.mpf(0)
+    covered = mpmath.mpf(0)
+    for j in range(-cells, cells + 1):
+        lo = (mpmath.mpf(j) - mpmath.mpf(1) / 2) * float(h) - p_hat
+        cell = laplace_cdf(lo + float(h)) - laplace_cdf(lo)
+        pr = passes(float(j * h))
+        out[j] = cell * pr
+        bottom += cell * (1 - pr)
+        covered += cell
+    return out, bottom, 1 - covered
+
+
+def _tiny_mechanism(**kwargs):
+    args = dict(epsilon1="1", epsilon2="1/2", threshold="1", regularization="1/2", n_train=4,
+                n_test=3, dim=1, granularity=Fraction(1, 20))
+    args.update(kwargs)
+    return TestedLogisticRegression(**args)
+
+
+def _neighbour_pairs():
+    xtr = np.array([[0.9], [-0.5], [0.3], [1.0]])
+    ytr = np.array([1.0, -1.0, 1.0, 1.0])
+    xte = np.array([[0.8], [-0.7], [0.2]])
+    yte = np.array([1.0, -1.0, -1.0])
+    base = (xtr, ytr, xte, yte)
+    pairs = []
+    for i, (xv, yv) in enumerate([([-1.0], -1.0), ([1.0], -1.0), ([-0.2], 1.0)]):
+        x2, y2 = xtr.copy(), ytr.copy()
+        x2[i], y2[i] = xv, yv
+        pairs.append((base, (x2, y2, xte, yte)))  # a training record replaced
+        x3, y3 = xte.copy(), yte.copy()
+        x3[i % 3], y3[i % 3] = xv, yv
+        pairs.append((base, (xtr, ytr, x3, y3)))  # a test record replaced
+    return pairs
+
+
+def test_theorem17_holds_pointwise_and_wrong_claims_fail():
+    mech = _tiny_mechanism()
+    g = mech.guarantee
+    assert g.costs == {"value": 1, "bottom": Fraction(1, 2)}  # Cor. 18 (ε1 ≥ ε2)
+    cells = 600  # p̃ ∈ [−30, 30]: the uncovered Laplace mass (≈ e^{-β·29}) is tracked
+    wrong_value = wrong_bottom = False
+    with mpmath.workdps(40):
+        e_value = mpmath.exp(1)
+        e_bottom = mpmath.exp(mpmath.mpf(1) / 2)
+        for a, b in _neighbour_pairs():
+            for x, y in ((a, b), (b, a)):
+                px, bx, rest_x = _release_distribution(mech, *x, cells)
+                py, by, rest_y = _release_distribution(mech, *y, cells)
+                for j, prob in px.items():
+                    assert prob <= e_value * py.get(j, 0) * (1 + mpmath.mpf(10) ** -30)
+                    wrong_value |= prob > mpmath.exp(mpmath.mpf(1) / 4) * py.get(j, 0)
+                # ⊥: the uncovered mass (at most rest) can only add to either side
+                assert bx <= e_bottom * by + rest_x
+                wrong_bottom |= bx > by + rest_x
+    assert wrong_value and wrong_bottom  # ℰ(ℝ) = ε1/4 and ℰ(⊥) = 0 are violated
+
+
+def test_bottom_frequency_matches_the_computed_probability():
+    mech = _tiny_mechanism(threshold="0.9")
+    data = _neighbour_pairs()[0][0]
+    with mpmath.workdps(30):
+        _, p_bottom, rest = _release_distribution(mech, *data, 600)
+    assert rest < 1e-4
+    rng = odp.SeededRandom(4)
+    n = 1500
+    bottoms = sum(mech.release(data, rng) is BOTTOM for _ in range(n))
+    assert stats.binomtest(bottoms, n, float(p_bottom)).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------ accounting, Fig. 2 helpers
+
+
+def test_a_failed_test_is_refunded_through_the_accountant():
+    rng = np.random.default_rng(3)
+    x, y = _data(rng, 100, 3)
+    mech = TestedLogisticRegression(epsilon1="1", epsilon2="1/4", threshold="0",
+                                    regularization=1, n_train=70, n_test=30, dim=3)
+    acc = odp.Accountant("2", rng=odp.SeededRandom(5))
+    out = acc.run(mech, (x[:70], y[:70], x[70:], y[70:]))
+    assert out is BOTTOM  # an error ≈ 1 never clears t = 0 at this noise level
+    rec = acc.last_round
+    assert rec.label == "bottom" and rec.charged == Fraction(1, 4) and rec.refund == Fraction(3, 4)
+
+
+def test_cost_of_values_grows_when_the_test_dominates():
+    """Thm. 17 with ε2 > ε1: with a = 2/n_test, ℰ(ℝ^d) = max(ε1, ε2·(2/n_test)/a) = ε2."""
+    mech = TestedLogisticRegression(epsilon1="1/10", epsilon2="1", threshold="1",
+                                    regularization=1, n_train=1000, n_test=30, dim=2)
+    assert mech.units_test == mech.units  # a = 2/n_test dominates
+    assert mech.guarantee.costs == {"value": 1, "bottom": 1}
+    small_test = TestedLogisticRegression(epsilon1="1/10", epsilon2="1", threshold="1",
+                                          regularization="1/100", n_train=50, n_test=1000,
+                                          dim=2)
+    # here ε1 dominates ℝ^d and the ⊥ cost is capped by it: no saving (Thm. 17's min)
+    assert small_test.units_test < small_test.units
+    assert small_test.guarantee.costs == {"value": Fraction(1, 10), "bottom": Fraction(1, 10)}
+
+
+def test_noise_percentile_matches_the_laplace_quantile():
+    for eps2, n in [("0.1", 1000), ("1", 100)]:
+        scale = test_noise_scale(eps2, n)
+        n_train, n_test = 0.7 * n, 0.3 * n
+        a = max(2 / n_test, 2 * (math.exp(2 / n_train) - 1))
+        assert scale == pytest.approx(a / float(eps2), rel=1e-12)
+        assert test_noise_percentile(eps2, n) == pytest.approx(
+            stats.laplace(scale=scale).ppf(0.95), rel=1e-9)
+
+
+def test_error_function_range_and_bad_parameters():
+    x, y = prepare_records(np.array([[3.0, 4.0], [0.1, 0.0]]), np.array([1, -1]))
+    assert np.allclose(np.linalg.norm(x, axis=1), [1.0, 0.1])
+    assert mean_absolute_error(np.zeros(2), x, y) == 1.0
+    with pytest.raises(InvalidParameter):
+        prepare_records(np.array([[1.0]]), np.array([0]))
+    for bad in ({"epsilon1": "0"}, {"n_test": 0}, {"regularization": -1}, {"dim": 0}):
+        with pytest.raises(InvalidParameter):
+            _tiny_mechanism(**bad)
+    with pytest.raises(InvalidParameter):
+        test_noise_percentile("1", 100, quantile=1.0)
