@@ -11,6 +11,9 @@ after 100, 200, ..., 1000 steps)::
 first k_i epsilons: simple composition), or ``lemma11:DELTA`` (the smallest costs whose Lemma 11
 delta, split equally over the stops, is at most DELTA).  Heterogeneous steps come from
 ``--steps-file``: one ``epsilon,delta`` pair per line (``#`` starts a comment).
+
+``odp optdel --gap-study [--quick] [--json]`` prints the study of the gap between Lemma 11 and
+Thm. 15 (odp.optdel.gap; the table of docs/optdel.md).
 """
 
 from __future__ import annotations
@@ -87,14 +90,46 @@ def register(subparsers) -> None:
     p.add_argument("--delta", default="0", help="per-step delta (homogeneous steps, default 0)")
     p.add_argument("--k", type=int, help="number of steps k_n (default: the last stop)")
     p.add_argument("--steps-file", help="heterogeneous steps: one 'epsilon,delta' per line")
-    p.add_argument("--stops", required=True, help="stopping points, e.g. 100,200,...,1000")
-    p.add_argument("--costs", required=True,
-                   help="E(P_i) per stop (comma list), 'simple' or 'lemma11:DELTA'")
+    p.add_argument("--stops", help="stopping points, e.g. 100,200,...,1000")
+    p.add_argument("--costs", help="E(P_i) per stop (comma list), 'simple' or 'lemma11:DELTA'")
     p.add_argument("--grid", help="force the lattice step h (default: automatic)")
     p.add_argument("--max-cells", type=int, default=None, help="lattice cells per pass budget")
     p.add_argument("--no-lemma11", action="store_true", help="skip the Lemma 11 (Eq. 4) bound")
+    p.add_argument("--gap-study", action="store_true",
+                   help="print the Lemma 11 vs Thm. 15 gap study instead (total delta 1e-6)")
+    p.add_argument("--quick", action="store_true", help="small grid for --gap-study")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
+
+
+def _gap_study(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..optdel.gap import DEFAULT_GRID, QUICK_GRID, gap_study
+
+    def progress(i: int, n: int) -> None:
+        print(f"\rgap study: {i}/{n}", end="" if i < n else "\n", file=sys.stderr, flush=True)
+
+    rows = gap_study(QUICK_GRID if args.quick else DEFAULT_GRID, "1e-6", progress=progress)
+    if args.json:
+        print_json({"delta_total": "1e-6", "rows": [r.to_json() for r in rows]})
+        return 0
+    table = []
+    for r in rows:
+        if r.ratio is None:
+            table.append([r.epsilon, r.delta_k, r.k_n, r.n, "-", "-", "-", "-", "-",
+                          "infeasible"])
+            continue
+        table.append([
+            r.epsilon, r.delta_k, r.k_n, r.n, f"{float(r.costs[-1]):.4f}",
+            f"{float(r.eq4.lower):.4g}", f"{float(r.thm15.upper):.4g}", f"{r.ratio:.3f}",
+            f"{float(r.saving_last):.4f}", f"{float(r.saving_uniform):.4f}",
+        ])
+    print("Lemma 11 (Eq. 4) vs Thm. 15 (Eq. 3); costs from Lemma 11 with total delta 1e-6 split "
+          "equally over the n evenly spaced stops")
+    print(format_table(["eps_k", "delta_k", "k_n", "n", "E(P_n)", "Eq.4 >=", "OptDel <=",
+                        "ratio >=", "save last", "save all"], table))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InvalidParameter
     from ..optdel import DEFAULT_MAX_CELLS, lemma11_costs, lemma11_delta, optdel
 
+    if args.gap_study:
+        return _gap_study(args)
+    if not args.stops or not args.costs:
+        raise InvalidParameter("--stops and --costs are required (or use --gap-study)")
     stops = _expand(args.stops, "stops", integer=True)
     if args.steps_file:
         if args.epsilon is not None:
