@@ -93,7 +93,7 @@ def opendp_filter(n, measure="pure"):
     start = time.perf_counter()
     for _ in range(n):
         eps = LARGE if answer % 2 else SMALL
-        answer = int(round(qbl(mechs[eps])))
+        answer = round(qbl(mechs[eps]))
     return time.perf_counter() - start
 
 
@@ -114,8 +114,8 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, dict] = {}
     for name, make in odp_filters().items():
-        t_full = median_of(lambda: run_decisions(make, N), args.repeats)
-        t_half = median_of(lambda: run_decisions(make, N // 2), args.repeats)
+        t_full = median_of(lambda make=make: run_decisions(make, N), args.repeats)
+        t_half = median_of(lambda make=make: run_decisions(make, N // 2), args.repeats)
         results[f"odp {name} decision"] = {"seconds": t_full, "us_per_round": 1e6 * t_full / N,
                                            "time_2000_over_1000": t_full / t_half}
     t = median_of(lambda: run_with_release(N), args.repeats)
@@ -124,11 +124,11 @@ def main() -> None:
                                                  lambda: run_with_release(N // 2), args.repeats)}
     for label, measure in [("OpenDP make_privacy_filter (pure DP)", "pure"),
                            ("OpenDP make_privacy_filter (zCDP)", "zcdp")]:
-        t = median_of(lambda: opendp_filter(N, measure), args.repeats)
+        t = median_of(lambda measure=measure: opendp_filter(N, measure), args.repeats)
         if t is None:
             print(f"{label}: skipped (opendp not installed)")
             continue
-        th = median_of(lambda: opendp_filter(N // 2, measure), args.repeats)
+        th = median_of(lambda measure=measure: opendp_filter(N // 2, measure), args.repeats)
         results[label] = {"seconds": t, "us_per_round": 1e6 * t / N, "time_2000_over_1000": t / th}
     for name, r in results.items():
         print(f"{name:42s} {r['us_per_round']:9.1f} µs/round   2000/1000-round time "

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
+from .. import conversions as cv
 from ..budget import Number, parse_delta, parse_epsilon
 from ..errors import InvalidBudget, InvalidParameter
-from .. import conversions as cv
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 
 __all__ = ["ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
@@ -223,5 +223,3 @@ class RDPOdometer(PrivacyOdometer):
     def __init__(self, alpha: Number):
         super().__init__(RDPAccumulator(alpha))
 
-
-Curve = Callable[[Fraction], Any]
