@@ -110,16 +110,18 @@ def epsilon_upper(s: BucketState, delta: float) -> float:
         guess = min(max(guess, left), right)
     else:
         guess = left
-    # verify (rounding) and walk up if needed
-    lo, hi = left, right
-    eps = guess
-    for _ in range(200):
-        if delta_upper(s, eps) <= delta:
-            return eps
-        lo = eps
-        eps = math.nextafter(eps, math.inf) if hi - lo < 4 * U * (abs(hi) + 1) else (eps + hi) / 2
-        if eps >= hi:
-            return hi
+    # verify (the closed form ignores rounding margins); bisect on [guess, right] if needed
+    if delta_upper(s, guess) <= delta:
+        return guess
+    lo, hi = guess, right
+    for _ in range(80):  # delta_upper(lo) > delta >= delta_upper(hi)
+        mid = (lo + hi) / 2
+        if mid <= lo or mid >= hi:
+            break
+        if delta_upper(s, mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
     return hi
 
 
