@@ -6,9 +6,9 @@ import json
 from fractions import Fraction as F
 
 import pytest
-
 from odp.cli import main
 from odp.errors import InvalidBudget, InvalidParameter, OdpError
+from odp.optdel import exact as X
 from odp.optdel import (
     lemma11_costs,
     lemma11_delta,
@@ -16,7 +16,6 @@ from odp.optdel import (
     optdel_saving,
     optdel_upper,
 )
-from odp.optdel import exact as X
 from odp.optdel.bounds import round_up_significant
 from odp.optdel.gap import even_stops, gap_row
 from odp.optdel.problem import ExpProblem
@@ -128,8 +127,20 @@ def test_gap_row_and_even_stops():
 
 
 def test_cli_optdel_json_homogeneous(capsys):
-    args = ["optdel", "--epsilon", "0.1", "--delta", "1e-9", "--k", "40",
-            "--stops", "10,20,...,40", "--costs", "1.5,2,...,3", "--json"]
+    args = [
+        "optdel",
+        "--epsilon",
+        "0.1",
+        "--delta",
+        "1e-9",
+        "--k",
+        "40",
+        "--stops",
+        "10,20,...,40",
+        "--costs",
+        "1.5,2,...,3",
+        "--json",
+    ]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["stops"] == [10, 20, 30, 40] and out["costs"] == ["1.5", "2", "2.5", "3"]
@@ -141,10 +152,24 @@ def test_cli_optdel_json_homogeneous(capsys):
 
 def test_cli_optdel_costs_specs_and_steps_file(tmp_path, capsys):
     f = tmp_path / "steps.txt"
-    f.write_text("# eps, delta\n" + "\n".join(
-        f"{0.05 + 0.01 * (k % 7):.2f},1e-9" for k in range(30)) + "\n")
-    assert main(["optdel", "--steps-file", str(f), "--stops", "10,20,30",
-                 "--costs", "lemma11:1e-5", "--json"]) == 0
+    f.write_text(
+        "# eps, delta\n" + "\n".join(f"{0.05 + 0.01 * (k % 7):.2f},1e-9" for k in range(30)) + "\n"
+    )
+    assert (
+        main(
+            [
+                "optdel",
+                "--steps-file",
+                str(f),
+                "--stops",
+                "10,20,30",
+                "--costs",
+                "lemma11:1e-5",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert F(out["lemma11_eq4"]["upper"]) <= F(1, 10**5)
     assert main(["optdel", "--epsilon", "0.1", "--stops", "10,20", "--costs", "simple"]) == 0

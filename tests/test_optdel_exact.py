@@ -16,7 +16,6 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from odp.errors import InvalidParameter
 from odp.optdel import exact as X
 from odp.optdel import optdel, optdel_upper
@@ -79,8 +78,12 @@ def test_exhaustive_small_grid_thm15(grid_cases):
     assert len(grid_cases) == 31 * 13
     assert mismatches(X.thm15_exact, grid_cases) == []
     assert mismatches(lattice_thm15, grid_cases) == []
-    assert mismatches(lambda p: optdel(p.stops, zip(p.ws, p.deltas), p.Ws,
-                                       exponential=True).upper, grid_cases) == []
+    assert (
+        mismatches(
+            lambda p: optdel(p.stops, zip(p.ws, p.deltas), p.Ws, exponential=True).upper, grid_cases
+        )
+        == []
+    )
 
 
 def test_exhaustive_small_grid_eq4(grid_cases):
@@ -94,8 +97,9 @@ def test_deliberately_wrong_variants_fail_the_same_check(grid_cases):
     # dropping the delta-outputs 0/3 (treating them as if they did not exist)
     assert mismatches(lambda p: X.thm15_exact(replace(p, deltas=(F(0),) * p.k_n)), grid_cases)
     # no early stopping option (every mechanism runs to k_n)
-    assert mismatches(lambda p: X.thm15_exact(replace(p, stops=(p.k_n,), Ws=(p.Ws[-1],))),
-                      grid_cases)
+    assert mismatches(
+        lambda p: X.thm15_exact(replace(p, stops=(p.k_n,), Ws=(p.Ws[-1],))), grid_cases
+    )
     # reading E(P_i) of the wrong stop (off by one)
     assert mismatches(lambda p: X.thm15_exact(replace(p, Ws=p.Ws[1:] + p.Ws[:1])), grid_cases)
 
@@ -137,12 +141,14 @@ def test_random_cases_agree_exactly_with_brute_force(p):
 def test_integer_lattice_with_units_agrees(k_n, data):
     w0 = data.draw(st.fractions(F(8, 7), 3, max_denominator=7))
     units = data.draw(st.lists(st.integers(0, 3), min_size=k_n, max_size=k_n))
-    deltas = data.draw(st.lists(st.fractions(0, F(1, 3), max_denominator=30),
-                                min_size=k_n, max_size=k_n))
+    deltas = data.draw(
+        st.lists(st.fractions(0, F(1, 3), max_denominator=30), min_size=k_n, max_size=k_n)
+    )
     extra = data.draw(st.lists(st.integers(1, k_n), max_size=3))
     stops = sorted(set(extra) | {k_n})
-    Ws = data.draw(st.lists(st.fractions(1, 20, max_denominator=3),
-                            min_size=len(stops), max_size=len(stops)))
+    Ws = data.draw(
+        st.lists(st.fractions(1, 20, max_denominator=3), min_size=len(stops), max_size=len(stops))
+    )
     p = ExpProblem.parse(stops, [(w0**u, d) for u, d in zip(units, deltas)], Ws)
     thm15, eq4 = brute(p)
     assert X.thm15_lattice_exact(w0, units, deltas, stops, Ws) == thm15
@@ -195,9 +201,7 @@ def test_closed_forms_of_extreme_cases():
     expected = 1 - (1 - deltas[0]) * (1 - deltas[1]) * (1 - deltas[2])
     assert X.thm15_exact(p) == expected
     # Lemma 11 pays the delta of every prefix separately
-    assert X.eq4_exact(p) == sum(
-        1 - eval_prod(1 - d for d in deltas[:k]) for k in (1, 2, 3)
-    )
+    assert X.eq4_exact(p) == sum(1 - eval_prod(1 - d for d in deltas[:k]) for k in (1, 2, 3))
     # simple composition costs W_i = prod_{l <= k_i} w_l: only delta-paths remain
     ws = [F(3, 2), F(2), F(5, 4)]
     Ws = [ws[0], ws[0] * ws[1], ws[0] * ws[1] * ws[2]]
@@ -229,7 +233,8 @@ def test_state_limit_raises_typed_error_and_front_end_falls_back():
     with pytest.raises(InvalidParameter):
         X.thm15_exact(p, max_states=8)
     exact_value = X.thm15_exact(p)
-    b = optdel(p.stops, zip(p.ws, p.deltas), p.Ws, exponential=True, max_states=8,
-               max_cells=200_000)
+    b = optdel(
+        p.stops, zip(p.ws, p.deltas), p.Ws, exponential=True, max_states=8, max_cells=200_000
+    )
     assert not b.exact and b.lower <= exact_value <= b.upper
     assert optdel_upper(p.stops, zip(p.ws, p.deltas), p.Ws, exponential=True) == exact_value

@@ -14,7 +14,6 @@ import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from odp.errors import InvalidParameter
 from odp.optdel import exact as X
 from odp.optdel import interp as I
@@ -31,8 +30,11 @@ def mp_reference(stops, eps, deltas, costs):
     one = mpmath.mpf(1)
     P0, P1 = [], []
     for e, d in zip(eps, deltas):
-        a, b = R.rr_tables(mpmath.exp(mpmath.mpf(e.numerator) / e.denominator),
-                           mpmath.mpf(d.numerator) / d.denominator, one)
+        a, b = R.rr_tables(
+            mpmath.exp(mpmath.mpf(e.numerator) / e.denominator),
+            mpmath.mpf(d.numerator) / d.denominator,
+            one,
+        )
         P0.append(a)
         P1.append(b)
     Ws = [mpmath.exp(mpmath.mpf(c.numerator) / c.denominator) for c in costs]
@@ -167,15 +169,17 @@ def test_window_truncation_stays_sound():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.fractions(min_value=F(-10**6), max_value=F(10**6), max_denominator=10**30))
+@given(st.fractions(min_value=F(-(10**6)), max_value=F(10**6), max_denominator=10**30))
 def test_directed_float_conversion(x):
     assert F(LT.float_down(x)) <= x <= F(LT.float_up(x))
     assert math.nextafter(LT.float_down(x), math.inf) >= LT.float_up(x)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.fractions(min_value=F(1, 10**40), max_value=F(10**9), max_denominator=10**50),
-       st.integers(1, 20))
+@given(
+    st.fractions(min_value=F(1, 10**40), max_value=F(10**9), max_denominator=10**50),
+    st.integers(1, 20),
+)
 def test_significant_rounding(x, digits):
     up = round_up_significant(x, digits)
     down = round_down_significant(x, digits)
@@ -210,8 +214,9 @@ def test_interpolation_is_exact_on_the_lattice_and_second_order_off_it():
     k_n, stops = 120, (30, 60, 90, 120)
     costs = (F(41, 20), F(51, 20), F(61, 20), F(71, 20))
     on = [(F(1, 10), F(1, 10**6))] * k_n
-    inst = I.InterpInstance(F(1, 100), tuple(e for e, _ in on), tuple(d for _, d in on), stops,
-                            costs)
+    inst = I.InterpInstance(
+        F(1, 100), tuple(e for e, _ in on), tuple(d for _, d in on), stops, costs
+    )
     lat = optdel(stops, on, costs)
     up = F(I.interp_upper(inst))
     assert lat.lower <= up and (up - lat.upper) <= lat.upper * F(1, 10**11)
@@ -223,7 +228,8 @@ def test_interpolation_is_exact_on_the_lattice_and_second_order_off_it():
         assert up >= lat.upper
         errs.append(float(up / lat.upper - 1))
     assert errs[0] < 2e-3 and errs[1] < errs[0] / 3
-    up4 = I.eq4_interp_upper(I.InterpInstance(F(3, 2000), tuple(e for e, _ in on),
-                                              tuple(d for _, d in on), stops, costs))
+    up4 = I.eq4_interp_upper(
+        I.InterpInstance(F(3, 2000), tuple(e for e, _ in on), tuple(d for _, d in on), stops, costs)
+    )
     b4 = lemma11_delta(stops, on, costs)
     assert b4.upper <= up4 <= b4.upper * F(1001, 1000)

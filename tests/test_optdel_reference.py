@@ -17,7 +17,6 @@ from math import comb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from odp.errors import InvalidParameter
 from odp.optdel import reference as R
 
@@ -38,9 +37,7 @@ def tables(ws, deltas):
 def kov_closed_form(k, w, delta, W):
     """delta(eps) of the k-fold composition of (eps0, delta)-DP, w = e**eps0, W = e**eps:
     1 - (1-delta)^k + (1-delta)^k sum_l C(k,l) max(w^(k-l) - W w^l, 0) / (1+w)^k."""
-    s = sum(
-        (comb(k, l) * max(w ** (k - l) - W * w**l, F(0)) for l in range(k + 1)), F(0)
-    )
+    s = sum((comb(k, l) * max(w ** (k - l) - W * w**l, F(0)) for l in range(k + 1)), F(0))
     return 1 - (1 - delta) ** k + (1 - delta) ** k * s / (1 + w) ** k
 
 

@@ -36,24 +36,25 @@ on KOV's grid of epsilons.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
-from typing import Any, Sequence
+from typing import Any
 
 from .budget import parse_delta, parse_epsilon, to_fraction
 from .errors import InvalidParameter
 from .rational import exp_bracket
 
 __all__ = [
+    "PAPER_TABLE1",
+    "TABLE1_DELTAS",
+    "TABLE1_NOTE",
+    "Table1Row",
     "kov_delta",
     "kov_delta_exp",
     "kov_epsilon",
     "table1",
-    "Table1Row",
-    "PAPER_TABLE1",
-    "TABLE1_DELTAS",
-    "TABLE1_NOTE",
 ]
 
 #: Table 1 of paper 002 (App. A): delta -> I, for 0.1-DP mechanisms.
@@ -95,14 +96,13 @@ def kov_delta_exp(k: int, w: Any, delta0: Any, i: int) -> Fraction:
     if w < 1:
         raise InvalidParameter(f"w = e**epsilon0 must be >= 1, got {w}")
     d0 = parse_delta(delta0, name="delta0")
-    s = sum(
-        (comb(k, l) * (w ** (k - l) - w ** (k - 2 * i + l)) for l in range(i)), Fraction(0)
-    )
+    s = sum((comb(k, l) * (w ** (k - l) - w ** (k - 2 * i + l)) for l in range(i)), Fraction(0))
     return 1 - (1 - d0) ** k * (1 - s / (1 + w) ** k)
 
 
-def kov_delta(k: int, epsilon0: Any, delta0: Any, i: int, *, digits: int = 40
-              ) -> tuple[Fraction, Fraction]:
+def kov_delta(
+    k: int, epsilon0: Any, delta0: Any, i: int, *, digits: int = 40
+) -> tuple[Fraction, Fraction]:
     """Rigorous bracket ``(lower, upper)`` of the delta of KOV Thm. 3.3 at
     ``epsilon = (k - 2i) epsilon0``.
 
@@ -187,8 +187,13 @@ class Table1Row:
         }
 
 
-def table1(epsilon0: Any = "0.1", deltas: Sequence[Any] = TABLE1_DELTAS, *,
-           cross_check: bool = True, k_max: int = 10_000) -> list[Table1Row]:
+def table1(
+    epsilon0: Any = "0.1",
+    deltas: Sequence[Any] = TABLE1_DELTAS,
+    *,
+    cross_check: bool = True,
+    k_max: int = 10_000,
+) -> list[Table1Row]:
     """Table 1 of paper 002 recomputed (see the module docstring for the conventions).
 
     With ``cross_check`` every ``I`` is verified against the optimal composition of the exact
@@ -214,8 +219,9 @@ def table1(epsilon0: Any = "0.1", deltas: Sequence[Any] = TABLE1_DELTAS, *,
 
             b = optdel((I,), [(e0, 0)] * I, [(I - 2) * e0])
             check["pld_delta_at_I"] = [float(b.lower), float(b.upper)]
-            check["pld_at_I_ok"] = bool(b.upper <= target and b.lower <= at_I[1]
-                                        and at_I[0] <= b.upper)
+            check["pld_at_I_ok"] = bool(
+                b.upper <= target and b.lower <= at_I[1] and at_I[0] <= b.upper
+            )
             if I - 1 >= 2:
                 b2 = optdel((I - 1,), [(e0, 0)] * (I - 1), [(I - 3) * e0])
                 check["pld_delta_at_I_minus_1"] = [float(b2.lower), float(b2.upper)]

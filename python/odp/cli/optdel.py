@@ -48,8 +48,9 @@ def _expand(text: str, what: str, integer: bool) -> list:
         raise InvalidParameter(f"--{what}: not a list of numbers: {text!r}") from None
     step = head[-1] - head[-2]
     if step == 0 or (last - head[-1]) % step != 0 or (last - head[-1]) / step < 0:
-        raise InvalidParameter(f"--{what}: {parts[-1]} is not reached from {parts[0]} in steps "
-                               f"of {step}")
+        raise InvalidParameter(
+            f"--{what}: {parts[-1]} is not reached from {parts[0]} in steps of {step}"
+        )
     out = list(head)
     while out[-1] != last:
         out.append(out[-1] + step)
@@ -95,8 +96,11 @@ def register(subparsers) -> None:
     p.add_argument("--grid", help="force the lattice step h (default: automatic)")
     p.add_argument("--max-cells", type=int, default=None, help="lattice cells per pass budget")
     p.add_argument("--no-lemma11", action="store_true", help="skip the Lemma 11 (Eq. 4) bound")
-    p.add_argument("--gap-study", action="store_true",
-                   help="print the Lemma 11 vs Thm. 15 gap study instead (total delta 1e-6)")
+    p.add_argument(
+        "--gap-study",
+        action="store_true",
+        help="print the Lemma 11 vs Thm. 15 gap study instead (total delta 1e-6)",
+    )
     p.add_argument("--quick", action="store_true", help="small grid for --gap-study")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -117,18 +121,43 @@ def _gap_study(args: argparse.Namespace) -> int:
     table = []
     for r in rows:
         if r.ratio is None:
-            table.append([r.epsilon, r.delta_k, r.k_n, r.n, "-", "-", "-", "-", "-",
-                          "infeasible"])
+            table.append([r.epsilon, r.delta_k, r.k_n, r.n, "-", "-", "-", "-", "-", "infeasible"])
             continue
-        table.append([
-            r.epsilon, r.delta_k, r.k_n, r.n, f"{float(r.costs[-1]):.4f}",
-            f"{float(r.eq4.lower):.4g}", f"{float(r.thm15.upper):.4g}", f"{r.ratio:.3f}",
-            f"{float(r.saving_last):.4f}", f"{float(r.saving_uniform):.4f}",
-        ])
-    print("Lemma 11 (Eq. 4) vs Thm. 15 (Eq. 3); costs from Lemma 11 with total delta 1e-6 split "
-          "equally over the n evenly spaced stops")
-    print(format_table(["eps_k", "delta_k", "k_n", "n", "E(P_n)", "Eq.4 >=", "OptDel <=",
-                        "ratio >=", "save last", "save all"], table))
+        table.append(
+            [
+                r.epsilon,
+                r.delta_k,
+                r.k_n,
+                r.n,
+                f"{float(r.costs[-1]):.4f}",
+                f"{float(r.eq4.lower):.4g}",
+                f"{float(r.thm15.upper):.4g}",
+                f"{r.ratio:.3f}",
+                f"{float(r.saving_last):.4f}",
+                f"{float(r.saving_uniform):.4f}",
+            ]
+        )
+    print(
+        "Lemma 11 (Eq. 4) vs Thm. 15 (Eq. 3); costs from Lemma 11 with total delta 1e-6 split "
+        "equally over the n evenly spaced stops"
+    )
+    print(
+        format_table(
+            [
+                "eps_k",
+                "delta_k",
+                "k_n",
+                "n",
+                "E(P_n)",
+                "Eq.4 >=",
+                "OptDel <=",
+                "ratio >=",
+                "save last",
+                "save all",
+            ],
+            table,
+        )
+    )
     return 0
 
 
@@ -166,8 +195,7 @@ def run(args: argparse.Namespace) -> int:
         eps = [parse_epsilon(e) for e, _ in steps]
         costs = [sum(eps[:k], Fraction(0)) for k in stops]
     elif spec.startswith("lemma11:"):
-        costs = lemma11_costs(stops, steps, parse_delta(spec.split(":", 1)[1]),
-                              max_cells=max_cells)
+        costs = lemma11_costs(stops, steps, parse_delta(spec.split(":", 1)[1]), max_cells=max_cells)
     else:
         costs = _expand(spec, "costs", integer=False)
     t0 = time.perf_counter()
@@ -193,11 +221,25 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    rows = [["OptDel (Thm. 15)", f"{float(b15.lower):.10g}", f"{float(b15.upper):.10g}",
-             b15.method, f"{t1 - t0:.3f}"]]
+    rows = [
+        [
+            "OptDel (Thm. 15)",
+            f"{float(b15.lower):.10g}",
+            f"{float(b15.upper):.10g}",
+            b15.method,
+            f"{t1 - t0:.3f}",
+        ]
+    ]
     if b11 is not None:
-        rows.append(["Lemma 11 (Eq. 4)", f"{float(b11.lower):.10g}", f"{float(b11.upper):.10g}",
-                     b11.method, f"{t2 - t1:.3f}"])
+        rows.append(
+            [
+                "Lemma 11 (Eq. 4)",
+                f"{float(b11.lower):.10g}",
+                f"{float(b11.upper):.10g}",
+                b11.method,
+                f"{t2 - t1:.3f}",
+            ]
+        )
     print(f"k_n = {len(steps)}, stops = {','.join(map(str, stops))}")
     print(f"costs E(P_i) = {', '.join(f'{float(c):.6g}' for c in costs)}")
     print(format_table(["delta", "lower", "upper", "method", "seconds"], rows))

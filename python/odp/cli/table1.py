@@ -35,9 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     deltas = TABLE1_DELTAS if args.deltas is None else [d for d in args.deltas.split(",") if d]
     rows = table1(args.epsilon, deltas, cross_check=not args.no_check)
-    checks_ok = all(
-        all(v for key, v in r.pld_check.items() if key.endswith("_ok")) for r in rows
-    )
+    checks_ok = all(all(v for key, v in r.pld_check.items() if key.endswith("_ok")) for r in rows)
     if args.json:
         print_json(
             {
@@ -51,17 +49,37 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0 if checks_ok else 1
-    headers = ["delta", "I (KOV, ours)", "I (paper)", "I (k = I-1 convention)",
-               "delta_1(I)", "delta_1(I-1)", "PLD check"]
+    headers = [
+        "delta",
+        "I (KOV, ours)",
+        "I (paper)",
+        "I (k = I-1 convention)",
+        "delta_1(I)",
+        "delta_1(I-1)",
+        "PLD check",
+    ]
     table_rows = []
     for r in rows:
-        ok = "-" if not r.pld_check else ("ok" if all(
-            v for key, v in r.pld_check.items() if key.endswith("_ok")) else "FAILED")
-        table_rows.append([
-            f"{float(r.delta):.0e}", r.I, "-" if r.I_paper is None else r.I_paper,
-            r.I_paper_convention, f"{float(r.delta_at_I[1]):.4g}",
-            f"{float(r.delta_at_I_minus_1[0]):.4g}", ok,
-        ])
+        ok = (
+            "-"
+            if not r.pld_check
+            else (
+                "ok"
+                if all(v for key, v in r.pld_check.items() if key.endswith("_ok"))
+                else "FAILED"
+            )
+        )
+        table_rows.append(
+            [
+                f"{float(r.delta):.0e}",
+                r.I,
+                "-" if r.I_paper is None else r.I_paper,
+                r.I_paper_convention,
+                f"{float(r.delta_at_I[1]):.4g}",
+                f"{float(r.delta_at_I_minus_1[0]):.4g}",
+                ok,
+            ]
+        )
     print(f"Table 1 (epsilon0 = {args.epsilon}):")
     print(format_table(headers, table_rows))
     print()

@@ -36,8 +36,12 @@ def render(output: str, options: dict[str, Any]) -> dict[str, Any]:
         label = f"eps_k={eps}, delta_k={dk}"
         style = "-o" if dk == "0" else "--s"
         ax1.plot([r.n for r in ok], [r.ratio for r in ok], style, label=label)
-        ax2.plot([r.n for r in ok], [100 * float(r.saving_last / r.costs[-1]) for r in ok],
-                 style, label=label)
+        ax2.plot(
+            [r.n for r in ok],
+            [100 * float(r.saving_last / r.costs[-1]) for r in ok],
+            style,
+            label=label,
+        )
     k_n = grid[2][0]
     ax1.set_xlabel("number of stopping points n")
     ax1.set_ylabel("Eq. (4) / OptDel (lower bound)")

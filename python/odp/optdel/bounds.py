@@ -16,9 +16,10 @@ proofs.  This module only chooses an algorithm:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from ..budget import format_fraction, to_fraction
 from ..errors import InvalidParameter
@@ -27,14 +28,14 @@ from . import exact, interp, lattice
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
+    "DEFAULT_MAX_CELLS",
     "OptDelBound",
-    "optdel",
-    "optdel_upper",
     "lemma11_delta",
     "lemma11_delta_upper",
-    "DEFAULT_MAX_CELLS",
-    "round_up_significant",
+    "optdel",
+    "optdel_upper",
     "round_down_significant",
+    "round_up_significant",
 ]
 
 #: Lattice cells per pass (about 10-15 ns each on one core): ~0.5 s.
@@ -134,9 +135,7 @@ def _decimal_text(x: Fraction, digits: int = 17) -> str:
     if x == 0:
         return "0"
     places = _places(x, digits)
-    q = round(x * 10**places)
-    return format(Fraction(q, 10**places).__float__(), ".%dg" % digits) if places < 300 else (
-        f"{float(x):.{digits}g}")
+    return f"{float(Fraction(round(x * 10**places), 10**places)):.{digits}g}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -179,8 +178,9 @@ def _nice_grid(target: Fraction, fits) -> Fraction:
         e10 += 1
 
 
-def _lattice_grid(eps: Sequence[Fraction], costs: Sequence[Fraction], max_cells: int
-                  ) -> tuple[Fraction, bool]:
+def _lattice_grid(
+    eps: Sequence[Fraction], costs: Sequence[Fraction], max_cells: int
+) -> tuple[Fraction, bool]:
     """``(h, exact)``: the exact common unit of the epsilons if its lattice fits in
     ``max_cells``, else a nice coarser step (epsilons then get rounded)."""
     unit = _gcd_unit(eps)
@@ -220,8 +220,9 @@ def _interp_grid(eps: Sequence[Fraction], costs: Sequence[Fraction], max_cells: 
     return _nice_grid(target, fits)
 
 
-def _instance(eps: Sequence[Fraction], deltas, stops, costs, h: Fraction, up: bool,
-              window: tuple[int, int]) -> lattice.LatticeInstance:
+def _instance(
+    eps: Sequence[Fraction], deltas, stops, costs, h: Fraction, up: bool, window: tuple[int, int]
+) -> lattice.LatticeInstance:
     if up:
         units = tuple(int(-((-e) // h)) for e in eps)
     else:
@@ -229,8 +230,19 @@ def _instance(eps: Sequence[Fraction], deltas, stops, costs, h: Fraction, up: bo
     return lattice.LatticeInstance(h, units, tuple(deltas), tuple(stops), tuple(costs), window)
 
 
-def _lattice_bound(quantity: str, eps_up, eps_lo, deltas, stops, costs_up, costs_lo, grid,
-                   max_cells: int, want_lower: bool, method_prefix: str = "") -> OptDelBound:
+def _lattice_bound(
+    quantity: str,
+    eps_up,
+    eps_lo,
+    deltas,
+    stops,
+    costs_up,
+    costs_lo,
+    grid,
+    max_cells: int,
+    want_lower: bool,
+    method_prefix: str = "",
+) -> OptDelBound:
     eps_up, eps_lo = list(eps_up), list(eps_lo)
     costs_up, costs_lo = list(costs_up), list(costs_lo)
     same = eps_up == eps_lo and costs_up == costs_lo
@@ -261,8 +273,9 @@ def _lattice_bound(quantity: str, eps_up, eps_lo, deltas, stops, costs_up, costs
     else:
         exact_states = False
         w_up = lattice.default_window(h_up, eps_up, costs_up)
-        inst_i = interp.InterpInstance(h_up, tuple(eps_up), tuple(deltas), tuple(stops),
-                                       tuple(costs_up), w_up)
+        inst_i = interp.InterpInstance(
+            h_up, tuple(eps_up), tuple(deltas), tuple(stops), tuple(costs_up), w_up
+        )
         details["interp_cells"] = interp.interp_cells(inst_i)
         details["upper_grid"] = str(h_up)
         if quantity == "thm15":
@@ -283,8 +296,15 @@ def _lattice_bound(quantity: str, eps_up, eps_lo, deltas, stops, costs_up, costs
         # the exact (1 - prod(1 - delta)) parts have huge denominators: round outwards
         upper = round_up_significant(upper, 20)
         lower = None if lower is None else round_down_significant(lower, 20)
-    return OptDelBound(quantity, lower, upper, method_prefix + method, grid=grid_used,
-                       exact_states=exact_states, details=details)
+    return OptDelBound(
+        quantity,
+        lower,
+        upper,
+        method_prefix + method,
+        grid=grid_used,
+        exact_states=exact_states,
+        details=details,
+    )
 
 
 def _exp_fallback(quantity: str, problem: ExpProblem, grid, max_cells, want_lower) -> OptDelBound:
@@ -296,12 +316,32 @@ def _exp_fallback(quantity: str, problem: ExpProblem, grid, max_cells, want_lowe
     eps_lo = [max(lo, Fraction(0)) for lo, _ in eps_b]
     costs_up = [max(lo, Fraction(0)) for lo, _ in E_b]  # smaller cost, larger delta
     costs_lo = [hi for _, hi in E_b]
-    return _lattice_bound(quantity, eps_up, eps_lo, problem.deltas, problem.stops, costs_up,
-                          costs_lo, grid, max_cells, want_lower, method_prefix="log-bracket ")
+    return _lattice_bound(
+        quantity,
+        eps_up,
+        eps_lo,
+        problem.deltas,
+        problem.stops,
+        costs_up,
+        costs_lo,
+        grid,
+        max_cells,
+        want_lower,
+        method_prefix="log-bracket ",
+    )
 
 
-def _compute(quantity: str, stops, steps, costs, exponential: bool, grid, max_cells: int,
-             max_states: int, want_lower: bool) -> OptDelBound:
+def _compute(
+    quantity: str,
+    stops,
+    steps,
+    costs,
+    exponential: bool,
+    grid,
+    max_cells: int,
+    max_states: int,
+    want_lower: bool,
+) -> OptDelBound:
     if exponential:
         problem = ExpProblem.parse(stops, steps, costs)
         lat = exact.common_lattice(problem)
@@ -321,9 +361,18 @@ def _compute(quantity: str, stops, steps, costs, exponential: bool, grid, max_ce
             return _exp_fallback(quantity, problem, grid, max_cells, want_lower)
         return OptDelBound(quantity, value, value, method)
     problem = EpsProblem.parse(stops, steps, costs)
-    return _lattice_bound(quantity, problem.epsilons, problem.epsilons, problem.deltas,
-                          problem.stops, problem.costs, problem.costs, grid, max_cells,
-                          want_lower)
+    return _lattice_bound(
+        quantity,
+        problem.epsilons,
+        problem.epsilons,
+        problem.deltas,
+        problem.stops,
+        problem.costs,
+        problem.costs,
+        grid,
+        max_cells,
+        want_lower,
+    )
 
 
 def optdel(
@@ -364,8 +413,9 @@ def optdel_upper(
     :func:`optdel`, rounded up to ``digits`` significant decimal digits (``None``: the raw
     binary fraction).  This is the stable entry point for accountants ("optimal" composition).
     """
-    b = _compute("thm15", stops, steps, costs, exponential, grid, max_cells,
-                 exact.DEFAULT_MAX_STATES, False)
+    b = _compute(
+        "thm15", stops, steps, costs, exponential, grid, max_cells, exact.DEFAULT_MAX_STATES, False
+    )
     if b.exact or exponential or digits is None:
         return b.upper
     return round_up_significant(b.upper, digits)
@@ -383,12 +433,27 @@ def lemma11_delta(
 ) -> OptDelBound:
     """Rigorous bracket of Eq. (4): the delta of Lemma 11 with the optimal (Murtagh-Vadhan)
     composition of every prefix ``k_i`` at ``epsilon = E(P_i)``."""
-    return _compute("lemma11", stops, steps, costs, exponential, grid, max_cells, max_states,
-                    True)
+    return _compute("lemma11", stops, steps, costs, exponential, grid, max_cells, max_states, True)
 
 
-def lemma11_delta_upper(stops, steps, costs, *, exponential: bool = False, grid: Any = None,
-                        max_cells: int = DEFAULT_MAX_CELLS) -> Fraction:
+def lemma11_delta_upper(
+    stops,
+    steps,
+    costs,
+    *,
+    exponential: bool = False,
+    grid: Any = None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+) -> Fraction:
     """Upper end of :func:`lemma11_delta` (exact for the exponential parametrisation)."""
-    return _compute("lemma11", stops, steps, costs, exponential, grid, max_cells,
-                    exact.DEFAULT_MAX_STATES, False).upper
+    return _compute(
+        "lemma11",
+        stops,
+        steps,
+        costs,
+        exponential,
+        grid,
+        max_cells,
+        exact.DEFAULT_MAX_STATES,
+        False,
+    ).upper

@@ -12,8 +12,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from ..budget import parse_delta, to_fraction
 from ..errors import InvalidParameter
@@ -63,9 +64,11 @@ def lemma11_costs(
     for i, R, lo, hi, pmf, overflow, survive in lattice.forward_prefixes(inst, True):
         top = math.ceil(total_eps[i] / res) + 1
 
-        def ok(m: int) -> bool:
-            return lattice.prefix_term(table, m * res, R, lo, hi, pmf, overflow, survive,
-                                       True) <= target
+        def ok(m: int, R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive) -> bool:
+            return (
+                lattice.prefix_term(table, m * res, R, lo, hi, pmf, overflow, survive, True)
+                <= target
+            )
 
         if not ok(top):
             raise InvalidParameter(
@@ -108,8 +111,9 @@ def optdel_saving(
             shifted = list(base[:-1]) + [base[-1] - t]
         else:
             shifted = [c - t for c in base]
-        return optdel_upper(problem.stops, pairs, shifted, max_cells=max_cells,
-                            digits=None) <= target
+        return (
+            optdel_upper(problem.stops, pairs, shifted, max_cells=max_cells, digits=None) <= target
+        )
 
     if not ok(top):
         return Fraction(0)

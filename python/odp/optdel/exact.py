@@ -88,21 +88,21 @@ sum_L Pr0^{1,2}_{k_i}(L) max(1 - W_i/L, 0) ]`` over the forward distribution of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from math import lcm
 from operator import add
-from typing import Sequence
 
 from ..errors import InvalidParameter
 from .problem import ExpProblem
 
 __all__ = [
-    "thm15_exact",
-    "eq4_exact",
-    "thm15_lattice_exact",
-    "eq4_lattice_exact",
-    "common_lattice",
     "DEFAULT_MAX_STATES",
+    "common_lattice",
+    "eq4_exact",
+    "eq4_lattice_exact",
+    "thm15_exact",
+    "thm15_lattice_exact",
 ]
 
 #: Refuse the state-merging algorithms when a depth has more distinct losses than this.
@@ -138,8 +138,7 @@ def thm15_exact(problem: ExpProblem, *, max_states: int = DEFAULT_MAX_STATES) ->
             c = d + p * g[L * w] + r * g[L / w]
             if i is not None:
                 s = 1 - problem.Ws[i] / L
-                if s > c:
-                    c = s
+                c = max(c, s)
             new[L] = c
         g = new
     return g[Fraction(1)]
@@ -199,8 +198,9 @@ class _Lattice:
     ``Den_k = prod_{l<=k} s_l (Q**n_l + P**n_l)`` and ``delta_l = r_l / s_l``.
     """
 
-    def __init__(self, w0: Fraction, units: Sequence[int], deltas: Sequence[Fraction],
-                 Ws: Sequence[Fraction]):
+    def __init__(
+        self, w0: Fraction, units: Sequence[int], deltas: Sequence[Fraction], Ws: Sequence[Fraction]
+    ):
         if w0 <= 1:
             raise InvalidParameter("lattice base w0 must be > 1")
         if any((not isinstance(n, int)) or n < 0 for n in units):
@@ -289,8 +289,7 @@ def thm15_lattice_exact(
         V = [0] * (N + 1) if G is None else G
         for u in range(half, N + 1):
             s = at[u] - at[N - u] // y * x
-            if s > V[u]:
-                V[u] = s
+            V[u] = max(V[u], s)
         # backward through the segment (bounds[i], k]: shifted additions only
         G = V
         for l in range(k, bounds[i], -1):

@@ -14,16 +14,17 @@ total ``delta`` (:func:`odp.optdel.lemma11_costs`).  For those costs the study r
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from ..budget import to_fraction
 from ..errors import InvalidParameter
 from .bounds import OptDelBound, lemma11_delta, optdel
 from .costs import lemma11_costs, optdel_saving
 
-__all__ = ["GapRow", "gap_row", "gap_study", "DEFAULT_GRID", "QUICK_GRID"]
+__all__ = ["DEFAULT_GRID", "QUICK_GRID", "GapRow", "gap_row", "gap_study"]
 
 
 @dataclass(frozen=True)
@@ -67,23 +68,44 @@ def even_stops(k_n: int, n: int) -> list[int]:
     return sorted({round(k_n * (i + 1) / n) for i in range(n)})
 
 
-def gap_row(steps: Sequence[tuple[Any, Any]], stops: Sequence[int], delta_total: Any, *,
-            label: str = "", epsilon: str = "", delta_k: str = "",
-            resolution: Any = "1e-4") -> GapRow:
+def gap_row(
+    steps: Sequence[tuple[Any, Any]],
+    stops: Sequence[int],
+    delta_total: Any,
+    *,
+    label: str = "",
+    epsilon: str = "",
+    delta_k: str = "",
+    resolution: Any = "1e-4",
+) -> GapRow:
     total = to_fraction(delta_total, name="delta_total")
     k_n = len(steps)
     try:
         costs = lemma11_costs(stops, steps, total, resolution=resolution)
     except InvalidParameter as exc:
-        return GapRow(label, epsilon, delta_k, k_n, len(stops), total, None, None, None, None,
-                      None, None, note=f"infeasible (Lemma 11, equal split): {exc}")
+        return GapRow(
+            label,
+            epsilon,
+            delta_k,
+            k_n,
+            len(stops),
+            total,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            note=f"infeasible (Lemma 11, equal split): {exc}",
+        )
     b15 = optdel(stops, steps, costs)
     b4 = lemma11_delta(stops, steps, costs)
     ratio = float(b4.lower / b15.upper) if b15.upper > 0 else None
     last = optdel_saving(stops, steps, costs, total, mode="last", resolution=resolution)
     uniform = optdel_saving(stops, steps, costs, total, mode="uniform", resolution=resolution)
-    return GapRow(label, epsilon, delta_k, k_n, len(stops), total, tuple(costs), b15, b4, ratio,
-                  last, uniform)
+    return GapRow(
+        label, epsilon, delta_k, k_n, len(stops), total, tuple(costs), b15, b4, ratio, last, uniform
+    )
 
 
 #: (epsilons, delta_ks, k_ns, ns) of the documented study (docs/optdel.md).
@@ -91,9 +113,12 @@ DEFAULT_GRID = (("0.01", "0.1", "0.5"), ("0", "1e-12", "1e-10"), (100, 1000), (2
 QUICK_GRID = (("0.1",), ("0", "1e-10"), (100,), (2, 5, 10))
 
 
-def gap_study(grid=DEFAULT_GRID, delta_total: Any = "1e-6",
-              progress: Callable[[int, int], None] | None = None,
-              extra: Iterable[tuple[str, Sequence[tuple[Any, Any]]]] = ()) -> list[GapRow]:
+def gap_study(
+    grid=DEFAULT_GRID,
+    delta_total: Any = "1e-6",
+    progress: Callable[[int, int], None] | None = None,
+    extra: Iterable[tuple[str, Sequence[tuple[Any, Any]]]] = (),
+) -> list[GapRow]:
     """Rows for every ``(epsilon, delta_k, k_n, n)`` of ``grid`` (homogeneous steps, evenly
     spaced stops), plus heterogeneous ``extra`` cases ``(label, steps)`` for each ``n``."""
     epsilons, deltas, kns, ns = grid
@@ -108,8 +133,11 @@ def gap_study(grid=DEFAULT_GRID, delta_total: Any = "1e-6",
             jobs.append((label, "mixed", "mixed", list(steps), n))
     rows = []
     for idx, (label, e, d, steps, n) in enumerate(jobs):
-        rows.append(gap_row(steps, even_stops(len(steps), n), delta_total, label=label,
-                            epsilon=e, delta_k=d))
+        rows.append(
+            gap_row(
+                steps, even_stops(len(steps), n), delta_total, label=label, epsilon=e, delta_k=d
+            )
+        )
         if progress is not None:
             progress(idx + 1, len(jobs))
     return rows

@@ -48,15 +48,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import InvalidParameter
 from ..rational import exp_bracket
-from .lattice import _DIGITS, _StopTable, float_down, float_up
+from .lattice import _DIGITS, _StopTable, float_up
 
-__all__ = ["InterpInstance", "interp_upper", "eq4_interp_upper", "interp_cells"]
+__all__ = ["InterpInstance", "eq4_interp_upper", "interp_cells", "interp_upper"]
 
 
 @dataclass(frozen=True)
@@ -179,9 +178,8 @@ def interp_upper(instance: InterpInstance) -> float:
         else:
             H, base = Hi, lo1
 
-        def at(shift):
-            s = lo + shift - base
-            return H[s : s + width]
+        def at(shift, H=H, start=lo - base, width=width):
+            return H[start + shift : start + shift + width]
 
         u = np.multiply(c.c1, at(n))
         _u(u)

@@ -40,9 +40,9 @@ Cost: ``O(sum_k width_k)`` float operations, ``width_k <= R_k + 1``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -51,15 +51,15 @@ from ..rational import exp_bracket
 
 __all__ = [
     "LatticeInstance",
-    "thm15_pass",
+    "cells",
+    "default_window",
     "eq4_pass",
+    "float_down",
+    "float_up",
     "forward_prefixes",
     "prefix_term",
     "stop_table_for",
-    "default_window",
-    "float_down",
-    "float_up",
-    "cells",
+    "thm15_pass",
 ]
 
 _DIGITS = 24  # decimal digits of the brackets: far below float resolution
@@ -133,13 +133,15 @@ class LatticeInstance:
             out.append((lo, hi))
         return out
 
+
 def cells(instance: LatticeInstance) -> int:
     """Number of lattice cells one pass visits (a proxy for running time)."""
     return sum(hi - lo + 1 for lo, hi in instance.ranges())
 
 
-def default_window(h: Fraction, epsilons: Sequence[Fraction], costs: Sequence[Fraction],
-                   sigmas: float = 40.0) -> tuple[int, int]:
+def default_window(
+    h: Fraction, epsilons: Sequence[Fraction], costs: Sequence[Fraction], sigmas: float = 40.0
+) -> tuple[int, int]:
     """Lattice indices covering ``[-(mu + sigmas*s), max E + mu + sigmas*s]`` where ``mu`` is the
     largest possible mean loss and ``s = sqrt(sum eps_k^2)`` (Hoeffding scale)."""
     eps = [float(e) for e in epsilons]
@@ -148,7 +150,7 @@ def default_window(h: Fraction, epsilons: Sequence[Fraction], costs: Sequence[Fr
     top = float(max(costs)) + mu + sigmas * s + 1.0
     bot = mu + sigmas * s + 1.0
     hf = float(h)
-    return (-int(math.ceil(bot / hf)), int(math.ceil(top / hf)))
+    return (-math.ceil(bot / hf), math.ceil(top / hf))
 
 
 def _step_constants(n: int, h: Fraction, delta: Fraction, up: bool) -> tuple[float, float, float]:
@@ -179,7 +181,7 @@ class _StopTable:
 
     def __init__(self, h: Fraction, max_m: int):
         self.h = h
-        self.B = max(1, int(math.isqrt(max(max_m, 1))) + 1)
+        self.B = max(1, math.isqrt(max(max_m, 1)) + 1)
         nb = max_m // self.B + 1
         self.big = [exp_bracket(-a * self.B * h, digits=_DIGITS) for a in range(nb)]
         self.small = [exp_bracket(-b * h, digits=_DIGITS) for b in range(self.B)]
@@ -226,8 +228,9 @@ def _stop_table(instance: LatticeInstance, extra_costs: Sequence[Fraction] = ())
     R = instance.totals()
     ranges = instance.ranges()
     max_m = 1
-    for k, E in list(zip(instance.stops, instance.costs)) + [(instance.stops[-1], E)
-                                                             for E in extra_costs]:
+    for k, E in list(zip(instance.stops, instance.costs)) + [
+        (instance.stops[-1], E) for E in extra_costs
+    ]:
         j_hi = 2 * ranges[k][1] - R[k]
         max_m = max(max_m, j_hi - math.floor(E / instance.h))
     return _StopTable(instance.h, max_m)
@@ -354,8 +357,17 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
             yield i, R[k], lo, hi, pmf, overflow, survive
 
 
-def prefix_term(table: _StopTable, E: Fraction, R: int, lo: int, hi: int, pmf: np.ndarray,
-                overflow: float, survive: Fraction, up: bool) -> Fraction:
+def prefix_term(
+    table: _StopTable,
+    E: Fraction,
+    R: int,
+    lo: int,
+    hi: int,
+    pmf: np.ndarray,
+    overflow: float,
+    survive: Fraction,
+    up: bool,
+) -> Fraction:
     """Directed bound of the optimal-composition delta of one prefix at cost ``E``:
     ``(1 - survive) + sum_u Pr0(u) max(1 - e**(E - (2u - R) h), 0)`` (+ overflow, upper)."""
     toward = np.inf if up else -np.inf

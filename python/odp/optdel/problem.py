@@ -21,7 +21,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 from ..budget import parse_delta, parse_epsilon, to_fraction
 from ..errors import InvalidParameter
@@ -87,13 +87,14 @@ class EpsProblem:
     costs: tuple[Fraction, ...]
 
     @classmethod
-    def parse(cls, stops: Any, steps: Any, costs: Any) -> "EpsProblem":
+    def parse(cls, stops: Any, steps: Any, costs: Any) -> EpsProblem:
         st = parse_stops(stops)
         pairs = _pairs(steps, st[-1], "epsilon")
         eps = tuple(parse_epsilon(e, name=f"epsilon_{k + 1}") for k, (e, _) in enumerate(pairs))
         dels = tuple(parse_delta(d, name=f"delta_{k + 1}") for k, (_, d) in enumerate(pairs))
         cs = tuple(
-            parse_epsilon(c, name=f"cost E(P_{i + 1})") for i, c in enumerate(_costs(costs, len(st)))
+            parse_epsilon(c, name=f"cost E(P_{i + 1})")
+            for i, c in enumerate(_costs(costs, len(st)))
         )
         return cls(st, eps, dels, cs)
 
@@ -117,7 +118,7 @@ class ExpProblem:
     Ws: tuple[Fraction, ...]
 
     @classmethod
-    def parse(cls, stops: Any, steps: Any, Ws: Any) -> "ExpProblem":
+    def parse(cls, stops: Any, steps: Any, Ws: Any) -> ExpProblem:
         st = parse_stops(stops)
         pairs = _pairs(steps, st[-1], "w")
         ws = []

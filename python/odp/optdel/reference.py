@@ -35,21 +35,22 @@ For a sequence ``q`` of length ``k_i``, ``phi(q) = Pr0(q) - W_i Pr1(q)`` with ``
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ..errors import InvalidParameter
 from .problem import ExpProblem
 
 __all__ = [
+    "MAX_TREE_DEPTH",
+    "eq3_by_families",
+    "eq3_tree",
+    "eq4_tree",
+    "eq12_by_stopping_rules",
+    "max_over_subsets",
     "rr_tables",
     "tables_from_problem",
-    "eq3_tree",
-    "eq3_by_families",
-    "eq12_by_stopping_rules",
-    "eq4_tree",
-    "max_over_subsets",
-    "MAX_TREE_DEPTH",
 ]
 
 #: The explicit tree has 4**k_n leaves; refuse anything larger than this depth.
@@ -105,8 +106,10 @@ def eq3_tree(stops: Sequence[int], P0s: Sequence[Table], P1s: Sequence[Table], W
         phi = a - W * b
         values.append(phi if phi > 0 else phi * 0)
     for k in range(k_n - 1, -1, -1):
-        sums = [values[4 * j] + values[4 * j + 1] + values[4 * j + 2] + values[4 * j + 3]
-                for j in range(len(layers[k]))]
+        sums = [
+            values[4 * j] + values[4 * j + 1] + values[4 * j + 2] + values[4 * j + 3]
+            for j in range(len(layers[k]))
+        ]
         i = stop_index.get(k)
         if i is not None:
             W = Ws[i]
@@ -168,11 +171,7 @@ def eq3_by_families(
             if best[0] is None or acc > best[0]:
                 best[0] = acc
             return
-        allowed = [
-            (q, phi)
-            for q, phi in levels[i]
-            if not any(q[: len(p)] == p for p in chosen)
-        ]
+        allowed = [(q, phi) for q, phi in levels[i] if not any(q[: len(p)] == p for p in chosen)]
         for subset in _subsets(allowed):
             total = acc
             for _, phi in subset:
