@@ -170,7 +170,11 @@ theorem odp_composition_randomized (Nbr : X → X → Prop) {R : Type} (ρ : PMF
         ≤ ρ r * (ENNReal.ofReal (Real.exp ε) * Pr (Adv.view Choice.x₁ (A r)) (Prod.mk r ⁻¹' V)
             + δ) := mul_le_mul' (le_refl _) h
       _ = ENNReal.ofReal (Real.exp ε) * (ρ r * Pr (Adv.view Choice.x₁ (A r)) (Prod.mk r ⁻¹' V))
-            + ρ r * δ := by ring
+            + ρ r * δ := by
+          -- `ρ r * (E * P + δ) = E * (ρ r * P) + ρ r * δ`; `ring` as fallback
+          first
+            | (rw [mul_add, mul_left_comm]; done)
+            | ring
   calc ∑' r, ρ r * Pr (Adv.view Choice.x₀ (A r)) (Prod.mk r ⁻¹' V)
       ≤ ∑' r, (ENNReal.ofReal (Real.exp ε)
             * (ρ r * Pr (Adv.view Choice.x₁ (A r)) (Prod.mk r ⁻¹' V)) + ρ r * δ) :=

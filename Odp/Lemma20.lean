@@ -110,7 +110,10 @@ theorem lemma20 (p₀ p₁ : PMF O) (cost : O → ℝ) (δ : ℝ≥0∞)
           * (ENNReal.ofReal (Real.exp (ε - cost o)) * Pr (q₁ o) (T o))
         = ENNReal.ofReal (Real.exp ε) * (p₁ o * Pr (q₁ o) (T o)) := by
       rw [← exp_mul_exp_sub (cost o) ε]
-      ring
+      -- goal: `A * P * (B * Q) = A * B * (P * Q)`; `ring` as fallback
+      first
+        | exact mul_mul_mul_comm _ _ _ _
+        | ring
     rw [h2] at h1
     exact h1
   calc ∑' o, p₀ o * Pr (q₀ o) (T o)

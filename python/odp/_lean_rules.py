@@ -17,9 +17,9 @@ SOURCE_SHA256 = '123b778aeba540cc963a5a07841741576e88da9bc234677e950cea4747bfe61
 LEAN_SOURCES = {
     'Odp/LedgerCore.lean': '123b778aeba540cc963a5a07841741576e88da9bc234677e950cea4747bfe61d',
     'Odp/Rules.lean': 'e753962429f724b920f2ab63dacf008aac56e93c5bf2788eb57456434cb1a89e',
-    'Odp/Composition.lean': '62819366ee4521bad88256b3e0a0e1eaf3c56ba65c2fb6c77b280adda8591af4',
+    'Odp/Composition.lean': '3baaa372265a1453bc0de4bd72a9328411c7dca3c61eefc07ff402b5c2bc276a',
     'Odp/Lemmas.lean': 'df3b1fc0e12320a86147a20d3dcddec93eec54c95e64c6b77891b26abb0c6282',
-    'Odp/Lemma20.lean': 'fe52aec55cf3f364e476d118f2530239f93e120340a0a26b4e19e7412f12038c',
+    'Odp/Lemma20.lean': 'ee3f22a2c4ece94f80f126ee369785437cafb6bdfe0f4585fcc12eb359128267',
     'Odp/Defs.lean': '1997b613f16d3bdcde5bb449ce2f8c02bffffe088ad96c51e706c1ad49ef5ca6',
 }
 LEAN_NAMESPACE = 'Odp.LedgerCore'
