@@ -167,15 +167,24 @@ def _cells_estimate(eps: Sequence[Fraction], h: Fraction, window: tuple[int, int
     return int(total)
 
 
-def _nice_grid(target: Fraction, fits) -> Fraction:
-    """The smallest step ``1, 2 or 5 x 10^e`` that is ``>= target`` and satisfies ``fits``."""
-    e10 = math.floor(math.log10(target.numerator) - math.log10(target.denominator)) - 1
-    while True:
-        for mant in (1, 2, 5):
-            cand = Fraction(mant) * Fraction(10) ** e10
-            if cand >= target and fits(cand):
-                return cand
-        e10 += 1
+def _nice_grid(lower: Fraction, fits) -> Fraction:
+    """The smallest step ``1, 2 or 5 x 10^e`` that is ``>= lower`` and satisfies the monotone
+    predicate ``fits`` (coarser steps need fewer cells), found by bisection."""
+    e10 = math.floor(math.log10(lower.numerator) - math.log10(lower.denominator)) - 1
+    cands = [
+        Fraction(m) * Fraction(10) ** e
+        for e in range(e10, e10 + 40)
+        for m in (1, 2, 5)
+        if Fraction(m) * Fraction(10) ** e >= lower
+    ]
+    lo, hi = 0, len(cands) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(cands[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return cands[lo]
 
 
 def _lattice_grid(
@@ -190,10 +199,9 @@ def _lattice_grid(
     def cells_of(h: Fraction) -> int:
         return _cells_estimate(eps, h, lattice.default_window(h, eps, costs))
 
-    c = cells_of(unit)
-    if c <= max_cells:
+    if cells_of(unit) <= max_cells:
         return unit, True
-    return _nice_grid(unit * c / max_cells, lambda h: cells_of(h) <= max_cells), False
+    return _nice_grid(unit, lambda h: cells_of(h) <= max_cells), False
 
 
 def _interp_cells_estimate(eps: Sequence[Fraction], h: Fraction, window: tuple[int, int]) -> int:
@@ -215,9 +223,7 @@ def _interp_grid(eps: Sequence[Fraction], costs: Sequence[Fraction], max_cells: 
     def fits(h: Fraction) -> bool:
         return _interp_cells_estimate(eps, h, lattice.default_window(h, eps, costs)) <= budget
 
-    # cells ~ k * tot / h: start from that estimate
-    target = Fraction(len(eps)) * tot / budget
-    return _nice_grid(target, fits)
+    return _nice_grid(max(eps) / 10**6, fits)
 
 
 def _instance(

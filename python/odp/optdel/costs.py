@@ -56,8 +56,9 @@ def lemma11_costs(
         raise InvalidParameter("resolution must be > 0")
     eps = list(problem.epsilons)
     total_eps = [sum(eps[:k], Fraction(0)) for k in problem.stops]
-    h = _lattice_grid(eps, [total_eps[-1]], max_cells)[0]
-    window = lattice.default_window(h, eps, [total_eps[-1]])
+    # the window only needs the likely losses (mass above it counts fully in the upper bound)
+    h = _lattice_grid(eps, [Fraction(0)], max_cells)[0]
+    window = lattice.default_window(h, eps, [Fraction(0)])
     inst = _instance(eps, problem.deltas, problem.stops, [Fraction(0)] * n, h, True, window)
     table = lattice.stop_table_for(inst, [total_eps[-1] + res])
     out: list[Fraction] = []

@@ -31,8 +31,9 @@ indexed by ``u in [0, R_k]``: output 1 moves ``u -> u + n``, output 2 keeps ``u`
 **Window.**  Very unlikely losses may be cut off to save time; this stays sound by Lemma D (i)
 (``g_k`` is non-decreasing in the loss): above the window the upper pass uses ``g <= 1`` and the
 lower pass the value at the top of the window; below the window the upper pass uses the value at
-the bottom of the window and the lower pass ``g >= 0``.  The window is ``40`` standard deviations
-(Hoeffding) beyond the interesting range, so it only bites for very long compositions.
+the bottom of the window and the lower pass ``g >= 0``.  The window reaches ``15`` Hoeffding
+scales ``sqrt(sum eps_k^2)`` beyond the interesting range (a tail of ``e**-112``), so it only
+bites for long compositions, and never at the price of soundness.
 
 Cost: ``O(sum_k width_k)`` float operations, ``width_k <= R_k + 1``.
 """
@@ -140,7 +141,7 @@ def cells(instance: LatticeInstance) -> int:
 
 
 def default_window(
-    h: Fraction, epsilons: Sequence[Fraction], costs: Sequence[Fraction], sigmas: float = 40.0
+    h: Fraction, epsilons: Sequence[Fraction], costs: Sequence[Fraction], sigmas: float = 15.0
 ) -> tuple[int, int]:
     """Lattice indices covering ``[-(mu + sigmas*s), max E + mu + sigmas*s]`` where ``mu`` is the
     largest possible mean loss and ``s = sqrt(sum eps_k^2)`` (Hoeffding scale)."""
