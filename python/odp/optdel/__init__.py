@@ -8,8 +8,9 @@ cost ``E(P_i)``.  Two deltas for its ``(P, E, delta)``-ODP guarantee are compute
   the stopping rules.  The paper evaluates it by enumerating exponentially many output sets; here
   it is computed by backward induction over privacy-loss states (proofs in
   :mod:`odp.optdel.exact`): exact in ``O(k_n^2)`` for homogeneous steps, exact whenever losses
-  merge, and otherwise bracketed by rounding every ``epsilon_k`` up/down to a grid
-  (:mod:`odp.optdel.lattice`).
+  merge (rigorous floating point on the exact lattice, :mod:`odp.optdel.lattice`), and
+  otherwise bracketed: a second-order upper bound from the convexity of the value function
+  (:mod:`odp.optdel.interp`) and a lower bound with every ``epsilon_k`` rounded down.
 * **Lemma 11 / Eq. (4)**: the delta obtained from Lemma 11 with the optimal composition theorem
   for each prefix (Murtagh-Vadhan), ``sum_i delta^{k_i}``.  It is never smaller than OptDel and is
   strictly larger as soon as ``n >= 2`` and all ``delta_k > 0``.
@@ -33,7 +34,9 @@ Stable API
     How much the last (or every) cost can be lowered while OptDel stays ``<= delta``.
 
 Brute-force references (:mod:`odp.optdel.reference`) and the exact algorithms
-(:mod:`odp.optdel.exact`) are importable for testing and auditing.
+(:mod:`odp.optdel.exact`) are importable for testing and auditing; :mod:`odp.optdel.gap` holds
+the Lemma 11 vs Thm. 15 study (``odp optdel --gap-study``, ``odp figure optdel``).  Write-up:
+``docs/optdel.md``.
 """
 
 from __future__ import annotations
