@@ -94,6 +94,32 @@ def test_minimiser_certificate_holds_against_a_tight_reference():
     assert np.linalg.norm(p - ref) <= bound + 1e-10 and bound <= 1e-5
 
 
+def test_float_evaluations_are_within_their_declared_margins():
+    """The certified gradient norm bounds the exact gradient norm (50-digit reference) from
+    above, tightly; the test error is within ERROR_MARGIN of its 50-digit value."""
+    from odp.mechanisms.erm import ERROR_MARGIN, certified_gradient_norm
+
+    rng = np.random.default_rng(7)
+    x, y = _data(rng, 200, 6)
+    lam = 0.05
+    with mpmath.workdps(50):
+        for scale in (0.1, 3.0, 40.0):
+            p = rng.normal(size=6) * scale
+            exact = [mpmath.mpf(0)] * 6
+            for row, label in zip(x, y):
+                z = label * mpmath.fsum(mpmath.mpf(float(a)) * float(b) for a, b in zip(row, p))
+                s = 1 / (1 + mpmath.exp(z))
+                for j in range(6):
+                    exact[j] -= label * s * float(row[j]) / len(y)
+            norm = mpmath.sqrt(mpmath.fsum((e + lam * float(c)) ** 2 for e, c in zip(exact, p)))
+            bound = certified_gradient_norm(p, x, y, lam)
+            assert norm <= bound <= norm + 1e-11
+            mae = mpmath.fsum(abs(mpmath.tanh(mpmath.fsum(mpmath.mpf(float(a)) * float(b)
+                                                          for a, b in zip(row, p)) / 2) - label)
+                              for row, label in zip(x, y)) / len(y)
+            assert abs(mean_absolute_error(p, x, y) - mae) <= float(ERROR_MARGIN)
+
+
 def test_minimiser_sensitivity_is_within_the_declared_bound():
     """Thm. 16 for the computed minimiser: replacing one record moves p̂ by at most
     2/(nΛ) + 2τ (the sensitivity the mechanism declares)."""
@@ -131,7 +157,7 @@ def _release_distribution(mech, x_train, y_train, x_test, y_test, cells):
         return mpmath.mpf(1) / 2 * mpmath.exp(beta * v) if v < 0 else 1 - mpmath.exp(-beta * v) / 2
 
     def passes(weight):
-        k = t_units - mech.test_value(np.array([weight]), x_test, y_test) + 1  # P(Z ≤ k−1)
+        k = t_units - mech.test_value([weight], x_test, y_test) + 1  # P(Z ≤ k−1)
         tail = r**k / (1 + r) if k >= 1 else 1 - r ** (1 - k) / (1 + r)
         return 1 - tail
 
@@ -141,7 +167,7 @@ def _release_distribution(mech, x_train, y_train, x_test, y_test, cells):
     for j in range(-cells, cells + 1):
         lo = (mpmath.mpf(j) - mpmath.mpf(1) / 2) * float(h) - p_hat
         cell = laplace_cdf(lo + float(h)) - laplace_cdf(lo)
-        pr = passes(float(j * h))
+        pr = passes(j * h)  # the released grid point, exactly
         out[j] = cell * pr
         bottom += cell * (1 - pr)
         covered += cell
@@ -176,7 +202,7 @@ def test_theorem17_holds_pointwise_and_wrong_claims_fail():
     mech = _tiny_mechanism()
     g = mech.guarantee
     assert g.costs == {"value": 1, "bottom": Fraction(1, 2)}  # Cor. 18 (ε1 ≥ ε2)
-    cells = 600  # p̃ ∈ [−30, 30]: the uncovered Laplace mass (≈ e^{-β·29}) is tracked
+    cells = 400  # p̃ ∈ [−20, 20] (β = 1): the uncovered Laplace mass (< e^{-18}) is tracked
     wrong_value = wrong_bottom = False
     with mpmath.workdps(40):
         e_value = mpmath.exp(1)
@@ -198,7 +224,7 @@ def test_bottom_frequency_matches_the_computed_probability():
     mech = _tiny_mechanism(threshold="0.9")
     data = _neighbour_pairs()[0][0]
     with mpmath.workdps(30):
-        _, p_bottom, rest = _release_distribution(mech, *data, 600)
+        _, p_bottom, rest = _release_distribution(mech, *data, 400)
     assert rest < 1e-4
     rng = odp.SeededRandom(4)
     n = 1500

@@ -31,7 +31,6 @@ from odp.composition import (
 from odp.errors import InvalidParameter
 from odp.exact import FiniteDist, satisfies_odp
 from odp.mechanisms.iterative import IterativeMechanism, NoisyGradientDescent, logistic_gradients
-from odp.samplers import bernoulli
 
 W = Fraction(2)
 EPS = Fraction(7, 10)

@@ -80,7 +80,8 @@ def test_stability_is_lipschitz_and_certifies_the_bin(n, universe, base):
             for y in _neighbours(x, universe):
                 assert abs(a - stability(list(y), grid)) <= 1
                 if a >= 2:
-                    assert grid.bin_index(x[hi - 1] - x[lo - 1]) == grid.bin_index(y[hi - 1] - y[lo - 1])
+                    assert (grid.bin_index(x[hi - 1] - x[lo - 1])
+                            == grid.bin_index(y[hi - 1] - y[lo - 1]))
     assert seen_two
 
 
@@ -92,8 +93,9 @@ def test_stability_is_lipschitz_and_certifies_the_bin(n, universe, base):
 def test_bins_agree_with_high_precision_logarithms(v, base, offset, resolution):
     grid = _Grid(base, offset, resolution)
     with mpmath.workdps(50):
-        t = mpmath.log(mpmath.mpf(v.numerator) / v.denominator) / mpmath.log(
-            mpmath.mpf(base.numerator) / base.denominator) - mpmath.mpf(offset.numerator) / offset.denominator
+        t = (mpmath.log(mpmath.mpf(v.numerator) / v.denominator)
+             / mpmath.log(mpmath.mpf(base.numerator) / base.denominator)
+             - mpmath.mpf(offset.numerator) / offset.denominator)
         assert grid.bin_index(v) == int(mpmath.floor(t))
         assert grid.sub_index(v) == int(mpmath.floor(t * resolution))
         assert grid.in_bin(v, grid.bin_index(v))
@@ -221,7 +223,8 @@ def test_iqr_estimate_is_near_the_true_iqr_on_stable_data():
         out = mech.release(data, odp.SeededRandom(seed))
         assert out is not BOTTOM
         assert 50 / 1.5 < out.value < 50 * 1.5
-    assert mech.guarantee.delta == Fraction(1, 10**6) and mech.function.delta == Fraction(1, 2 * 10**6)
+    assert mech.guarantee.delta == Fraction(1, 10**6)
+    assert mech.function.delta == Fraction(1, 2 * 10**6)
     assert default_base(1000) == Fraction(8, 7) and default_base(4000) == Fraction(10, 9)
     assert iqr_of(data) == 50
 

@@ -99,13 +99,15 @@ class StepSpec:
 def parse_stops(stops: Any) -> tuple[int, ...]:
     """Strictly increasing positive integers ``k_1 < … < k_n``."""
     if isinstance(stops, (str, bytes)) or not hasattr(stops, "__iter__"):
-        raise InvalidParameter(f"stops must be a list of step counts such as [10, 20], got {stops!r}")
+        raise InvalidParameter(
+            f"stops must be a list of step counts such as [10, 20], got {stops!r}")
     out: list[int] = []
     for s in stops:
         if isinstance(s, bool) or not isinstance(s, int) or s < 1:
             raise InvalidParameter(f"stopping points must be integers >= 1, got {s!r}")
         if out and s <= out[-1]:
-            raise InvalidParameter(f"stopping points must increase strictly, got {out[-1]} then {s}")
+            raise InvalidParameter(
+                f"stopping points must increase strictly, got {out[-1]} then {s}")
         out.append(s)
     if not out:
         raise InvalidParameter("give at least one stopping point")

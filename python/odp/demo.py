@@ -201,7 +201,8 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None) -> dict[
         ledger = Path(tempfile.mkdtemp(prefix="odp-demo-")) / "ledger.db"
     ledger = Path(ledger)
     if ledger.exists():
-        raise OdpError(f"{ledger} already exists; the demo writes a new ledger — choose another path")
+        raise OdpError(
+            f"{ledger} already exists; the demo writes a new ledger — choose another path")
     rng = SeededRandom(seed) if seed is not None else SecureRandom()
     with Accountant(epsilon=TOTAL_EPSILON, delta=TOTAL_DELTA, ledger=ledger, rng=rng) as acc:
         notes = run_session(acc, data)
@@ -224,7 +225,8 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None) -> dict[
     return {
         "dataset": f"scikit-learn breast cancer (n={len(data)})",
         "budget": {"epsilon": TOTAL_EPSILON, "delta": TOTAL_DELTA},
-        "rng": "insecure seeded RNG (for reproducibility)" if seed is not None else "secure (secrets)",
+        "rng": ("insecure seeded RNG (for reproducibility)" if seed is not None
+                else "secure (secrets)"),
         "ledger": str(ledger),
         "releases": rows,
         "summary": summary,

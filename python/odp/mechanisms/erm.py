@@ -25,12 +25,14 @@ and no floating-point value touches the noise.
 
 **The minimiser is computed, not exact.**  The objective is Λ-strongly convex, so
 ``‖p̂ − p_min‖ ≤ ‖∇F(p̂)‖/Λ``; the solver refines ``p̂`` until this certified distance is at
-most ``τ = 10⁻⁶·2/(n_train Λ)`` (the float64 gradient's error, below 10⁻¹³, is added as a
-margin), and the sensitivity used is ``Δ = 2/(n_train Λ) + 2τ``.
+most ``τ = 10⁻⁵·2/(n_train Λ)`` (the gradient is summed with ``math.fsum`` and a bound on its
+float64 error is added, :func:`certified_gradient_norm`), and the sensitivity used is
+``Δ = 2/(n_train Λ) + 2τ``.
 
-**The test on the grid.**  The error ``s(p̃, x_test) = mean |h_p̃(x) − y|`` (float64, error
-``η ≤ 10⁻¹²``) is rounded to the grid ``g·ℤ`` with ``g = a/1000`` and compared with the
-threshold on the same grid after adding discrete Laplace noise of scale ``M/ε2`` grid units,
+**The test on the grid.**  The error ``s(p̃, x_test) = mean |h_p̃(x) − y|`` (exact margins,
+float64 tanh, ``math.fsum``; error ``η ≤ 10⁻¹²``) is rounded to the grid ``g·ℤ`` with
+``g = a/1000`` and compared with the threshold on the same grid after adding discrete Laplace
+noise of scale ``M/ε2`` grid units,
 ``M = ⌈(a + 2η)/g⌉``.  With the sensitivities of Lemma 21 on this grid —
 ``M_test = ⌈(2/n_test + 2η)/g⌉`` for a test record, and ``M_train = ⌈(2(e^{Δ'} − 1) + 2η)/g⌉``
 for a training record, where ``Δ' = Δ + h√d`` bounds ``‖p̃ − p̃'‖`` for the same continuous
@@ -64,6 +66,7 @@ __all__ = [
     "fit_logistic_regression",
     "prepare_records",
     "mean_absolute_error",
+    "certified_gradient_norm",
     "test_noise_scale",
     "test_noise_percentile",
     "exact_exponential",
@@ -72,9 +75,11 @@ __all__ = [
 ]
 
 #: relative accuracy of the certified minimiser: τ = TOLERANCE · 2/(n Λ)
-TOLERANCE = Fraction(1, 10**6)
-#: bound on the float64 error of the mean absolute error s (each term ≤ 2, a few ulps each)
+TOLERANCE = Fraction(1, 10**5)
+#: bound on the float64 error of the test error s: the margins pᵀx are exact rationals, each
+#: term |tanh(z/2) − y| is within a few ulps (≤ 2⁻⁵⁰), and the mean uses math.fsum
 ERROR_MARGIN = Fraction(1, 10**12)
+_U = 2.0**-52
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,19 +265,35 @@ def _objective(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float):
     return loss, grad, s
 
 
+def certified_gradient_norm(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float) -> float:
+    """An upper bound on ``‖∇F(p)‖`` for the exact gradient at the float vector ``p``: each
+    coordinate's mean is summed with :func:`math.fsum`, and the float64 error of the terms
+    (``σ(−z)`` within 2 ulps absolute, ``z = y·pᵀx`` within ``d·u·‖p‖`` times a derivative
+    ≤ 1/4, and the products) is added as the margin ``√d·(8 + d‖p‖)·2⁻⁵²`` (rows have norm ≤ 1)."""
+    z = y * (x @ p)
+    s = 0.5 * (1.0 - np.tanh(0.5 * z))
+    terms = -(y * s)[:, None] * x
+    n, d = x.shape
+    grad = np.array([math.fsum(terms[:, j]) / n for j in range(d)]) + lam * p
+    margin = math.sqrt(d) * (8 + d * float(np.linalg.norm(p))) * _U * (1 + lam)
+    return float(np.linalg.norm(grad)) * (1 + 4 * _U) + margin
+
+
 def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float, *,
                             tolerance: float, max_newton: int = 100) -> tuple[np.ndarray, float]:
     """Minimise ``(1/n) Σ log(1 + e^{−y pᵀx}) + (Λ/2)‖p‖²`` by damped Newton steps; returns
-    ``(p̂, bound)`` with ``‖p̂ − p_min‖ ≤ bound ≤ tolerance`` certified by strong convexity
-    (``bound = (‖∇F(p̂)‖ + 10⁻¹³)/Λ``).  Raises :class:`OdpError` if that is not reached."""
+    ``(p̂, bound)`` with ``‖p̂ − p_min‖ ≤ bound ≤ tolerance``, certified by strong convexity:
+    ``bound = ‖∇F(p̂)‖/Λ`` with the gradient norm bounded by :func:`certified_gradient_norm`.
+    Raises :class:`OdpError` if that is not reached."""
     lam = float(regularization)
     n, d = x.shape
     p = np.zeros(d)
     for _ in range(max_newton):
         loss, grad, s = _objective(p, x, y, lam)
-        bound = (float(np.linalg.norm(grad)) + 1e-13) / lam
-        if bound <= tolerance:
-            return p, bound
+        if float(np.linalg.norm(grad)) <= 0.5 * tolerance * lam:
+            bound = certified_gradient_norm(p, x, y, lam) / lam
+            if bound <= tolerance:
+                return p, bound
         weights = s * (1.0 - s)
         hess = (x.T * weights) @ x / n + lam * np.eye(d)
         step = np.linalg.solve(hess, grad)
@@ -287,9 +308,18 @@ def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float,
                    "this should not happen for a strongly convex objective — please report it")
 
 
-def mean_absolute_error(p: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
-    """``s(p, x) = mean |h_p(x) − y|`` with ``h_p(x) = 2σ(pᵀx) − 1 = tanh(pᵀx/2)`` (Sec. 6.1)."""
-    return float(np.mean(np.abs(np.tanh(0.5 * (x @ p)) - y)))
+def mean_absolute_error(p: Any, x: np.ndarray, y: np.ndarray) -> float:
+    """``s(p, x) = mean |h_p(x) − y|`` with ``h_p(x) = 2σ(pᵀx) − 1 = tanh(pᵀx/2)`` (Sec. 6.1).
+
+    Evaluated carefully (error below ``ERROR_MARGIN``): each margin ``pᵀx`` is computed as an
+    exact rational (``p`` may be a sequence of Fractions, floats count by their exact value),
+    then ``tanh`` in float64 and the mean with :func:`math.fsum`."""
+    coords = [Fraction(v) for v in p]
+    terms = []
+    for row, label in zip(np.asarray(x, dtype=float), np.asarray(y, dtype=float)):
+        z = sum((Fraction(float(a)) * c for a, c in zip(row, coords) if a), Fraction(0))
+        terms.append(abs(math.tanh(float(z) / 2) - float(label)))
+    return math.fsum(terms) / len(terms)
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,13 +472,13 @@ class TestedLogisticRegression(Mechanism):
                 "threshold": str(self.threshold), "a": str(self.a),
                 "test_granularity": str(self.test_granularity)}
 
-    def test_value(self, weights: np.ndarray, features: Any, labels: Any) -> int:
+    def test_value(self, weights: Any, features: Any, labels: Any) -> int:
         """``⌊s(p̃, x_test)/g + 1/2⌋``: the model's test error in grid units."""
         x, y = prepare_records(features, labels)
         if x.shape != (self.n_test, self.erm.dim):
             raise InvalidParameter(f"expected {self.n_test} test records with "
                                    f"{self.erm.dim} features, got shape {x.shape}")
-        s = Fraction(mean_absolute_error(weights, x, y))
+        s = Fraction(mean_absolute_error(weights, x, y))  # within ERROR_MARGIN of the truth
         return math.floor(s / self.test_granularity + Fraction(1, 2))
 
     def threshold_units(self) -> int:
@@ -457,7 +487,8 @@ class TestedLogisticRegression(Mechanism):
     def release(self, data: Any, rng: RandomSource) -> Any:
         x_train, y_train, x_test, y_test = data
         model = self.erm.release((x_train, y_train), rng)
-        noisy = self.test_value(model.weights, x_test, y_test) + discrete_laplace(self.test_scale, rng)
+        noisy = (self.test_value(model.exact, x_test, y_test)
+                 + discrete_laplace(self.test_scale, rng))
         if noisy <= self.threshold_units():
             return model
         return BOTTOM

@@ -42,13 +42,14 @@ every neighbouring pair of small databases (:func:`iqr_output_distribution`).
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from ..budget import format_fraction, parse_delta, parse_epsilon, to_fraction
-from ..errors import InvalidParameter
+from ..budget import Budget, format_fraction, parse_delta, parse_epsilon, to_fraction
+from ..errors import BudgetExceeded, InvalidParameter
 from ..guarantees import DP, ODP
 from ..rational import exp_bracket
 from ..samplers import RandomSource, bernoulli_exp, discrete_laplace
@@ -373,7 +374,8 @@ def iqr_output_distribution(mechanism: IQRMechanism, data: Sequence[Any], *,
     """The exact output distribution of :class:`IQRMechanism` on ``data``.
 
     Outputs: ``"bottom"``, ``(d, ĵ)`` for discretisation ``d`` and released index ``ĵ`` in
-    ``window = (lo, hi)`` (``(d, "zero")`` when the IQR is 0), and the two tails ``(d, "<")``, ``(d, ">")`` lumped (inside a tail
+    ``window = (lo, hi)`` (``(d, "zero")`` when the IQR is 0), and the two tails ``(d, "<")``,
+    ``(d, ">")`` lumped (inside a tail
     the likelihood ratio between two databases whose unnoised indices lie in the window is
     constant, so lumping does not change ``Σ_o (p(o) − c·q(o))₊``).  Noise parameters default
     to the mechanism's own (``r = e^{−1/scale}`` as floats); pass rational ``r_test`` /
@@ -462,8 +464,6 @@ class ExponentialMedian(Mechanism):
 
     def utilities(self, data: Sequence[Any]) -> list[int]:
         xs = _sorted_values(data)
-        import bisect
-
         out = []
         for y in self.grid():
             below = bisect.bisect_left(xs, y)
@@ -503,9 +503,6 @@ def iqr_then_median(accountant: Any, data: Sequence[Any], *, epsilon_iqr: Any, d
     eps1, eps2 = parse_epsilon(epsilon_iqr), parse_epsilon(epsilon_median)
     remaining = accountant.remaining.epsilon
     if 3 * eps1 + eps2 > remaining:
-        from ..budget import Budget
-        from ..errors import BudgetExceeded
-
         raise BudgetExceeded(
             f"IQR then median needs 3ε1+ε2={format_fraction(3 * eps1 + eps2)} but only "
             f"ε={format_fraction(remaining)} remains; nothing was drawn or recorded",

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..budget import Budget, format_fraction, parse_epsilon, to_fraction
 from ..errors import BudgetExceeded, InvalidParameter
@@ -393,7 +393,8 @@ def output_distribution(values: Sequence[int], thresholds: Sequence[int] | int, 
     """Exact output distribution of the batch mechanism for query values ``values`` and
     thresholds (grid units); see :func:`adaptive_output_distribution`."""
     values = [int(v) for v in values]
-    ts = [int(thresholds)] * len(values) if isinstance(thresholds, int) else [int(t) for t in thresholds]
+    ts = ([int(thresholds)] * len(values) if isinstance(thresholds, int)
+          else [int(t) for t in thresholds])
 
     def strategy(history: tuple):
         i = len(history)
