@@ -30,8 +30,8 @@ from odp.mechanisms.erm import (
     mean_absolute_error,
     prepare_records,
     sample_l2_laplace,
-    test_noise_percentile,
-    test_noise_scale,
+    error_noise_percentile,
+    error_noise_scale,
 )
 
 # ------------------------------------------------------------------ exact samplers
@@ -261,13 +261,13 @@ def test_cost_of_values_grows_when_the_test_dominates():
     assert small_test.guarantee.costs == {"value": Fraction(1, 10), "bottom": Fraction(1, 10)}
 
 
-def test_noise_percentile_matches_the_laplace_quantile():
+def test_error_noise_percentile_matches_the_laplace_quantile():
     for eps2, n in [("0.1", 1000), ("1", 100)]:
-        scale = test_noise_scale(eps2, n)
+        scale = error_noise_scale(eps2, n)
         n_train, n_test = 0.7 * n, 0.3 * n
         a = max(2 / n_test, 2 * (math.exp(2 / n_train) - 1))
         assert scale == pytest.approx(a / float(eps2), rel=1e-12)
-        assert test_noise_percentile(eps2, n) == pytest.approx(
+        assert error_noise_percentile(eps2, n) == pytest.approx(
             stats.laplace(scale=scale).ppf(0.95), rel=1e-9)
 
 
@@ -281,4 +281,4 @@ def test_error_function_range_and_bad_parameters():
         with pytest.raises(InvalidParameter):
             _tiny_mechanism(**bad)
     with pytest.raises(InvalidParameter):
-        test_noise_percentile("1", 100, quantile=1.0)
+        error_noise_percentile("1", 100, quantile=1.0)

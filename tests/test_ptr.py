@@ -36,7 +36,7 @@ from odp.mechanisms.ptr import (
     iqr_output_distribution,
     iqr_then_median,
     stability,
-    test_threshold,
+    pass_threshold,
 )
 
 
@@ -101,11 +101,11 @@ def test_bins_agree_with_high_precision_logarithms(v, base, offset, resolution):
         assert grid.in_bin(v, grid.bin_index(v))
 
 
-def test_test_threshold_is_the_least_k():
+def test_pass_threshold_is_the_least_k():
     r = Fraction(1, 4)
-    assert test_threshold(r, Fraction(1, 5)) == 1
-    assert test_threshold(r, Fraction(1, 21)) == 3  # r²/(1+r) = 1/20 > 1/21 ≥ r³/(1+r)
-    k = test_threshold(r, Fraction(1, 1000))
+    assert pass_threshold(r, Fraction(1, 5)) == 1
+    assert pass_threshold(r, Fraction(1, 21)) == 3  # r²/(1+r) = 1/20 > 1/21 ≥ r³/(1+r)
+    k = pass_threshold(r, Fraction(1, 1000))
     assert r**k / (1 + r) <= Fraction(1, 1000) < r ** (k - 1) / (1 + r)
 
 

@@ -7,8 +7,8 @@ selected c' entries, each gets scale ``c'Δ/(ε3 + (c − c')/c·ε2)``.  Plotte
 of large entries: the mean absolute noise per released entry,
 
 * exactly: ``E[b(c') | c' ≥ 1]`` with ``P(c' = k)`` integrated over the threshold noise ρ (given
-  ρ the answers are independent, so ``c' = min(c, X + Y)`` with two binomials) — the
-  continuous-noise model, to which the grid mechanism (g = Δ/1000) is within 10⁻⁶ relative;
+  ρ the answers are independent, so ``c' = min(c, X + Y)`` with two binomials), for the
+  continuous Laplace noise of Alg. 2 (the mechanism discretises it on the grid g = Δ/1000);
 * by simulation of the real mechanisms (discrete noise, insecure seeded RNG): the mean of
   ``|released − true|`` over the released entries, averaged over runs (±1 standard error).
 

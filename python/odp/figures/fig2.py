@@ -6,7 +6,7 @@ than the noise's 95th percentile ``(a/ε2)·ln 10``, the model is withheld (⊥,
 refunded) with probability at least 95%.  Plotted for Λ = 1, a 70/30 train/test split,
 several ε2 and database sizes n:
 
-* lines: the paper's closed form (:func:`odp.mechanisms.erm.test_noise_percentile`);
+* lines: the paper's closed form (:func:`odp.mechanisms.erm.error_noise_percentile`);
 * markers: the empirical 95th percentile of the noise that
   :class:`odp.mechanisms.erm.TestedLogisticRegression` actually adds (discrete Laplace on its
   grid, with its rigorously rounded-up ``a``), from exact samples (insecure seeded RNG).
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..mechanisms.erm import TestedLogisticRegression, test_noise_percentile
+from ..mechanisms.erm import TestedLogisticRegression, error_noise_percentile
 from ..samplers import SeededRandom, discrete_laplace
 from . import Figure, require_matplotlib
 
@@ -50,7 +50,7 @@ def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
     samples = 1000 if quick else 4000
     line, markers = _sizes(quick)
     rng = SeededRandom(seed)
-    curves = {e: [test_noise_percentile(e, n) for n in line] for e in EPSILONS2}
+    curves = {e: [error_noise_percentile(e, n) for n in line] for e in EPSILONS2}
     empirical = {}
     for e in EPSILONS2:
         empirical[e] = [empirical_percentile(e, n, samples, rng) for n in markers]

@@ -67,8 +67,8 @@ __all__ = [
     "prepare_records",
     "mean_absolute_error",
     "certified_gradient_norm",
-    "test_noise_scale",
-    "test_noise_percentile",
+    "error_noise_scale",
+    "error_noise_percentile",
     "exact_exponential",
     "exact_normal",
     "sample_l2_laplace",
@@ -402,7 +402,7 @@ class OutputPerturbationERM(Mechanism):
         return ModelRelease(noisy)
 
 
-def test_noise_scale(epsilon2: Any, n: int, *, regularization: Any = 1,
+def error_noise_scale(epsilon2: Any, n: int, *, regularization: Any = 1,
                      train_fraction: Any = "0.7") -> float:
     """Scale ``a/ε2`` of the test noise of Alg. 5 for a database of ``n`` records split
     ``train_fraction`` / rest (Fig. 2; continuous formula of the paper)."""
@@ -413,21 +413,15 @@ def test_noise_scale(epsilon2: Any, n: int, *, regularization: Any = 1,
     return a / float(parse_epsilon(epsilon2))
 
 
-test_noise_scale.__test__ = False  # not a pytest test despite its name
-
-
-def test_noise_percentile(epsilon2: Any, n: int, *, regularization: Any = 1,
+def error_noise_percentile(epsilon2: Any, n: int, *, regularization: Any = 1,
                           train_fraction: Any = "0.7", quantile: float = 0.95) -> float:
     """The ``quantile`` of the Laplace(a/ε2) test noise, ``(a/ε2)·ln(1/(2(1 − quantile)))``:
     if the model's error exceeds ``t`` by more than this, Alg. 5 returns ⊥ with probability at
     least ``quantile`` (Fig. 2)."""
     if not 0.5 <= quantile < 1:
         raise InvalidParameter("quantile must be in [0.5, 1)")
-    return test_noise_scale(epsilon2, n, regularization=regularization,
+    return error_noise_scale(epsilon2, n, regularization=regularization,
                             train_fraction=train_fraction) * math.log(1 / (2 * (1 - quantile)))
-
-
-test_noise_percentile.__test__ = False
 
 
 class TestedLogisticRegression(Mechanism):

@@ -67,7 +67,7 @@ __all__ = [
     "iqr_then_median",
     "default_base",
     "iqr_output_distribution",
-    "test_threshold",
+    "pass_threshold",
 ]
 
 
@@ -234,7 +234,7 @@ def stability(xs: list[Fraction], grid: _Grid) -> int:
     return bad
 
 
-def test_threshold(r_upper: Any, delta: Any) -> int:
+def pass_threshold(r_upper: Any, delta: Any) -> int:
     """The least integer ``K ≥ 1`` with ``r^K/(1+r) ≤ δ`` for the discrete Laplace parameter
     ``r`` (pass an upper bound of r: the left side increases with r)."""
     k = 1
@@ -245,9 +245,6 @@ def test_threshold(r_upper: Any, delta: Any) -> int:
         if k > 10**6:
             raise InvalidParameter("delta too small for this epsilon")
     return k
-
-
-test_threshold.__test__ = False  # not a pytest test despite its name
 
 
 @dataclass(frozen=True)
@@ -292,7 +289,7 @@ class LogBinIQR(PTRFunction):
             raise InvalidParameter(f"resolution must be an integer >= 1, got {resolution!r}")
         self.resolution = resolution
         #: P(pass | A = 1) = r^K/(1+r) ≤ δ with r = e^{−ε} (upper bracket): pass iff A + Z ≥ K+1
-        self.threshold = test_threshold(exp_bracket(-self.epsilon)[1], self.delta)
+        self.threshold = pass_threshold(exp_bracket(-self.epsilon)[1], self.delta)
         self.test_scale = 1 / self.epsilon
         self.release_scale = (Fraction(resolution - 1) / self.epsilon) if resolution > 1 else None
 
