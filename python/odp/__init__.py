@@ -32,6 +32,16 @@ from .mechanisms import (
     ToyMechanism,
 )
 from .samplers import SecureRandom, SeededRandom
+from .filters import (
+    BasicFilter,
+    BasicOdometer,
+    ODPFilter,
+    RDPFilter,
+    WhitehouseFilter,
+    WhitehouseOdometer,
+    ZCDPFilter,
+)
+from .concurrent import ConcurrentComposition, SubComposition
 
 __all__ = [
     "__version__",
@@ -49,6 +59,15 @@ __all__ = [
     "ToyMechanism",
     "SecureRandom",
     "SeededRandom",
+    "BasicFilter",
+    "BasicOdometer",
+    "WhitehouseFilter",
+    "WhitehouseOdometer",
+    "ZCDPFilter",
+    "RDPFilter",
+    "ODPFilter",
+    "ConcurrentComposition",
+    "SubComposition",
     "BudgetExceeded",
     "CertificateError",
     "FloatBudgetWarning",
