@@ -7,6 +7,8 @@ sound but useless would fail too.
 
 from __future__ import annotations
 
+import itertools
+
 from fractions import Fraction
 
 import mpmath as mp
@@ -142,14 +144,22 @@ def test_asymmetric_finite_pair_reports_the_worse_direction():
     p = ["1/2", "1/2", "0"]
     q = ["1/4", "1/4", "1/2"]
     pf, qf = [Fraction(v) for v in p], [Fraction(v) for v in q]
+
+    def one_way(k, eps):  # δ(A‖B) alone: the (p, q) direction only
+        e = mp.exp(mp.mpf(eps))
+        return mp.fsum(max(mp.mpf(0), mp.fprod(mp.mpf(pf[i].numerator) / pf[i].denominator for i in idx)
+                           - e * mp.fprod(mp.mpf(qf[i].numerator) / qf[i].denominator for i in idx))
+                       for idx in itertools.product(range(3), repeat=k))
+
     for k in (1, 3):
         acc = PrivacyBucketsAccountant(buckets=512).compose(FinitePair(p, q), k)
         for eps in ["0", "0.3", "1"]:
             exact = finite_delta_exact(pf, qf, k, eps)
-            one_way = finite_delta_exact(pf, qf, k, eps)
             check_delta(acc, eps, exact, 1e-9)
-        # δ(A‖B)(1) alone is smaller than what is reported: the reverse direction matters
-        assert acc.get_delta("1").lower > 0
+        # at ε = 1 the reverse direction dominates: a one-way accountant would report too little
+        assert exact > one_way(k, "1") + mp.mpf("1e-6")
+        lower = acc.get_delta("1").lower
+        assert mp.mpf(lower.numerator) / lower.denominator > one_way(k, "1")
 
 
 def test_distinguishing_events_are_counted():

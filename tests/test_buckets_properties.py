@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath as mp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

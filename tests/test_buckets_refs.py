@@ -8,7 +8,6 @@ references against each other where two independent routes exist.
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 
 import mpmath as mp

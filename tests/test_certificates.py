@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import odp
-from odp.certs import build_certificate, verify, verify_file
+from odp.certs import verify
 from odp.certs.enforce import generated_check
 from odp.certs.lean import LeanUnavailable, OdpCheckProcess, kernel_certificate
 from odp.cli import main
@@ -267,3 +267,23 @@ def test_enforcement_default_follows_the_admission_rule():
     explicit.charge(odp.DP("0.8"))
     with pytest.raises(CertificateError):
         explicit.charge(odp.DP("0.8"))  # over the sum rule: the re-check refuses
+
+
+def test_demo_certificate_is_accepted_and_twenty_mutants_are_rejected(tmp_path, capsys):
+    """Issue 4: `odp demo` writes a certificate that `odp verify` accepts; 20 mutated copies
+    (one number changed in each, at distinct places) are all rejected by `odp verify`."""
+    ledger = tmp_path / "demo.db"
+    assert main(["demo", "--ledger", str(ledger), "--seed", "4"]) == 0
+    cert_path = Path(str(ledger) + ".cert")
+    capsys.readouterr()
+    assert main(["verify", str(cert_path)]) == 0
+    assert capsys.readouterr().out.startswith("OK")
+    text = cert_path.read_text()
+    mutants = _mutations(text, 20, seed=20)
+    assert len(set(mutants)) == 20
+    for i, mutant in enumerate(mutants):
+        copy = tmp_path / f"mutant{i}.cert"
+        copy.write_text(mutant)
+        Path(str(copy) + ".json").write_text(Path(str(cert_path) + ".json").read_text())
+        assert main(["verify", str(copy)]) == 1, mutant
+        assert "FAIL" in capsys.readouterr().out

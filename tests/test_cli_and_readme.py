@@ -3,19 +3,15 @@ end-to-end check that `odp demo` runs in a fresh virtualenv using only the READM
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
-import sys
 import venv
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from odp.cli import main
-from odp.ledger import SQLiteLedger
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,15 +21,13 @@ from scipy import stats
 import odp
 from odp.errors import InvalidParameter
 from odp.mechanisms import BOTTOM
+from odp.exact_continuous import exact_exponential, exact_normal, sample_l2_laplace
 from odp.mechanisms.erm import (
     OutputPerturbationERM,
     TestedLogisticRegression,
-    exact_exponential,
-    exact_normal,
     fit_logistic_regression,
     mean_absolute_error,
     prepare_records,
-    sample_l2_laplace,
     error_noise_percentile,
     error_noise_scale,
 )

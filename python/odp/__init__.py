@@ -21,16 +21,29 @@ from .errors import (
     InvalidParameter,
     LedgerError,
     OdpError,
+    SessionClosed,
 )
 from .guarantees import DP, ODP, SubsetDP
 from .mechanisms import (
     BOTTOM,
+    ExponentialMedian,
     GaussianMechanism,
+    IQRMechanism,
+    IterativeMechanism,
     LaplaceMechanism,
     Mechanism,
+    NoisyGradientDescent,
+    OutputPerturbationERM,
+    PTRFunction,
     RandomizedResponse,
+    SparseVectorMechanism,
+    SVTSession,
+    TestedLogisticRegression,
     ToyMechanism,
+    iqr_then_median,
+    sparse_vector_release,
 )
+from .composition import BasicComposition, BucketsComposition, Lemma11, OptDel, StepSpec
 from .samplers import SecureRandom, SeededRandom
 from .filters import (
     BasicFilter,
@@ -42,6 +55,7 @@ from .filters import (
     ZCDPFilter,
 )
 from .concurrent import ConcurrentComposition, SubComposition
+from .buckets import PrivacyBucketsAccountant
 
 __all__ = [
     "__version__",
@@ -57,6 +71,23 @@ __all__ = [
     "GaussianMechanism",
     "RandomizedResponse",
     "ToyMechanism",
+    "SparseVectorMechanism",
+    "SVTSession",
+    "sparse_vector_release",
+    "PTRFunction",
+    "IQRMechanism",
+    "ExponentialMedian",
+    "iqr_then_median",
+    "IterativeMechanism",
+    "NoisyGradientDescent",
+    "OutputPerturbationERM",
+    "TestedLogisticRegression",
+    "StepSpec",
+    "BasicComposition",
+    "BucketsComposition",
+    "Lemma11",
+    "OptDel",
+    "PrivacyBucketsAccountant",
     "SecureRandom",
     "SeededRandom",
     "BasicFilter",
@@ -76,4 +107,5 @@ __all__ = [
     "InvalidParameter",
     "LedgerError",
     "OdpError",
+    "SessionClosed",
 ]

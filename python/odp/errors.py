@@ -6,7 +6,8 @@ these changes nothing: no budget is spent and no ledger row is written.
 ``OdpError``
  ├── ``InvalidParameter`` (also a ``ValueError``): a number or option that is not acceptable
  │    ├── ``InvalidBudget``: NaN, ±inf, negative, δ ≥ 1, or not a number at all
- │    └── ``InvalidGuarantee``: a guarantee that is malformed or that a release does not fit
+ │    ├── ``InvalidGuarantee``: a guarantee that is malformed or that a release does not fit
+ │    └── ``SessionClosed``: an interactive session (SVT) was queried after it ended
  ├── ``BudgetExceeded``: Alg. 1 line 4 refuses the request (nothing drawn, nothing recorded)
  ├── ``LedgerError``: the ledger file is unusable, mismatched or corrupt
  └── ``CertificateError``: a certificate does not parse or does not replay
@@ -31,6 +32,11 @@ class InvalidBudget(InvalidParameter):
 
 class InvalidGuarantee(InvalidParameter):
     """A privacy guarantee is malformed, or a release does not belong to any declared class."""
+
+
+class SessionClosed(InvalidParameter):
+    """An interactive session (e.g. an SVT session) was asked a query after STOP or after its
+    cut-off; nothing was drawn or charged for that query."""
 
 
 class BudgetExceeded(OdpError):

@@ -25,7 +25,6 @@ push an upper bound below the truth (tested at δ = 1e-10).  Negative FFT output
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import scipy.fft as sfft

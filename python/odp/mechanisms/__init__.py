@@ -9,6 +9,12 @@ from .noise import (
     value_or_bottom,
 )
 
+# Paper 002, Secs. 4-6: SVT, PTR, iterative mechanisms with early stopping, test-and-release
+from .erm import OutputPerturbationERM, TestedLogisticRegression
+from .iterative import IterativeMechanism, NoisyGradientDescent
+from .ptr import ExponentialMedian, IQRMechanism, PTRFunction, iqr_then_median
+from .svt import SparseVectorMechanism, SVTSession, sparse_vector_release
+
 __all__ = [
     "BOTTOM",
     "Mechanism",
@@ -17,15 +23,6 @@ __all__ = [
     "RandomizedResponse",
     "ToyMechanism",
     "value_or_bottom",
-]
-
-# Paper 002, Secs. 4-6: SVT, PTR, iterative mechanisms with early stopping, test-and-release
-from .erm import OutputPerturbationERM, TestedLogisticRegression
-from .iterative import IterativeMechanism, NoisyGradientDescent
-from .ptr import ExponentialMedian, IQRMechanism, PTRFunction, iqr_then_median
-from .svt import SparseVectorMechanism, SVTSession, sparse_vector_release
-
-__all__ += [
     "SparseVectorMechanism",
     "SVTSession",
     "sparse_vector_release",

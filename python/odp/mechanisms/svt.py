@@ -43,7 +43,7 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from ..budget import Budget, format_fraction, parse_epsilon, to_fraction
-from ..errors import BudgetExceeded, InvalidParameter
+from ..errors import BudgetExceeded, InvalidParameter, SessionClosed
 from ..guarantees import ODP
 from ..samplers import RandomSource, discrete_laplace
 from .base import Mechanism
@@ -63,10 +63,6 @@ __all__ = [
     "adaptive_output_distribution",
     "discrete_laplace_tail",
 ]
-
-
-class SessionClosed(InvalidParameter):
-    """An SVT session was asked a query after STOP or after its ``c``-th ⊤ answer."""
 
 
 def count_top(release: Sequence[bool]) -> int:
