@@ -635,6 +635,27 @@ class Gen:
             return f"{e.func}({', '.join(self.py(a, rec) for a in e.args)})"
         raise GenerationError(f"cannot translate {e!r}")
 
+    def uses(self, e, name: str) -> bool:
+        """Does expression ``e`` mention the variable ``name``?"""
+        if isinstance(e, Var):
+            return e.name == name
+        if isinstance(e, (Num, Const)):
+            return False
+        if isinstance(e, Field):
+            return self.uses(e.obj, name)
+        if isinstance(e, Call):
+            return any(self.uses(a, name) for a in e.args)
+        if isinstance(e, (BinOp, Decide)):
+            return self.uses(e.left, name) or self.uses(e.right, name)
+        if isinstance(e, (Not, Some)):
+            return self.uses(e.arg, name)
+        if isinstance(e, If):
+            return any(self.uses(x, name) for x in (e.cond, e.then, e.other))
+        if isinstance(e, Ctor):
+            parts = (x for _, x in e.fields) if e.named else e.fields
+            return any(self.uses(x, name) for x in parts)
+        raise GenerationError(f"cannot analyse {e!r}")
+
     # -- recursion analysis
     def rec_calls(self, e, name, tail=True, out=None):
         out = [] if out is None else out
@@ -685,13 +706,14 @@ class Gen:
             all(isinstance(a, Var) and a.name == p for a, p in zip(c.args[:-1], pnames))
             for c, _ in calls)
         sig = ", ".join(pnames + [lst])
+        bind_head = [f"        {head} = {lst}[_i]"] if self.uses(cons, head) else []
         if constant:  # right fold: value(i) from value(i + 1)
             self.lines += [
                 f"def {d.name}({sig}):",
                 f"    {lst} = tuple({lst})",
                 f"    _acc = {self.py(d.nil)}",
                 f"    for _i in range(len({lst}) - 1, -1, -1):",
-                f"        {head} = {lst}[_i]",
+            ] + bind_head + [
                 f"        _acc = {self.py(cons, (d.name, lambda c: '_acc'))}",
                 "    return _acc", "", ""]
             return
@@ -718,8 +740,7 @@ class Gen:
             "    while True:",
             f"        if _i == len({lst}):",
             f"            return {self.py(d.nil)}",
-            f"        {head} = {lst}[_i]",
-        ] + tail_stmt(cons, 8) + ["", ""]
+        ] + bind_head + tail_stmt(cons, 8) + ["", ""]
 
 
 def generate(source: Path, root: Path = ROOT) -> str:

@@ -94,7 +94,6 @@ def listLen(_list):
     _list = tuple(_list)
     _acc = 0
     for _i in range(len(_list) - 1, -1, -1):
-        x = _list[_i]
         _acc = (_acc + 1)
     return _acc
 

@@ -22,11 +22,12 @@ import warnings
 from fractions import Fraction
 from typing import Any, Union
 
-from .errors import FloatBudgetWarning, InvalidBudget
+from .errors import FloatBudgetWarning, InvalidBudget, InvalidParameter
 
 Number = Union[str, int, float, Fraction, decimal.Decimal, numbers.Real]
 
-__all__ = ["Budget", "to_fraction", "parse_epsilon", "parse_delta", "format_fraction"]
+__all__ = ["Budget", "to_fraction", "parse_epsilon", "parse_delta", "parse_positive",
+           "parse_nonnegative", "parse_positive_int", "format_fraction"]
 
 
 def to_fraction(value: Any, *, name: str = "value") -> Fraction:
@@ -88,6 +89,29 @@ def parse_delta(value: Any, *, name: str = "delta") -> Fraction:
     if delta >= 1:
         raise InvalidBudget(f"{name} must be < 1, got {format_fraction(delta)}")
     return delta
+
+
+def parse_positive(value: Any, *, name: str = "value") -> Fraction:
+    """A finite number > 0, parsed exactly (e.g. a sensitivity, a noise scale, a grid step)."""
+    x = to_fraction(value, name=name)
+    if x <= 0:
+        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
+    return x
+
+
+def parse_nonnegative(value: Any, *, name: str = "value") -> Fraction:
+    """A finite number >= 0, parsed exactly."""
+    x = to_fraction(value, name=name)
+    if x < 0:
+        raise InvalidParameter(f"{name} must be >= 0, got {value!r}")
+    return x
+
+
+def parse_positive_int(value: Any, *, name: str = "value") -> int:
+    """An integer >= 1 (``bool`` refused; numpy integers accepted)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
 
 
 def format_fraction(x: Fraction) -> str:

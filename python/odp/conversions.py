@@ -33,7 +33,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .budget import parse_delta, parse_epsilon, to_fraction
+from .budget import parse_delta, parse_epsilon, parse_positive, to_fraction
 from .errors import InvalidParameter
 from .rational import ceil_fraction, exp_bracket, log_bracket, sqrt_bracket
 
@@ -63,12 +63,6 @@ def parse_alpha(alpha: Any, *, name: str = "alpha") -> Fraction:
         raise InvalidParameter(f"{name} must be > 1 (a Rényi order), got {a}")
     return a
 
-
-def _positive(value: Any, name: str) -> Fraction:
-    x = to_fraction(value, name=name)
-    if x <= 0:
-        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
-    return x
 
 
 def _positive_delta(delta: Any) -> Fraction:
@@ -123,8 +117,8 @@ def rdp_to_dp_epsilon(alpha: Any, epsilon_alpha: Any, delta: Any) -> Fraction:
 def gaussian_zcdp(sigma: Any, sensitivity: Any = 1) -> Fraction:
     """ρ = Δ²/(2σ²) of the Gaussian mechanism N(0, σ²) with L2-sensitivity Δ (Bun & Steinke
     2016, Prop. 1.6).  Exact."""
-    s = _positive(sigma, "sigma")
-    d = _positive(sensitivity, "sensitivity")
+    s = parse_positive(sigma, name="sigma")
+    d = parse_positive(sensitivity, name="sensitivity")
     return d * d / (2 * s * s)
 
 
@@ -136,8 +130,8 @@ def gaussian_rdp(sigma: Any, sensitivity: Any, alpha: Any) -> Fraction:
 def discrete_gaussian_zcdp(sigma2: Any, sensitivity: Any = 1) -> Fraction:
     """ρ = Δ²/(2σ²) of the discrete Gaussian N_ℤ(0, σ²) with integer sensitivity Δ, for
     ``sigma2 = σ²`` (Canonne, Kamath, Steinke 2020, Thm. 4).  Exact."""
-    s2 = _positive(sigma2, "sigma2")
-    d = _positive(sensitivity, "sensitivity")
+    s2 = parse_positive(sigma2, name="sigma2")
+    d = parse_positive(sensitivity, name="sensitivity")
     if d.denominator != 1:
         raise InvalidParameter("the discrete Gaussian needs an integer sensitivity")
     return d * d / (2 * s2)
@@ -150,8 +144,8 @@ def laplace_rdp(scale: Any, sensitivity: Any, alpha: Any) -> Fraction:
         ε(α) = 1/(α−1) · ln( α/(2α−1) · e^{(α−1)/λ} + (α−1)/(2α−1) · e^{−α/λ} ).
 
     Evaluated with upper brackets of every exponential and the logarithm, then rounded up."""
-    b = _positive(scale, "scale")
-    d = _positive(sensitivity, "sensitivity")
+    b = parse_positive(scale, name="scale")
+    d = parse_positive(sensitivity, name="sensitivity")
     a = parse_alpha(alpha)
     inv_lambda = d / b
     hi1 = exp_bracket((a - 1) * inv_lambda)[1]

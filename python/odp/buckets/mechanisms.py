@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import special
 
-from ..budget import to_fraction
+from ..budget import parse_nonnegative, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter
 from ._numerics import (
     ELEMENTARY_ULPS,
@@ -71,24 +71,7 @@ def exact_multiples(h: float, limit: int) -> bool:
     return num.bit_length() + max(1, int(limit)).bit_length() <= 53
 
 
-def _positive(value: Any, name: str) -> Fraction:
-    x = to_fraction(value, name=name)
-    if x <= 0:
-        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
-    return x
 
-
-def _non_negative(value: Any, name: str) -> Fraction:
-    x = to_fraction(value, name=name)
-    if x < 0:
-        raise InvalidParameter(f"{name} must be >= 0, got {value!r}")
-    return x
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidParameter(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 class Mechanism(ABC):
@@ -140,8 +123,8 @@ class Gaussian(Mechanism):
     sensitivity: Any = 1
 
     def __post_init__(self):
-        object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
-        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+        object.__setattr__(self, "sigma", parse_positive(self.sigma, name="sigma"))
+        object.__setattr__(self, "sensitivity", parse_positive(self.sensitivity, name="sensitivity"))
 
     def mu(self, side: str = "upper") -> float:
         """``Δ/σ`` as a float, rounded up (``side="upper"``) or down."""
@@ -225,8 +208,8 @@ class Laplace(Mechanism):
     sensitivity: Any = 1
 
     def __post_init__(self):
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+        object.__setattr__(self, "scale", parse_positive(self.scale, name="scale"))
+        object.__setattr__(self, "sensitivity", parse_positive(self.sensitivity, name="sensitivity"))
 
     def eps0(self, side: str = "upper") -> float:
         """``Δ/b`` as a float: rounded up to a short significand for the upper bound (so the
@@ -362,8 +345,8 @@ class RandomizedResponse(_AtomMechanism):
     num_values: int = 2
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", _positive(self.epsilon, "epsilon"))
-        object.__setattr__(self, "num_values", _positive_int(self.num_values, "num_values"))
+        object.__setattr__(self, "epsilon", parse_positive(self.epsilon, name="epsilon"))
+        object.__setattr__(self, "num_values", parse_positive_int(self.num_values, name="num_values"))
         if self.num_values < 2:
             raise InvalidParameter("num_values must be at least 2")
 
@@ -395,8 +378,8 @@ class ApproximateDP(_AtomMechanism):
     delta: Any = 0
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", _non_negative(self.epsilon, "epsilon"))
-        d = _non_negative(self.delta, "delta")
+        object.__setattr__(self, "epsilon", parse_nonnegative(self.epsilon, name="epsilon"))
+        d = parse_nonnegative(self.delta, name="delta")
         if d >= 1:
             raise InvalidParameter(f"delta must be < 1, got {self.delta!r}")
         object.__setattr__(self, "delta", d)
@@ -435,8 +418,8 @@ class DiscreteLaplace(_AtomMechanism):
     sensitivity: int = 1
 
     def __post_init__(self):
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        object.__setattr__(self, "sensitivity", _positive_int(self.sensitivity, "sensitivity"))
+        object.__setattr__(self, "scale", parse_positive(self.scale, name="scale"))
+        object.__setattr__(self, "sensitivity", parse_positive_int(self.sensitivity, name="sensitivity"))
 
     def anchor(self) -> float | None:
         return float_up(1 / self.scale)
@@ -470,8 +453,8 @@ class DiscreteGaussian(_AtomMechanism):
     sensitivity: int = 1
 
     def __post_init__(self):
-        object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
-        object.__setattr__(self, "sensitivity", _positive_int(self.sensitivity, "sensitivity"))
+        object.__setattr__(self, "sigma", parse_positive(self.sigma, name="sigma"))
+        object.__setattr__(self, "sensitivity", parse_positive_int(self.sensitivity, name="sensitivity"))
 
     def anchor(self) -> float | None:
         return float(Fraction(self.sensitivity) / (2 * self.sigma**2))
@@ -587,7 +570,7 @@ def as_sequence(mechanisms: Sequence[Any]) -> list[tuple[Mechanism, int]]:
         if isinstance(item, Mechanism):
             out.append((item, 1))
         elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mechanism):
-            out.append((item[0], _positive_int(item[1], "count")))
+            out.append((item[0], parse_positive_int(item[1], name="count")))
         else:
             raise InvalidParameter(
                 f"expected a Mechanism or a (Mechanism, count) pair, got {item!r}"

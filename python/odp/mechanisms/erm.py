@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ..budget import parse_epsilon, to_fraction
+from ..budget import parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter, OdpError
 from ..guarantees import DP, ODP
 from ..exact_continuous import sample_l2_laplace
@@ -188,17 +188,6 @@ class ModelRelease:
         return {"weights": [float(v) for v in self.exact]}
 
 
-def _positive(value: Any, name: str) -> Fraction:
-    x = to_fraction(value, name=name)
-    if x <= 0:
-        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
-    return x
-
-
-def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
-    return value
 
 
 class OutputPerturbationERM(Mechanism):
@@ -210,16 +199,16 @@ class OutputPerturbationERM(Mechanism):
 
     def __init__(self, *, epsilon: Any, regularization: Any, n: int, dim: int,
                  granularity: Any = None):
-        self.epsilon = _positive(epsilon, "epsilon")
-        self.regularization = _positive(regularization, "regularization")
-        self.n = _count(n, "n")
-        self.dim = _count(dim, "dim")
+        self.epsilon = parse_positive(epsilon, name="epsilon")
+        self.regularization = parse_positive(regularization, name="regularization")
+        self.n = parse_positive_int(n, name="n")
+        self.dim = parse_positive_int(dim, name="dim")
         base = 2 / (self.n * self.regularization)
         self.tolerance = TOLERANCE * base
         #: L2 sensitivity of the computed minimiser (Thm. 16 plus the solver's certificate)
         self.sensitivity = base + 2 * self.tolerance
         self.granularity = (base / 10**4 if granularity is None
-                            else _positive(granularity, "granularity"))
+                            else parse_positive(granularity, name="granularity"))
         self.beta = self.epsilon / self.sensitivity
         self._guarantee = DP(self.epsilon)
 
@@ -285,8 +274,8 @@ class TestedLogisticRegression(Mechanism):
         self.erm = OutputPerturbationERM(epsilon=epsilon1, regularization=regularization,
                                          n=n_train, dim=dim, granularity=granularity)
         self.epsilon1 = self.erm.epsilon
-        self.epsilon2 = _positive(epsilon2, "epsilon2")
-        self.n_test = _count(n_test, "n_test")
+        self.epsilon2 = parse_positive(epsilon2, name="epsilon2")
+        self.n_test = parse_positive_int(n_test, name="n_test")
         self.threshold = to_fraction(threshold, name="threshold")
         # ‖p̃ − p̃'‖ ≤ Δ + h√d for a training-record change (same continuous noise)
         shift = self.erm.sensitivity + self.erm.granularity * sqrt_bracket(Fraction(dim))[1]

@@ -19,7 +19,7 @@ import numbers
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from ..budget import parse_delta, parse_epsilon, to_fraction
+from ..budget import parse_delta, parse_epsilon, parse_positive
 from ..errors import InvalidParameter
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
 from ..guarantees import DP, ODP
@@ -58,12 +58,6 @@ def exact_value(value: Any, *, name: str = "query result") -> Fraction:
     raise InvalidParameter(f"{name} must be a real number, got {type(value).__name__}")
 
 
-def _positive(value: Any, name: str) -> Fraction:
-    x = to_fraction(value, name=name)
-    if x <= 0:
-        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
-    return x
-
 
 def _query_name(query: Callable) -> str:
     return getattr(query, "__name__", type(query).__name__)
@@ -76,9 +70,9 @@ class _GridMechanism(Mechanism):
         if not callable(query):
             raise InvalidParameter("query must be a function data -> number")
         self.query = query
-        self.sensitivity = _positive(sensitivity, "sensitivity")
+        self.sensitivity = parse_positive(sensitivity, name="sensitivity")
         self.granularity = (self.sensitivity / 1000 if granularity is None
-                            else _positive(granularity, "granularity"))
+                            else parse_positive(granularity, name="granularity"))
         self.units = math.ceil(self.sensitivity / self.granularity)
 
     def grid_value(self, data: Any) -> int:
@@ -100,7 +94,7 @@ class LaplaceMechanism(_GridMechanism):
     def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, sensitivity: Any = 1,
                  granularity: Any = None):
         super().__init__(query, sensitivity, granularity)
-        self.epsilon = _positive(epsilon, "epsilon")
+        self.epsilon = parse_positive(epsilon, name="epsilon")
         #: discrete Laplace scale in grid units: P[Z = z] ∝ exp(−|z| / scale_units)
         self.scale_units = Fraction(self.units) / self.epsilon
         self._guarantee = DP(self.epsilon)
@@ -135,7 +129,7 @@ class GaussianMechanism(_GridMechanism):
     def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, delta: Any = None,
                  sigma: Any = None, sensitivity: Any = 1, granularity: Any = None):
         super().__init__(query, sensitivity, granularity)
-        self.epsilon = _positive(epsilon, "epsilon")
+        self.epsilon = parse_positive(epsilon, name="epsilon")
         if sigma is None:
             if delta is None:
                 raise InvalidParameter("give delta (to calibrate sigma) or sigma")
@@ -145,7 +139,7 @@ class GaussianMechanism(_GridMechanism):
             self.sigma2_units = calibrate_discrete_gaussian(self.epsilon, target, self.units)
             declared = target
         else:
-            s = _positive(sigma, "sigma") / self.granularity
+            s = parse_positive(sigma, name="sigma") / self.granularity
             self.sigma2_units = s * s
             bound = discrete_gaussian_delta_upper(self.epsilon, self.sigma2_units, self.units)
             if delta is not None and bound > parse_delta(delta):

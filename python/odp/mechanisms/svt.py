@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from ..budget import Budget, format_fraction, parse_epsilon, to_fraction
+from ..budget import Budget, format_fraction, parse_epsilon, parse_positive
 from ..errors import BudgetExceeded, InvalidParameter, SessionClosed
 from ..guarantees import ODP
 from ..samplers import RandomSource, discrete_laplace
@@ -89,12 +89,6 @@ def _check_c(c: Any) -> int:
     return c
 
 
-def _positive(value: Any, name: str) -> Fraction:
-    x = to_fraction(value, name=name)
-    if x <= 0:
-        raise InvalidParameter(f"{name} must be > 0, got {value!r}")
-    return x
-
 
 @dataclass(frozen=True)
 class SVTParameters:
@@ -110,11 +104,11 @@ class SVTParameters:
     query_scale: Fraction = field(init=False)
 
     def __post_init__(self) -> None:
-        eps1 = _positive(self.epsilon1, "epsilon1")
-        eps2 = _positive(self.epsilon2, "epsilon2")
+        eps1 = parse_positive(self.epsilon1, name="epsilon1")
+        eps2 = parse_positive(self.epsilon2, name="epsilon2")
         c = _check_c(self.c)
-        delta = _positive(self.sensitivity, "sensitivity")
-        g = delta / 1000 if self.granularity is None else _positive(self.granularity, "granularity")
+        delta = parse_positive(self.sensitivity, name="sensitivity")
+        g = delta / 1000 if self.granularity is None else parse_positive(self.granularity, name="granularity")
         m = math.ceil(delta / g)
         object.__setattr__(self, "epsilon1", eps1)
         object.__setattr__(self, "epsilon2", eps2)
@@ -443,8 +437,8 @@ def sparse_vector_release(accountant: Any, data: Any, entries: Sequence[Callable
     Each ``f_i`` must have sensitivity ``sensitivity``.  The total plan ε1 + ε2 + ε3 must fit in
     the remaining budget (checked first: ``BudgetExceeded``, nothing drawn).  Every step is an
     accountant round (the SVT round is charged ε1 + (c'/c)·ε2)."""
-    eps1, eps2 = _positive(epsilon1, "epsilon1"), _positive(epsilon2, "epsilon2")
-    eps3 = _positive(epsilon3, "epsilon3")
+    eps1, eps2 = parse_positive(epsilon1, name="epsilon1"), parse_positive(epsilon2, name="epsilon2")
+    eps3 = parse_positive(epsilon3, name="epsilon3")
     plan = eps1 + eps2 + eps3
     remaining = accountant.remaining
     if plan > remaining.epsilon:
