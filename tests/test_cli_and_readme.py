@@ -55,3 +55,15 @@ def test_demo_runs_from_a_fresh_virtualenv_with_the_readme_command(tmp_path):
     assert "ledger written to" in proc.stdout
     assert str(bin_dir) in subprocess.run(["bash", "-c", "command -v odp"], env=env,
                                           capture_output=True, text=True).stdout
+
+
+def test_readme_usage_example_runs(tmp_path, monkeypatch):
+    """The README's Python example is executed as written (in a temporary directory)."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Usage\s+```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    acc = namespace["acc"]
+    assert len(acc.history) == 3 and (tmp_path / "run.cert").exists()
+    assert (tmp_path / "budget.db").exists()
