@@ -151,3 +151,42 @@ def test_release_of_non_finite_query_value_fails_cleanly():
     with pytest.raises(InvalidParameter):
         acc.run(mech, None)
     assert acc.last_round.reason == "failed"  # the reservation existed: charged at sup
+
+
+def _toy_output_distribution(center: int, r: Fraction, lo: int, hi: int) -> dict:
+    """Exact output law of M_toy with discrete-Laplace noise P[Z=z] ∝ r^{|z|} on the grid ℤ
+    (r = e^{−1/t}; a rational r is the scale t = 1/ln(1/r) of the same mechanism family):
+    ⊥ with probability 1/2, else center + Z.  The points left of ``lo`` and right of ``hi``
+    are aggregated into two tail outcomes with exact geometric sums (valid for the ODP check
+    below because the likelihood ratio is constant on each tail when ``lo ≤`` both centres
+    ``≤ hi``)."""
+    norm = (1 - r) / (1 + r)  # Σ_z r^{|z|} = (1 + r)/(1 − r)
+    half = Fraction(1, 2)
+    out: dict = {"⊥": half}
+    for y in range(lo, hi + 1):
+        out[y] = half * norm * r ** abs(y - center)
+    out["left"] = half * norm * r ** (center - lo + 1) / (1 - r)
+    out["right"] = half * norm * r ** (hi + 1 - center) / (1 - r)
+    assert sum(out.values()) == 1
+    return out
+
+
+@pytest.mark.parametrize("r", [Fraction(1, 2), Fraction(2, 3), Fraction(9, 10)])
+def test_toy_mechanism_odp_checked_exactly_with_odp_exact(r):
+    """M_toy (paper 002, Sec. 1) on neighbours with query values 0 and 1 (Δ = 1): the declared
+    ODP guarantee {values: ε, ⊥: 0}, δ = 0, with e^ε = 1/r (ε = ln(1/r)), decided exactly by
+    ``odp.exact`` with the factors e^{ℰ} folded into the second distribution.  Charging values
+    as little as ⊥ is detected as violated by the same check."""
+    from odp.exact import FiniteDist, satisfies_odp_cost
+
+    p = FiniteDist(_toy_output_distribution(0, r, -6, 7))
+    q = FiniteDist(_toy_output_distribution(1, r, -6, 7))
+
+    def folded(dist, value_factor):
+        return {o: w * (1 if o == "⊥" else value_factor) for o, w in dist.items()}
+
+    for a, b in ((p, q), (q, p)):
+        assert satisfies_odp_cost(a, folded(b, 1 / r), lambda o: 0, 0)  # declared claim
+        assert not satisfies_odp_cost(a, folded(b, 1), lambda o: 0, 0)  # values charged 0
+    # the ⊥ class alone costs nothing: subset DP on {⊥} with ε = 0, δ = 0
+    assert p["⊥"] == q["⊥"]
