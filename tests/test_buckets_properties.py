@@ -74,3 +74,16 @@ def test_epsilon_interval_brackets_and_rounding_up_is_looser(sigma, k, buckets):
         assert mpf(b.lower) <= exact <= mpf(b.upper)
         # the paper's pure rounding-up is sound too, and never tighter than the split
         assert b.upper >= a.upper * (1 - Fraction(1, 10**9))
+
+
+def test_exploded_round_off_bounds_fall_back_to_trivial_bounds():
+    """Regression (found by the property test above): σ = 134/23 with the coarsest factor 2 has
+    only 7 buckets; composing 64 copies compounds the per-bucket relative error bound past 1.
+    The read-off must then report the trivial interval, never a negative or unsound bound."""
+    acc = PrivacyBucketsAccountant(buckets=8192, factor="2").compose(Gaussian(Fraction(134, 23)), 64)
+    exact = gaussian_delta(composed_gaussian_mu([(Fraction(134, 23), 64)]), Fraction(2, 69))
+    iv = acc.get_delta(Fraction(2, 69))
+    assert 0 <= iv.lower <= 1 and 0 <= iv.upper <= 1
+    assert mpf(iv.lower) <= exact <= mpf(iv.upper)
+    eps_iv = acc.get_epsilon("1e-5")
+    assert eps_iv.lower >= 0 and eps_iv.upper >= eps_iv.lower

@@ -32,8 +32,17 @@ def _near(s: BucketState, eps: float) -> float:
     return 6 * U * (abs(eps) + lmax + 1.0)
 
 
+def _usable(*bounds: float) -> bool:
+    """Error bounds that still carry information: finite relative bounds below 1 and finite
+    absolute bounds.  Otherwise the read-off falls back to the trivial bounds (δ ≤ 1, δ ≥ 0)."""
+    return all(math.isfinite(b) for b in bounds) and max(bounds[::2]) < 1.0
+
+
 def delta_upper(s: BucketState, eps: float) -> float:
-    """Rigorous upper bound on δ(eps) of the pair represented by ``s`` (one direction)."""
+    """Rigorous upper bound on δ(eps) of the pair represented by ``s`` (one direction).
+    Returns the trivial bound 1 when the accumulated round-off bounds are too large to use."""
+    if not _usable(s.rel_up, s.abs_up):
+        return 1.0
     l = s.losses
     near = _near(s, eps)
     mask = l > eps
@@ -52,7 +61,10 @@ LOWER_WINDOW = math.log(2.0)
 
 
 def delta_lower(s: BucketState, eps: float) -> float:
-    """Rigorous lower bound on δ(eps) of the pair represented by ``s`` (one direction)."""
+    """Rigorous lower bound on δ(eps) of the pair represented by ``s`` (one direction).
+    Returns the trivial bound 0 when the accumulated round-off bounds are too large to use."""
+    if not _usable(s.rel_ma, s.abs_ma, s.rel_bh, s.abs_bh):
+        return 0.0
     l = s.losses
     near = _near(s, eps)
     mask = l > eps - LOWER_WINDOW
