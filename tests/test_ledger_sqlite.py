@@ -28,11 +28,12 @@ def _python(code: str, *args: str, **kwargs) -> subprocess.Popen:
 
 
 def _files(path: Path) -> dict[str, bytes]:
+    """The ledger's bytes: the database file and its write-ahead log.  A missing WAL and an
+    empty one hold the same (no) data; some SQLite versions create an empty WAL on open."""
     out = {}
     for suffix in ("", "-wal"):
         p = Path(str(path) + suffix)
-        if p.exists():
-            out[suffix] = p.read_bytes()
+        out[suffix] = p.read_bytes() if p.exists() else b""
     return out
 
 
