@@ -11,6 +11,11 @@
 4. **classify** (line 6): ``k`` = the class of the release under the declared partition;
 5. **settle** (lines 7–8): ``ε_r −= ℰ_i(P_k)`` and ``δ_r −= δ_i`` — δ_i whatever the class.
 
+Before step 1 the mechanism may validate the public shape of the data
+(:meth:`odp.Mechanism.check_public`); a failure there costs nothing.  A failure after the
+reservation (inside the mechanism, or an unclassifiable release) charges the round its worst
+case, because noise may already have been drawn.
+
 Theorem 7 then guarantees that everything released through one accountant is (ε_t, δ_t)-DP,
 for any adaptive choice of mechanisms, provided each mechanism's declared ODP guarantee is
 true.  Several accountants (threads or processes) may share one SQLite ledger; rounds are
@@ -227,6 +232,9 @@ class Accountant:
         g = as_odp(guarantee)
         params = mechanism.params() if callable(getattr(mechanism, "params", None)) else {}
         name = getattr(mechanism, "name", type(mechanism).__name__)
+        check_public = getattr(mechanism, "check_public", None)
+        if callable(check_public):
+            check_public(data)  # a wrong public shape is refused before anything is reserved
         with self.reserve(g, mechanism=name, params=params) as reservation:
             release = release_fn(data, self.rng)
             reservation.settle(release)

@@ -1,7 +1,10 @@
 """The one exception hierarchy of odp.
 
-Every error that odp raises on purpose derives from :class:`OdpError`. A call that raises one of
-these changes nothing: no budget is spent and no ledger row is written.
+Every error that odp raises on purpose derives from :class:`OdpError`.  A call refused before
+its reservation (bad parameters, a wrong public data shape, an over-budget request) changes
+nothing: no budget is spent and no ledger row is written.  A failure *after* a round was reserved
+(inside the mechanism, or an unclassifiable release) charges that round its worst case, because
+noise may already have been drawn; the error says so.
 
 ``OdpError``
  ├── ``InvalidParameter`` (also a ``ValueError``): a number or option that is not acceptable

@@ -16,6 +16,7 @@ from ..errors import LedgerError
 from .base import Admission, Ledger, MemoryLedger, sum_rule
 from .records import (
     REASON_ABORTED,
+    REASON_CLOSED,
     REASON_FAILED,
     REASON_OVERLAP,
     REASON_RECOVERED,
@@ -31,7 +32,7 @@ from .sqlite import SQLiteLedger
 __all__ = [
     "Admission", "sum_rule", "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
     "BudgetState", "SCHEMA_VERSION", "REASON_RELEASED", "REASON_FAILED", "REASON_RECOVERED",
-    "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE",
+    "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE", "REASON_CLOSED",
 ]
 
 

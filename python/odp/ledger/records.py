@@ -33,9 +33,10 @@ REASON_RECOVERED = "recovered"  # found unsettled after its process died: sup
 REASON_ABORTED = "aborted"  # the caller gave the reservation up: sup
 REASON_OVERLAP = "interactive-overlap"  # interactive round overlapped another reservation: sup
 REASON_ENFORCED = "enforcement-mismatch"  # the certified rules disagreed: sup
+REASON_CLOSED = "closed"  # an interactive child closed without reporting an ODP class: sup
 SUP_REASONS = frozenset(
     {REASON_FAILED, REASON_UNCLASSIFIABLE, REASON_RECOVERED, REASON_ABORTED, REASON_OVERLAP,
-     REASON_ENFORCED}
+     REASON_ENFORCED, REASON_CLOSED}
 )
 
 

@@ -38,6 +38,11 @@ class _Bottom:
 BOTTOM = _Bottom()
 
 
+def query_name(query: Any) -> str:
+    """A short name for a query function (recorded in ledgers and certificates)."""
+    return getattr(query, "__name__", type(query).__name__)
+
+
 class Mechanism(ABC):
     """Base class of odp mechanisms (see the module docstring)."""
 
@@ -52,6 +57,16 @@ class Mechanism(ABC):
     def params(self) -> dict[str, Any]:
         """JSON-able description of the mechanism's parameters (for ledgers and certificates)."""
         return {}
+
+    def check_public(self, data: Any) -> None:
+        """Validate the *public* shape of ``data`` (e.g. its declared size or dimension) before
+        any budget is reserved; raise :class:`~odp.errors.InvalidParameter` if it is wrong.
+
+        :meth:`odp.Accountant.run` calls this before the reservation, so a caller's mistake
+        costs nothing.  Only facts that the neighbouring relation keeps public may be checked
+        here (e.g. ``n`` under replace-one neighbours): the check must not depend on private
+        values.  A failure inside :meth:`release` happens after the reservation and is charged
+        the worst case."""
 
     @abstractmethod
     def release(self, data: Any, rng: RandomSource) -> Any:

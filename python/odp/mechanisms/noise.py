@@ -24,7 +24,7 @@ from ..errors import InvalidParameter
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
 from ..guarantees import DP, ODP
 from ..samplers import RandomSource, bernoulli_exp, discrete_gaussian, discrete_laplace
-from .base import BOTTOM, Mechanism
+from .base import BOTTOM, Mechanism, query_name
 
 __all__ = [
     "LaplaceMechanism",
@@ -59,10 +59,6 @@ def exact_value(value: Any, *, name: str = "query result") -> Fraction:
 
 
 
-def _query_name(query: Callable) -> str:
-    return getattr(query, "__name__", type(query).__name__)
-
-
 class _GridMechanism(Mechanism):
     """Shared grid logic: sensitivity Δ, granularity g, integer sensitivity m = ⌈Δ/g⌉."""
 
@@ -81,7 +77,7 @@ class _GridMechanism(Mechanism):
         return math.floor(value / self.granularity + Fraction(1, 2))
 
     def _grid_params(self) -> dict[str, Any]:
-        return {"query": _query_name(self.query), "sensitivity": str(self.sensitivity),
+        return {"query": query_name(self.query), "sensitivity": str(self.sensitivity),
                 "granularity": str(self.granularity)}
 
 
@@ -195,7 +191,7 @@ class RandomizedResponse(Mechanism):
         return self._guarantee
 
     def params(self) -> dict[str, Any]:
-        return {"query": _query_name(self.query), "epsilon": str(self.epsilon),
+        return {"query": query_name(self.query), "epsilon": str(self.epsilon),
                 "categories": [repr(c) for c in self.categories]}
 
     def release(self, data: Any, rng: RandomSource) -> Any:
