@@ -105,6 +105,18 @@ def test_kov_rejects_bad_input():
         kov_delta_exp(5, F(1, 2), 0, 1)
     with pytest.raises(InvalidParameter):
         table1("0")
+    for bad_k in (0, True, 2.0, "3"):
+        with pytest.raises(InvalidParameter, match="k"):
+            kov_delta(bad_k, "0.1", 0, 0)
+    with pytest.raises(InvalidParameter, match="i must be"):
+        kov_delta(5, "0.1", 0, True)
+
+
+def test_kov_accepts_numpy_integers():
+    import numpy as np
+
+    assert kov_delta(np.int64(5), "0.1", 0, np.int32(1)) == kov_delta(5, "0.1", 0, 1)
+    assert kov_delta_exp(np.int64(5), F(11, 10), 0, np.int64(2)) == kov_delta_exp(5, F(11, 10), 0, 2)
 
 
 def test_cli_table1_json(capsys):

@@ -7,7 +7,6 @@ the monotonicity of Lemma D the true value lies between them).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction as F
 
 import mpmath
@@ -20,7 +19,6 @@ from odp.optdel import interp as I
 from odp.optdel import lattice as LT
 from odp.optdel import lemma11_delta, optdel, optdel_upper
 from odp.optdel import reference as R
-from odp.optdel.bounds import round_down_significant, round_up_significant
 from odp.rational import exp_bracket
 
 mpmath.mp.dps = 50
@@ -168,23 +166,7 @@ def test_window_truncation_stays_sound():
         LT.LatticeInstance(eps, (1,) * k_n, (delta,) * k_n, stops, costs, (1, 5))
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.fractions(min_value=F(-(10**6)), max_value=F(10**6), max_denominator=10**30))
-def test_directed_float_conversion(x):
-    assert F(LT.float_down(x)) <= x <= F(LT.float_up(x))
-    assert math.nextafter(LT.float_down(x), math.inf) >= LT.float_up(x)
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    st.fractions(min_value=F(1, 10**40), max_value=F(10**9), max_denominator=10**50),
-    st.integers(1, 20),
-)
-def test_significant_rounding(x, digits):
-    up = round_up_significant(x, digits)
-    down = round_down_significant(x, digits)
-    assert down <= x <= up
-    assert (up - down) <= x * F(2, 10 ** (digits - 1))
+# the directed float conversions and significant-digit rounding: tests/test_floats.py
 
 
 @st.composite

@@ -28,6 +28,7 @@ adaptive compositions of mechanisms each dominated by its pair.
 
 from __future__ import annotations
 
+import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -97,14 +98,17 @@ class StepSpec:
 
 
 def parse_stops(stops: Any) -> tuple[int, ...]:
-    """Strictly increasing positive integers ``k_1 < … < k_n``."""
+    """The stopping points ``k_1 < … < k_n`` of Alg. 3: strictly increasing integers ``>= 1``
+    (at least one).  Any :class:`numbers.Integral` is accepted (e.g. ``numpy.int64``), ``bool``
+    is refused.  The one parser of stopping points in odp (:mod:`odp.optdel` uses it too)."""
     if isinstance(stops, (str, bytes)) or not hasattr(stops, "__iter__"):
         raise InvalidParameter(
             f"stops must be a list of step counts such as [10, 20], got {stops!r}")
     out: list[int] = []
     for s in stops:
-        if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+        if isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 1:
             raise InvalidParameter(f"stopping points must be integers >= 1, got {s!r}")
+        s = int(s)
         if out and s <= out[-1]:
             raise InvalidParameter(
                 f"stopping points must increase strictly, got {out[-1]} then {s}")

@@ -36,13 +36,14 @@ on KOV's grid of epsilons.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 from typing import Any
 
-from .budget import parse_delta, parse_epsilon, to_fraction
+from .budget import parse_delta, parse_epsilon, parse_positive_int, to_fraction
 from .errors import InvalidParameter
 from .rational import exp_bracket
 
@@ -81,17 +82,18 @@ TABLE1_NOTE = (
 )
 
 
-def _check_k_i(k: int, i: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidParameter(f"k must be a positive integer, got {k!r}")
-    if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= k // 2:
+def _check_k_i(k: Any, i: Any) -> tuple[int, int]:
+    """``(k, i)`` as ints: ``k >= 1`` compositions and ``0 <= i <= floor(k/2)``."""
+    k = parse_positive_int(k, name="k (the number of compositions)")
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i <= k // 2:
         raise InvalidParameter(f"i must be an integer in 0..floor(k/2) = 0..{k // 2}, got {i!r}")
+    return k, int(i)
 
 
 def kov_delta_exp(k: int, w: Any, delta0: Any, i: int) -> Fraction:
     """Exact delta of KOV Thm. 3.3 at ``epsilon = (k - 2i) epsilon0`` for rational
     ``w = e^{epsilon0} >= 1``."""
-    _check_k_i(k, i)
+    k, i = _check_k_i(k, i)
     w = to_fraction(w, name="w")
     if w < 1:
         raise InvalidParameter(f"w = e**epsilon0 must be >= 1, got {w}")
@@ -110,7 +112,7 @@ def kov_delta(
     a denominator increasing in ``w = e^{epsilon0}``; it is bracketed with ``w`` in
     :func:`odp.rational.exp_bracket` (numerator at one end, denominator at the other).
     """
-    _check_k_i(k, i)
+    k, i = _check_k_i(k, i)
     e0 = parse_epsilon(epsilon0, name="epsilon0")
     d0 = parse_delta(delta0, name="delta0")
     w_lo, w_hi = exp_bracket(e0, digits=digits)

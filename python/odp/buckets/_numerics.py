@@ -8,7 +8,6 @@ constants below state what we assume about the floating-point functions we call;
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 from scipy import special
@@ -22,45 +21,6 @@ LOG_NDTR_ULPS = 16.0
 
 #: Assumed accuracy of ``exp``, ``expm1``, ``log``, ``log1p`` and ``ndtr``: a few ulps (relative).
 ELEMENTARY_ULPS = 4.0
-
-
-def float_down(x: Fraction) -> float:
-    """The largest float ``<= x``."""
-    f = float(x)
-    if Fraction(f) > x:
-        f = math.nextafter(f, -math.inf)
-    return f
-
-
-def float_up(x: Fraction) -> float:
-    """The smallest float ``>= x``."""
-    f = float(x)
-    if Fraction(f) < x:
-        f = math.nextafter(f, math.inf)
-    return f
-
-
-def _sig_denominator(x: float, digits: int) -> int:
-    exponent = math.floor(math.log10(x)) if x > 0 else 0
-    return 10 ** max(0, digits - 1 - exponent)
-
-
-def fraction_up(x: float, digits: int = 12) -> Fraction:
-    """A short rational ``>= x`` (``x`` rounded up to about ``digits`` significant digits)."""
-    if x <= 0:
-        return Fraction(0) if x == 0 else -fraction_down(-x, digits)
-    den = _sig_denominator(x, digits)
-    exact = Fraction(x)
-    return Fraction(-((-exact.numerator * den) // exact.denominator), den)
-
-
-def fraction_down(x: float, digits: int = 12) -> Fraction:
-    """A short rational ``<= x`` (``x`` rounded down to about ``digits`` significant digits)."""
-    if x <= 0:
-        return Fraction(0) if x == 0 else -fraction_up(-x, digits)
-    den = _sig_denominator(x, digits)
-    exact = Fraction(x)
-    return Fraction((exact.numerator * den) // exact.denominator, den)
 
 
 def normal_interval_log(z_lo, z_hi) -> tuple[np.ndarray, np.ndarray]:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple, Sequence
 
-from ..budget import format_fraction, parse_delta, parse_epsilon, to_fraction
+from ..budget import format_fraction, parse_delta, parse_epsilon, parse_positive_int, to_fraction
 from ..errors import InvalidBudget, InvalidParameter
-from ._numerics import float_down, float_up, fraction_down, fraction_up
+from ..floats import float_down, float_up, round_down_significant, round_up_significant
 from .compose import compose as compose_states
 from .compose import needs_extended, self_compose
 from .mechanisms import Mechanism, as_sequence
@@ -66,7 +66,7 @@ PRECISIONS = ("auto", "extended", "double")
 
 
 def _check_options(buckets: int, tail_mass: float, rounding: str, factor: Any) -> float | None:
-    if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 16:
+    if buckets < 16:
         raise InvalidParameter(f"buckets must be an integer >= 16, got {buckets!r}")
     if not (isinstance(tail_mass, (int, float)) and 0 < tail_mass < 1e-3):
         raise InvalidParameter(f"tail_mass must be a number in (0, 1e-3), got {tail_mass!r}")
@@ -157,6 +157,7 @@ class PrivacyBucketsAccountant:
     _seconds: float = field(default=0.0, init=False, repr=False)
 
     def __post_init__(self):
+        self.buckets = parse_positive_int(self.buckets, name="buckets")
         self._ln_factor = _check_options(self.buckets, self.tail_mass, self.rounding, self.factor)
         if self.precision not in PRECISIONS:
             raise InvalidParameter(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
@@ -234,7 +235,7 @@ class PrivacyBucketsAccountant:
         states = self._states()
         up = max(delta_upper(s, float_down(eps)) for s in states)
         low = max(delta_lower(s, float_up(eps)) for s in states)
-        return Interval(fraction_down(low), min(Fraction(1), fraction_up(up)))
+        return Interval(round_down_significant(low), min(Fraction(1), round_up_significant(up)))
 
     def get_epsilon(self, delta: Any) -> Interval:
         """Interval ``(lower, upper)`` containing the smallest ε with δ(ε) <= ``delta`` for the
@@ -249,8 +250,8 @@ class PrivacyBucketsAccountant:
         ups = [epsilon_upper(s, float_down(d)) for s in states]
         lows = [epsilon_lower(s, float_up(d)) for s in states]
         up = max(ups)
-        upper: Fraction | float = math.inf if up == math.inf else fraction_up(up)
-        return Interval(fraction_down(max(lows)), upper)
+        upper: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
+        return Interval(round_down_significant(max(lows)), upper)
 
     def report(self) -> dict[str, Any]:
         """What was composed and the numerical state (grid, masses, error bounds, time)."""

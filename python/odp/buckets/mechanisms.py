@@ -33,12 +33,11 @@ from ._numerics import (
     ELEMENTARY_ULPS,
     LOG_NDTR_ULPS,
     U,
-    float_down,
-    float_up,
     gaussian_excess,
     normal_edge_sensitivity,
     normal_interval_log,
 )
+from ..floats import float_down, float_up
 from .cells import Cells, cells_from_atoms
 
 __all__ = [

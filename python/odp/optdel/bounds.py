@@ -23,7 +23,8 @@ from typing import Any
 
 from ..budget import format_fraction, to_fraction
 from ..errors import InvalidParameter
-from ..rational import ceil_fraction, floor_fraction, log_bracket
+from ..floats import round_down_significant, round_up_significant, significant_places
+from ..rational import log_bracket
 from . import exact, interp, lattice
 from .problem import EpsProblem, ExpProblem
 
@@ -97,32 +98,6 @@ class OptDelBound:
         )
 
 
-def _places(x: Fraction, digits: int) -> int:
-    exp10 = math.floor(_log10(x))
-    return max(0, digits - 1 - exp10)
-
-
-def _log10(x: Fraction) -> float:
-    # log10 of a positive Fraction of any size (floats would overflow)
-    return math.log10(x.numerator) - math.log10(x.denominator)
-
-
-def round_up_significant(x: Fraction, digits: int = 12) -> Fraction:
-    """``x`` rounded *up* to ``digits`` significant decimal digits (``x >= 0``)."""
-    x = Fraction(x)
-    if x <= 0:
-        return Fraction(0)
-    return ceil_fraction(x, 10 ** _places(x, digits))
-
-
-def round_down_significant(x: Fraction, digits: int = 12) -> Fraction:
-    """``x`` rounded *down* to ``digits`` significant decimal digits (``x >= 0``)."""
-    x = Fraction(x)
-    if x <= 0:
-        return Fraction(0)
-    return floor_fraction(x, 10 ** _places(x, digits))
-
-
 def _fraction_text(x: Fraction) -> str | None:
     """Exact ``p/q`` text, or ``None`` when it is too long to print (> 4000 digits)."""
     if x.numerator.bit_length() > 13000 or x.denominator.bit_length() > 13000:
@@ -134,7 +109,7 @@ def _decimal_text(x: Fraction, digits: int = 17) -> str:
     """A short decimal of ``x`` (nearest, for display only; bounds keep their exact values)."""
     if x == 0:
         return "0"
-    places = _places(x, digits)
+    places = significant_places(x, digits)
     return f"{float(Fraction(round(x * 10**places), 10**places)):.{digits}g}"
 
 

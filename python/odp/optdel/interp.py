@@ -52,8 +52,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..floats import float_up
 from ..rational import exp_bracket
-from .lattice import _DIGITS, _StopTable, float_up
+from .lattice import _DIGITS, _StopTable
 
 __all__ = ["InterpInstance", "eq4_interp_upper", "interp_cells", "interp_upper"]
 

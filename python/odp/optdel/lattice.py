@@ -48,6 +48,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..floats import float_down, float_up
 from ..rational import exp_bracket
 
 __all__ = [
@@ -55,8 +56,6 @@ __all__ = [
     "cells",
     "default_window",
     "eq4_pass",
-    "float_down",
-    "float_up",
     "forward_prefixes",
     "prefix_term",
     "stop_table_for",
@@ -64,30 +63,6 @@ __all__ = [
 ]
 
 _DIGITS = 24  # decimal digits of the brackets: far below float resolution
-
-
-def float_down(x: Fraction) -> float:
-    """The largest float ``<= x``."""
-    x = Fraction(x)
-    try:
-        f = float(x)  # correctly rounded (int / int true division)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-    if Fraction(f) > x:
-        f = math.nextafter(f, -math.inf)
-    return f
-
-
-def float_up(x: Fraction) -> float:
-    """The smallest float ``>= x``."""
-    x = Fraction(x)
-    try:
-        f = float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-    if Fraction(f) < x:
-        f = math.nextafter(f, math.inf)
-    return f
 
 
 @dataclass(frozen=True)

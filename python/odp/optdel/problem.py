@@ -18,38 +18,15 @@ mechanism runs at most ``k_n`` steps, so exactly ``k_n`` per-step pairs must be 
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from ..budget import parse_delta, parse_epsilon, to_fraction
+from ..composition import parse_stops
 from ..errors import InvalidParameter
 
 __all__ = ["EpsProblem", "ExpProblem", "parse_stops"]
-
-
-def parse_stops(stops: Any) -> tuple[int, ...]:
-    """Strictly increasing positive integers ``k_1 < ... < k_n`` (at least one)."""
-    if isinstance(stops, (str, bytes)) or not hasattr(stops, "__iter__"):
-        raise InvalidParameter(
-            f"stops must be a sequence of positive integers such as [100, 200], got {stops!r}"
-        )
-    out: list[int] = []
-    for s in stops:
-        if isinstance(s, bool) or not isinstance(s, numbers.Integral):
-            raise InvalidParameter(f"stopping points must be integers, got {s!r}")
-        s = int(s)
-        if s <= 0:
-            raise InvalidParameter(f"stopping points must be >= 1, got {s}")
-        if out and s <= out[-1]:
-            raise InvalidParameter(
-                f"stopping points must be strictly increasing, got {out[-1]} then {s}"
-            )
-        out.append(s)
-    if not out:
-        raise InvalidParameter("at least one stopping point is required")
-    return tuple(out)
 
 
 def _pairs(steps: Any, k_n: int, what: str) -> list[tuple[Any, Any]]:
