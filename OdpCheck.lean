@@ -23,7 +23,8 @@ ends one ledger, and the answer is one line — `OK eps=<n> delta=<n>`, `FAIL at
 or `ERROR <message>` (malformed ledger) — flushed immediately.  End of input exits with 0.
 
 For each step the checks run in this order: its `blocks` row (`blocksOk`), its `deltas` row
-(`deltasOk`), then `admits` against the remaining budget; the first failing step is reported.
+(`deltasOk`), `refundJustified` (a charge below the declared sup needs a `blocks` row), then
+`admits` against the remaining budget; the first failing step is reported.
 The `OK` verdict is printed only when `replay` (whose soundness is `replay_sound`) accepts.
 
 This file imports no Mathlib and uses only the long-standing core API `String.toList`,
@@ -211,6 +212,10 @@ def deltasFailure (st : StepRow) : Option String :=
   | none => none
   | some ds => if deltasOk st.entry ds then none else some "deltas: sum(deltas) > delta"
 
+def refundFailure (st : StepRow) : Option String :=
+  if refundJustified st.entry st.blocks.isSome then none
+  else some "refund: charged < supEps without a blocks row"
+
 def admitsReason (s : State) (e : Entry) : String :=
   if !decide (e.charged ≤ e.supEps) then "admits: charged > supEps"
   else if !decide (e.supEps ≤ s.eps) then "admits: supEps > eps"
@@ -220,10 +225,11 @@ def admitsReason (s : State) (e : Entry) : String :=
 def firstFailure : State → Nat → List StepRow → Option (Nat × String)
   | _, _, [] => none
   | s, i, st :: rest =>
-    match blocksFailure st, deltasFailure st with
-    | some msg, _ => some (i, msg)
-    | none, some msg => some (i, msg)
-    | none, none =>
+    match blocksFailure st, deltasFailure st, refundFailure st with
+    | some msg, _, _ => some (i, msg)
+    | none, some msg, _ => some (i, msg)
+    | none, none, some msg => some (i, msg)
+    | none, none, none =>
       if admits s st.entry then firstFailure (update s st.entry) (i + 1) rest
       else some (i, admitsReason s st.entry)
 

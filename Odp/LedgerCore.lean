@@ -11,7 +11,8 @@ denominators), so the rules of Alg. 1 become linear facts over `Nat`:
 * `replay`: the whole ledger;
 * `blocksOk`: a Lemma 4 row (`supEps` is the maximum of the declared block costs and `charged`
   is the cost of the realised block);
-* `deltasOk`: a Lemma 6 row (`δ_i ≥ ∑_k Δ_k`).
+* `deltasOk`: a Lemma 6 row (`δ_i ≥ ∑_k Δ_k`);
+* `refundJustified`: a step charged below its declared sup must carry a `blocks` row.
 
 `Odp/Rules.lean` relates these numbers to the real and `ℝ≥0∞` budgets of Theorem 7.
 
@@ -86,6 +87,11 @@ def blocksOk (e : Entry) (bs : List Nat) (k : Nat) : Bool :=
 /-- Lemma 6 row `deltas Δ_1 … Δ_m`: the declared `δ_i` covers the sum of the subset-DP deltas. -/
 def deltasOk (e : Entry) (ds : List Nat) : Bool :=
   decide (listSum ds ≤ e.delta)
+
+/-- A step charged below its declared `supEps` claims an ODP refund; the refund must be backed by
+a `blocks` row (Lemma 4: then the charge is the cost of the realised block). -/
+def refundJustified (e : Entry) (hasBlocks : Bool) : Bool :=
+  decide (e.supEps ≤ e.charged) || hasBlocks
 
 -- END GENERATOR SUBSET
 
@@ -226,6 +232,17 @@ theorem blocksOk_bound {e : Entry} {bs : List Nat} {k : Nat} (h : blocksOk e bs 
     omega
   · have hk := blockAt_le_listMax bs k
     omega
+
+theorem bor_false {a : Bool} (h : (a || false) = true) : a = true := by
+  revert h
+  cases a <;> decide
+
+/-- A step without a `blocks` row that passes `refundJustified` is charged at least its declared
+`supEps` (so, with `admits`, exactly its sup): no refund without a realised block. -/
+theorem refundJustified_no_blocks {e : Entry} (h : refundJustified e false = true) :
+    e.supEps ≤ e.charged := by
+  have h' : (decide (e.supEps ≤ e.charged) || false) = true := h
+  exact of_decide_eq_true (bor_false h')
 
 /-- What an accepted `deltas` row certifies. -/
 theorem deltasOk_sound {e : Entry} {ds : List Nat} (h : deltasOk e ds = true) :

@@ -31,6 +31,8 @@ def answer(text: str) -> str:
             return f"FAIL at row {i}: blocks"
         if step.deltas is not None and not lean.deltasOk(e, step.deltas):
             return f"FAIL at row {i}: deltas"
+        if not lean.refundJustified(e, step.blocks is not None):
+            return f"FAIL at row {i}: refund"
         if not lean.admits(s, e):
             return f"FAIL at row {i}: admits"
         s = lean.update(s, e)

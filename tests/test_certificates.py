@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import odp
+from odp.accountant import _request
 from odp.certs import verify
 from odp.certs.enforce import generated_check
 from odp.certs.lean import LeanUnavailable, OdpCheckProcess, kernel_certificate
@@ -192,12 +193,51 @@ def test_enforcement_mismatch_charges_sup_and_raises(monkeypatch):
 
 def test_generated_check_accepts_exactly_the_alg1_transitions():
     F = Fraction
-    assert generated_check(F(1), F(0), F(1, 3), F(1, 7), F(0))
-    assert not generated_check(F(1, 4), F(0), F(1, 3), F(1, 7), F(0))  # sup > ε_r
+    classes = [F(1, 7), F(1, 3)]
+    assert generated_check(F(1), F(0), F(1, 3), F(1, 7), F(0), classes, 0)  # refund, class 0
+    assert generated_check(F(1), F(0), F(1, 3), F(1, 3), F(0))  # charged its sup, no class
+    assert not generated_check(F(1), F(0), F(1, 3), F(1, 7), F(0))  # refund without a class
+    assert not generated_check(F(1), F(0), F(1, 3), F(1, 7), F(0), classes, 1)  # wrong class
+    assert not generated_check(F(1), F(0), F(1, 2), F(1, 7), F(0), classes, 0)  # sup ≠ max
+    assert not generated_check(F(1, 4), F(0), F(1, 3), F(1, 7), F(0), classes, 0)  # sup > ε_r
     assert not generated_check(F(1), F(0), F(1, 3), F(1, 2), F(0))  # charged > sup
     assert not generated_check(F(1), F(1, 10), F(1, 3), F(1, 3), F(1, 5))  # δ > δ_r
     acc = odp.Accountant(1, enforce=None)
     assert acc._check is None
+
+
+def test_settle_must_charge_the_declared_class_cost(tmp_path):
+    """Review finding: a settle could record any charge in [0, sup].  Now the ledger refuses a
+    charge that is not the declared cost of the named class (or the sup without a class), for
+    both backends, before anything is written — so the SQLite file stays usable."""
+    for ledger in (None, tmp_path / "l.db"):
+        acc = odp.Accountant(1, ledger=ledger)
+        g = odp.ODP(lambda r: r, {"lo": "0.1", "hi": "0.5"})
+        res = acc.reserve(g)
+        rid = res.round_id
+        for label, charged in [(None, Fraction(0)), ("lo", Fraction(0)), ("hi", Fraction(1, 10)),
+                               ("nope", Fraction(1, 10)), ("lo", Fraction(2))]:
+            with pytest.raises(odp.InvalidGuarantee):
+                acc.ledger.settle(rid, label, charged, check=acc._check)
+        assert acc.ledger.snapshot().get(rid).status == "pending"
+        with pytest.raises(odp.InvalidGuarantee):  # the atomic path validates too
+            acc.ledger.charge(_request(g, "x", {}, False), "lo", Fraction(0))
+        res.settle("lo")
+        assert acc.remaining.epsilon == Fraction(9, 10)
+        if ledger is not None:
+            acc.close()
+            again = odp.Accountant(ledger=ledger)  # the file is still a valid ledger
+            assert again.remaining.epsilon == Fraction(9, 10)
+
+
+def test_refund_without_a_blocks_row_is_rejected_by_verify():
+    acc = odp.Accountant(1)
+    acc.charge(odp.ODP(lambda r: r, {"lo": "0.1", "hi": "0.5"}), "lo")
+    cert = acc.certificate()
+    assert verify(cert.text, cert.sidecar).ok
+    stripped = "\n".join(l for l in cert.text.splitlines() if not l.startswith("blocks")) + "\n"
+    result = verify(stripped, cert.sidecar)
+    assert not result.ok and result.rule == "Odp.LedgerCore.refundJustified"
 
 
 def test_pexpect_bridge_streams_certificates_through_one_process():

@@ -214,6 +214,8 @@ def check_ledger(text: str) -> tuple[int, str]:
                 return 1, f"FAIL at row {i}: blocks: charged != blocks[realized]"
         if st["deltas"] is not None and sum(st["deltas"]) > dlt:
             return 1, f"FAIL at row {i}: deltas: sum(deltas) > delta"
+        if charged < sup and st["blocks"] is None:
+            return 1, f"FAIL at row {i}: refund: charged < supEps without a blocks row"
         if charged > sup:
             return 1, f"FAIL at row {i}: admits: charged > supEps"
         if sup > eps:

@@ -4,8 +4,9 @@
 generated from ``Odp/LedgerCore.lean``; ``enforce="lean"`` sends each transition to the
 compiled Lean checker ``odpcheck`` (a long-lived process, :mod:`odp.certs.lean`); ``None``
 turns the re-check off.  A transition is the Alg. 1 state (ε_r, δ_r) just before the round and
-the round's (sup ε, charged ε, δ); the check passes when ``admits`` accepts it and ``update``
-gives exactly ``(ε_r − charged, δ_r − δ)``.  On a disagreement the ledger charges the round
+the round's (sup ε, charged ε, δ) with its declared class costs and realised class; the check
+passes when the Lemma 4 row passes ``blocksOk``, the charge passes ``refundJustified``,
+``admits`` accepts the step, and ``update`` gives exactly ``(ε_r − charged, δ_r − δ)``.  On a disagreement the ledger charges the round
 its sup and raises :class:`~odp.errors.CertificateError`.
 """
 
@@ -28,22 +29,32 @@ def _scale(*values: Fraction) -> tuple[int, list[int]]:
 
 
 def transition_text(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
-                    delta: Fraction) -> tuple[str, int, tuple[int, int]]:
-    """A one-step certificate text for a transition, its D, and the expected final state."""
-    d, (e_r, d_r, s, c, dl) = _scale(eps_r, delta_r, sup, charged, delta)
+                    delta: Fraction, blocks: list[Fraction] | None = None,
+                    realized: int | None = None) -> tuple[str, int, tuple[int, int]]:
+    """A one-step certificate text for a transition (with its ``blocks`` row when a class is
+    realised), its D, and the expected final state."""
+    d, scaled = _scale(eps_r, delta_r, sup, charged, delta, *(blocks or []))
+    e_r, d_r, s, c, dl = scaled[:5]
     text = f"D {d}\nbudget {e_r} {d_r}\nstep {s} {c} {dl}\n"
+    if blocks is not None:
+        text += "blocks " + " ".join(map(str, scaled[5:])) + f" ; realized {realized}\n"
     expected = (e_r - c, d_r - dl)
     return text, d, expected
 
 
 def generated_check(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
-                    delta: Fraction) -> bool:
-    """The transition agrees with ``Odp.LedgerCore.admits`` and ``update`` (generated)."""
-    if min(eps_r, delta_r, sup, charged, delta) < 0:
+                    delta: Fraction, blocks: list[Fraction] | None = None,
+                    realized: int | None = None) -> bool:
+    """The transition agrees with ``Odp.LedgerCore.blocksOk``, ``refundJustified``, ``admits``
+    and ``update`` (generated)."""
+    if min(eps_r, delta_r, sup, charged, delta, *(blocks or [])) < 0:
         return False
-    d, (e_r, d_r, s, c, dl) = _scale(eps_r, delta_r, sup, charged, delta)
+    d, scaled = _scale(eps_r, delta_r, sup, charged, delta, *(blocks or []))
+    e_r, d_r, s, c, dl = scaled[:5]
     state, entry = lean.State(e_r, d_r), lean.Entry(s, c, dl)
-    if not lean.admits(state, entry):
+    if blocks is not None and not (realized is not None and lean.blocksOk(entry, scaled[5:], realized)):
+        return False
+    if not lean.refundJustified(entry, blocks is not None) or not lean.admits(state, entry):
         return False
     after = lean.update(state, entry)
     return (after.eps, after.delta) == (e_r - c, d_r - dl)

@@ -140,10 +140,11 @@ class LeanTransitionCheck:
         self.process = process or OdpCheckProcess()
 
     def __call__(self, eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
-                 delta: Fraction) -> bool:
+                 delta: Fraction, blocks: list[Fraction] | None = None,
+                 realized: int | None = None) -> bool:
         from .enforce import transition_text
 
-        text, _, expected = transition_text(eps_r, delta_r, sup, charged, delta)
+        text, _, expected = transition_text(eps_r, delta_r, sup, charged, delta, blocks, realized)
         answer = self.process.check(text)
         return answer.ok and (answer.eps, answer.delta) == expected
 

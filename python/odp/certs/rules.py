@@ -18,6 +18,8 @@ LEMMAS = "Odp/Lemmas.lean"
 STEP_RULES = (
     ("Odp.LedgerCore.admits", LEDGER, "Alg. 1 line 4 over ℕ"),
     ("Odp.LedgerCore.update", LEDGER, "Alg. 1 lines 7–8 over ℕ"),
+    ("Odp.LedgerCore.refundJustified", LEDGER,
+     "a charge below the declared sup is backed by a blocks row (the realised class)"),
     ("Odp.LedgerCore.replay_sound", LEDGER, "a replayed ledger never overspends"),
     ("Odp.admits_spec", RULES, "an admitted row is Alg. 1 line 4 and update is lines 7–8 in ℝ/ℝ≥0∞"),
     ("Odp.odp_composition_ledger", RULES, "Theorem 7 for adversaries whose rows are admitted"),

@@ -86,6 +86,9 @@ def verify(text: str, sidecar: dict[str, Any] | None) -> VerifyResult:
         if step.deltas is not None and not lean.deltasOk(e, step.deltas):
             return _fail(f"the class deltas sum to {lean.listSum(step.deltas)} > delta {e.delta}",
                          i, "Odp.LedgerCore.deltasOk")
+        if not lean.refundJustified(e, step.blocks is not None):
+            return _fail(f"charged {e.charged} < supEps {e.supEps} without a blocks row naming "
+                         "the realised class", i, "Odp.LedgerCore.refundJustified")
         if not lean.admits(s, e):
             return _fail(_admits_failure(s, e), i, "Odp.LedgerCore.admits")
         s = lean.update(s, e)
@@ -135,6 +138,16 @@ def _compare_round(d: int, step, rnd: Any) -> str | None:
             return "the round's blocks row is missing"
         if Fraction(rnd["sup_epsilon"]) * d != step.sup_eps or Fraction(rnd["delta"]) * d != step.delta:
             return "the step does not match the round's declared guarantee"
+        costs = [Fraction(c) for _, c in rnd["classes"]]
+        if not costs or max(costs) != Fraction(rnd["sup_epsilon"]):
+            return "the round's declared sup is not its largest class cost"
+        charged = Fraction(rnd["charged"])
+        idx = rnd.get("realized_index")
+        if idx is None:
+            if charged != Fraction(rnd["sup_epsilon"]):
+                return "a round without a realised class must be charged its sup"
+        elif not (isinstance(idx, int) and 0 <= idx < len(costs) and charged == costs[idx]):
+            return "the round's charge is not the cost of its realised class"
     except (KeyError, TypeError, ValueError) as exc:
         return f"malformed round in the sidecar: {exc}"
     return None

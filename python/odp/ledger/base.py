@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..budget import Budget, format_fraction
-from ..errors import BudgetExceeded, CertificateError, LedgerError
+from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
 from .records import (
     REASON_ENFORCED,
     REASON_OVERLAP,
@@ -27,12 +27,27 @@ from .records import (
 Admission = Callable[[BudgetState, RoundRequest], bool]
 
 
-#: A transition check: ``check(eps_r, delta_r, sup_epsilon, charged, delta) -> bool`` is called
-#: before a settle is committed, with (ε_r, δ_r) the Alg. 1 state just before the round.  It
-#: re-checks the transition with independent rules (the checker generated from the Lean rules,
-#: or the Lean checker itself).  On ``False`` the round is charged its sup instead (reason
+#: A transition check: ``check(eps_r, delta_r, sup_epsilon, charged, delta, blocks, realized)
+#: -> bool`` is called before a settle is committed, with (ε_r, δ_r) the Alg. 1 state just
+#: before the round, ``blocks`` the declared class costs and ``realized`` the index of the
+#: realised class (both None when the round is charged its sup without a class).  It re-checks
+#: the transition with independent rules (the checker generated from the Lean rules, or the
+#: Lean checker itself).  On ``False`` the round is charged its sup instead (reason
 #: ``enforcement-mismatch``) and the ledger raises :class:`~odp.errors.CertificateError`.
-TransitionCheck = Callable[[Fraction, Fraction, Fraction, Fraction, Fraction], bool]
+TransitionCheck = Callable[..., bool]
+
+
+def realised_blocks(guarantee: dict[str, Any], label: Any
+                    ) -> tuple[list[Fraction] | None, int | None]:
+    """The declared class costs and the index of ``label`` among them (Lemma 4 row), or
+    ``(None, None)`` when no class is named."""
+    if label is None:
+        return None, None
+    costs = guarantee.get("costs", [])
+    for i, (declared, _) in enumerate(costs):
+        if declared == label and type(declared) is type(label):
+            return [Fraction(c) for _, c in costs], i
+    return None, None
 
 
 def sum_rule(state: BudgetState, req: RoundRequest) -> bool:
@@ -62,6 +77,26 @@ def budget_exceeded(state: BudgetState, req: RoundRequest,
     )
 
 
+def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any,
+                    charged: Fraction) -> None:
+    """A settle must charge exactly what the declared guarantee says: the cost ℰ(P_k) of the
+    realised class ``label`` (Alg. 1 line 7), or the sup when no class is named (a failed,
+    abandoned or recovered round).  Checked before anything is written."""
+    if label is None:
+        if charged != sup_epsilon:
+            raise InvalidGuarantee(
+                f"a round settled without a realised class must be charged its sup "
+                f"{format_fraction(sup_epsilon)}, not {charged}")
+        return
+    for declared, cost in guarantee.get("costs", []):
+        if declared == label and type(declared) is type(label):
+            if charged != Fraction(cost):
+                raise InvalidGuarantee(
+                    f"class {label!r} costs {cost} in the declared guarantee, not {charged}")
+            return
+    raise InvalidGuarantee(f"{label!r} is not a class of the declared guarantee")
+
+
 def settlement(state: BudgetState, round_id: str, label: Any, charged: Fraction, reason: str,
                interactive_rule: bool, check: TransitionCheck | None
                ) -> tuple[Any, Fraction, str, bool]:
@@ -72,9 +107,11 @@ def settlement(state: BudgetState, round_id: str, label: Any, charged: Fraction,
         raise LedgerError(f"round {round_id} is already settled ({rec.reason})")
     if interactive_rule and rec.interactive and state.reserved_after(round_id):
         return None, rec.sup_epsilon, REASON_OVERLAP, False
+    validate_charge(rec.guarantee, rec.sup_epsilon, label, charged)
     if check is not None:
         eps_r, delta_r = state.state_before(round_id)
-        if not check(eps_r, delta_r, rec.sup_epsilon, charged, rec.delta):
+        blocks, realized = realised_blocks(rec.guarantee, label)
+        if not check(eps_r, delta_r, rec.sup_epsilon, charged, rec.delta, blocks, realized):
             return None, rec.sup_epsilon, REASON_ENFORCED, True
     return label, charged, reason, False
 
@@ -184,6 +221,7 @@ class MemoryLedger(Ledger):
     def charge(self, req: RoundRequest, label: Any, charged: Fraction,
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
+        validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         with self._lock:
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)

@@ -34,8 +34,10 @@ from .base import (
     TransitionCheck,
     budget_exceeded,
     enforcement_error,
+    realised_blocks,
     settlement,
     sum_rule,
+    validate_charge,
 )
 from .records import (
     REASON_ENFORCED,
@@ -265,10 +267,13 @@ class SQLiteLedger(Ledger):
             return self._state
 
     # ------------------------------------------------------------------ writing
-    def _write(self, fn):
-        """Run ``fn`` inside BEGIN IMMEDIATE after refreshing; commit, then apply its rows."""
+    def _require_writable(self) -> None:
         if self._readonly:
             raise LedgerError(f"{self.path} is open read-only")
+
+    def _write(self, fn):
+        """Run ``fn`` inside BEGIN IMMEDIATE after refreshing; commit, then apply its rows."""
+        self._require_writable()
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -334,6 +339,8 @@ class SQLiteLedger(Ledger):
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
         failed = []
+        self._require_writable()
+        validate_charge(req.guarantee, req.sup_epsilon, label, charged)
 
         def op():
             if not (admit or sum_rule)(self._state, req):
@@ -342,7 +349,9 @@ class SQLiteLedger(Ledger):
             if check is not None:  # the round is not in the state yet: check against it directly
                 eps_r = self._state.budget.epsilon - self._state.eps_held
                 delta_r = self._state.budget.delta - self._state.delta_held
-                if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta):
+                blocks, realized = realised_blocks(req.guarantee, label)
+                if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks,
+                             realized):
                     failed.append(True)
                     return [self._insert_reserve(req, now),
                             self._insert_settle(req.round_id, None, req.sup_epsilon,
