@@ -116,3 +116,16 @@ def test_ceil_floor_fraction(x, d):
     assert down <= x <= up and up - down <= Fraction(1, d)
     assert (up * d).denominator == 1 and (down * d).denominator == 1
     assert math.floor(x * d) == down * d
+
+
+def test_wide_floats_are_taken_exactly_never_rounded_down():
+    """Review finding: numpy.longdouble used to be rounded to the nearest double, which can be
+    *below* the value given, so a guarantee could declare less than the caller wrote."""
+    x = np.longdouble(1) / np.longdouble(3)
+    num, den = x.as_integer_ratio()
+    assert to_fraction(x) == Fraction(num, den)
+    assert odp.DP(x).epsilon == Fraction(num, den)
+    with pytest.raises(InvalidBudget):
+        to_fraction(np.longdouble("inf"))
+    with pytest.raises(InvalidBudget):
+        to_fraction(np.float32("nan"))

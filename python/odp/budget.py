@@ -30,10 +30,12 @@ __all__ = ["Budget", "to_fraction", "parse_epsilon", "parse_delta", "parse_posit
            "parse_nonnegative", "parse_positive_int", "format_fraction"]
 
 
-def to_fraction(value: Any, *, name: str = "value") -> Fraction:
+def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fraction:
     """Parse ``value`` exactly into a finite ``Fraction`` (sign not checked).
 
-    Raises :class:`InvalidBudget` for NaN, infinities, booleans and non-numeric input.
+    Raises :class:`InvalidBudget` for NaN, infinities, booleans and non-numeric input.  Floats
+    of every width (``float``, ``numpy.float32``, ``numpy.longdouble``, …) give their exact
+    binary value; ``warn=False`` suppresses the :class:`FloatBudgetWarning` (for data values).
     """
     if isinstance(value, bool) or value is None:
         raise InvalidBudget(f"{name} must be a number, got {value!r}")
@@ -54,7 +56,7 @@ def to_fraction(value: Any, *, name: str = "value") -> Fraction:
         if not math.isfinite(value):
             raise InvalidBudget(f"{name} must be finite, got {value!r}")
         exact = Fraction(value)
-        if exact != Fraction(repr(value)):
+        if warn and exact != Fraction(repr(value)):
             warnings.warn(
                 f"{name}={value!r} is a float whose exact value is {exact} "
                 f"(not {value!r}); pass the string {repr(value)!r} to mean the decimal exactly",
@@ -68,8 +70,15 @@ def to_fraction(value: Any, *, name: str = "value") -> Fraction:
         return Fraction(value)
     if isinstance(value, numbers.Rational):
         return Fraction(int(value.numerator), int(value.denominator))
-    if isinstance(value, numbers.Real):  # numpy.float32 and friends: exactly representable
-        return to_fraction(float(value), name=name)
+    if isinstance(value, numbers.Real):  # numpy.float32, numpy.longdouble, …: their exact value
+        ratio = getattr(value, "as_integer_ratio", None)
+        if callable(ratio):
+            try:
+                num, den = ratio()
+            except (OverflowError, ValueError):
+                raise InvalidBudget(f"{name} must be finite, got {value!r}") from None
+            return Fraction(int(num), int(den))
+        return to_fraction(float(value), name=name, warn=warn)
     raise InvalidBudget(f"{name} must be a number, got {type(value).__name__} {value!r}")
 
 

@@ -13,13 +13,11 @@ mathematical sensitivity; use exact or integer arithmetic in queries where that 
 
 from __future__ import annotations
 
-import decimal
 import math
-import numbers
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from ..budget import parse_delta, parse_epsilon, parse_positive
+from ..budget import parse_delta, parse_epsilon, parse_positive, to_fraction
 from ..errors import InvalidParameter
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
 from ..guarantees import DP, ODP
@@ -41,21 +39,14 @@ def value_or_bottom(release: Any) -> str:
 
 
 def exact_value(value: Any, *, name: str = "query result") -> Fraction:
-    """The exact rational value of a query result (floats: their exact binary value)."""
+    """The exact rational value of a query result: ``bool`` as 0/1, and every numeric type
+    (including floats of any width) at its exact binary value (:func:`odp.budget.to_fraction`
+    without the float warning)."""
     if isinstance(value, bool):
         return Fraction(int(value))
-    if isinstance(value, decimal.Decimal):
-        if not value.is_finite():
-            raise InvalidParameter(f"{name} is not finite: {value!r}")
-        return Fraction(value)
-    if isinstance(value, numbers.Rational):
-        return Fraction(int(value.numerator), int(value.denominator))
-    if isinstance(value, numbers.Real):
-        as_float = float(value)
-        if not math.isfinite(as_float):
-            raise InvalidParameter(f"{name} is not finite: {value!r}")
-        return Fraction(as_float)
-    raise InvalidParameter(f"{name} must be a real number, got {type(value).__name__}")
+    if isinstance(value, str):
+        raise InvalidParameter(f"{name} must be a real number, got the string {value!r}")
+    return to_fraction(value, name=name, warn=False)
 
 
 
