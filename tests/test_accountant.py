@@ -199,3 +199,33 @@ def test_custom_admission_rule_runs_atomically_and_refuses_cleanly(tmp_path):
     assert seen[:3] == [(0, Fraction(1, 10)), (1, Fraction(1, 5)), (2, Fraction(1, 10))]
     with pytest.raises(InvalidParameter):
         odp.Accountant(1, admission="sum")
+
+
+def test_params_must_be_json_and_nothing_is_recorded_otherwise(tmp_path):
+    for ledger in (None, tmp_path / "l.db"):
+        acc = odp.Accountant(1, ledger=ledger)
+        with pytest.raises(InvalidParameter, match="JSON"):
+            acc.reserve(odp.DP("0.1"), params={"x": Fraction(1, 2)})
+        with pytest.raises(InvalidParameter, match="JSON"):
+            acc.charge(odp.DP("0.1"), params={"x": object()})
+        assert acc.history == [] and acc.remaining == acc.budget
+
+
+def test_numpy_integer_labels_are_recorded_as_int(tmp_path):
+    import numpy as np
+
+    acc = odp.Accountant(1, ledger=tmp_path / "l.db")
+    g = ODP(lambda r: np.int64(r), {np.int64(0): "0.1", np.int64(1): "0.5"})
+    rec = acc.charge(g, 1)
+    assert rec.label == 1 and type(rec.label) is int and rec.charged == Fraction(1, 2)
+    with pytest.raises(InvalidGuarantee):
+        ODP(lambda r: r, {True: "0.1"})
+
+
+def test_custom_admission_beyond_the_sum_rule_keeps_state_valid_and_certificates_refuse():
+    acc = odp.Accountant(1, admission=lambda state, request: True)
+    acc.charge(odp.DP("0.8"))
+    acc.charge(odp.DP("0.8"))
+    assert acc.remaining == odp.Budget(0)  # never a negative, invalid Budget
+    with pytest.raises(odp.CertificateError, match="custom admission rule"):
+        acc.certificate()

@@ -3,6 +3,7 @@ end-to-end check that `odp demo` runs in a fresh virtualenv using only the READM
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -89,3 +90,12 @@ def test_every_command_in_the_readme_cli_table_runs(tmp_path, monkeypatch, capsy
             args = ["figure", "1", "-o", "f.png", "--quick"]
         assert main(args) == 0, command
     capsys.readouterr()
+
+
+def test_json_mode_reports_failures_as_json(tmp_path, capsys):
+    assert main(["buckets", "--mechanism", "gaussian", "--sigma", "-1", "--compositions", "3",
+                 "--delta", "1e-5", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is False and "sigma" in out["error"]
+    assert main(["verify", str(tmp_path / "missing.cert"), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["ok"] is False

@@ -72,21 +72,40 @@ def test_toy_class_frequencies_match_exact_probabilities():
 
 
 @pytest.mark.parametrize("k", [2, 3, 5])
-def test_randomized_response_frequencies_and_exact_log_ratio(k):
-    eps = Fraction(7, 10)
+def test_randomized_response_claim_exact_and_frequencies(k):
+    """k-ary RR: P(o | truth a) = w^{[o ≠ a]} / (1 + (k − 1) w) with w = e^{−ε}.  The ε-DP claim
+    is decided exactly with ``odp.exact`` on the family with a rational w (ε = ln(1/w)), the
+    factor e^ε = 1/w folded into the second distribution; claiming ε/2 (factor 1/√w) fails.
+    The sampler's frequencies match the same formula at the mechanism's own ε."""
+    from odp.exact import FiniteDist, satisfies_odp_cost
+
     cats = tuple(range(k))
+    w = Fraction(4, 9)  # √w = 2/3 is rational too, for the wrong claim
+    z = 1 + (k - 1) * w
+    law = {a: FiniteDist({o: (1 if o == a else w) / z for o in cats}) for a in cats}
+    for a in cats:
+        for b in cats:
+            if a != b:
+                scaled = {o: law[b][o] / w for o in cats}
+                assert satisfies_odp_cost(law[a], scaled, lambda o: 0, 0)
+                wrong = {o: law[b][o] * Fraction(3, 2) for o in cats}
+                assert not satisfies_odp_cost(law[a], wrong, lambda o: 0, 0)
+    eps = Fraction(7, 10)
     rr = odp.RandomizedResponse(lambda v: v, epsilon=eps, categories=cats)
-    # exact pmf: w(o | a) = 1 if o == a else e^{-ε}, same normaliser for every a,
-    # so log p(o|a) − log p(o|b) ∈ {−ε, 0, ε} ≤ ε (exact), and ε/2 would be violated.
-    log_w = lambda o, a: 0 if o == a else -eps  # noqa: E731
-    assert max(log_w(o, a) - log_w(o, b) for o in cats for a in cats for b in cats) == eps
-    assert max(log_w(o, a) - log_w(o, b) for o in cats for a in cats for b in cats) > eps / 2
     rng = odp.SeededRandom(9)
     n = 6000
     counts = Counter(rr.release(0, rng) for _ in range(n))
-    z = 1 + (k - 1) * math.exp(-float(eps))
-    expected = [n / z if o == 0 else n * math.exp(-float(eps)) / z for o in cats]
+    zf = 1 + (k - 1) * math.exp(-float(eps))
+    expected = [n / zf if o == 0 else n * math.exp(-float(eps)) / zf for o in cats]
     assert stats.chisquare([counts[o] for o in cats], expected).pvalue > 1e-3
+
+
+def test_gaussian_noise_multiplier_is_sigma_over_sensitivity():
+    a = odp.GaussianMechanism(lambda v: v, epsilon="1", noise_multiplier=3, sensitivity=2)
+    b = odp.GaussianMechanism(lambda v: v, epsilon="1", sigma=6, sensitivity=2)
+    assert a.sigma2_units == b.sigma2_units and a.guarantee == b.guarantee
+    with pytest.raises(InvalidParameter):
+        odp.GaussianMechanism(lambda v: v, epsilon="1", noise_multiplier=3, sigma=6)
 
 
 def _exact_discrete_gaussian_delta(eps, sigma2, m):

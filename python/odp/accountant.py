@@ -28,6 +28,7 @@ if no other round was reserved on the same ledger while they were open (design.m
 
 from __future__ import annotations
 
+import json
 import uuid
 from fractions import Fraction
 from typing import Any
@@ -55,6 +56,12 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
              interactive: bool) -> RoundRequest:
     if not isinstance(mechanism, str) or not mechanism:
         raise InvalidParameter("mechanism name must be a non-empty string")
+    try:
+        json.dumps(params or {}, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameter(
+            f"params must be JSON-serialisable (they are recorded in the ledger): {exc}; "
+            "convert Fractions to strings, e.g. str(x)") from None
     return RoundRequest(
         round_id=uuid.uuid4().hex,
         mechanism=mechanism,

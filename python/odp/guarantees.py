@@ -24,6 +24,7 @@ of a partition are exactly the keys of ``costs``: a release whose label is not a
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 from typing import Any, Callable, Hashable, Mapping, Union
 
@@ -43,11 +44,15 @@ def trivial_partition(_release: Any) -> Label:
 
 
 def _check_label(label: Any) -> Label:
-    if isinstance(label, bool) or not isinstance(label, (str, int)):
-        raise InvalidGuarantee(
-            f"class labels must be str or int (so they can be recorded), got {label!r}"
-        )
-    return label
+    """A class label: ``str`` or an integer (numpy integers are converted to ``int`` so that
+    they can be recorded as JSON); ``bool`` is refused (it would collide with 0 and 1)."""
+    if isinstance(label, str):
+        return label
+    if isinstance(label, numbers.Integral) and not isinstance(label, bool):
+        return int(label)  # numpy.bool_ is not Integral
+    raise InvalidGuarantee(
+        f"class labels must be str or int (so they can be recorded), got {label!r}"
+    )
 
 
 class DP:
@@ -127,8 +132,8 @@ class ODP:
         if not isinstance(costs, Mapping) or not costs:
             raise InvalidGuarantee("costs must be a non-empty mapping {class label: epsilon}")
         parsed: dict[Label, Fraction] = {}
-        for label, cost in costs.items():
-            _check_label(label)
+        for raw_label, cost in costs.items():
+            label = _check_label(raw_label)
             try:
                 parsed[label] = parse_epsilon(cost, name=f"cost of class {label!r}")
             except InvalidBudget as exc:
@@ -173,7 +178,11 @@ class ODP:
             label = self._partition(release)
         except Exception as exc:  # the partition is user code
             raise InvalidGuarantee(f"the partition function failed on the release: {exc!r}") from exc
-        if isinstance(label, bool) or not isinstance(label, (str, int)) or label not in self._costs:
+        try:
+            label = _check_label(label)
+        except InvalidGuarantee:
+            label = None
+        if label is None or label not in self._costs:
             raise InvalidGuarantee(
                 f"the partition returned {label!r}, which is not a declared class "
                 f"({', '.join(map(repr, self._costs))}); the partition must be total"

@@ -40,8 +40,9 @@ class Certificate:
         """Write ``path`` (the text) and ``path.json`` (the sidecar)."""
         path = Path(path)
         side = sidecar_path(path)
+        side_text = json.dumps(self.sidecar, indent=2, sort_keys=True) + "\n"  # fail before writing
         path.write_text(self.text, encoding="utf-8")
-        side.write_text(json.dumps(self.sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        side.write_text(side_text, encoding="utf-8")
         return path, side
 
     @property
@@ -80,6 +81,13 @@ def _scaled(x: Fraction, d: int) -> int:
 
 def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) -> Certificate:
     """Build the certificate of a run from its budget and rounds (reservation order)."""
+    held_eps = sum((r.epsilon_held for r in rounds), Fraction(0))
+    held_delta = sum((r.delta for r in rounds), Fraction(0))
+    if held_eps > budget.epsilon or held_delta > budget.delta:
+        raise CertificateError(
+            "this ledger holds more than its budget under Alg. 1's sum rule, so it was admitted "
+            "by a custom admission rule (a privacy filter); certificates replay the sum rule "
+            "(Odp/LedgerCore.lean) and do not apply to it")
     values = [budget.epsilon, budget.delta]
     for r in rounds:
         values += [r.sup_epsilon, r.epsilon_held, r.delta]
@@ -130,8 +138,6 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) ->
         })
     final = lean.replay(lean.State(text.budget_eps, text.budget_delta),
                         [lean.Entry(s.sup_eps, s.charged, s.delta) for s in text.steps])
-    held_eps = sum((r.epsilon_held for r in rounds), Fraction(0))
-    held_delta = sum((r.delta for r in rounds), Fraction(0))
     expected = (_scaled(budget.epsilon - held_eps, d) if budget.epsilon >= held_eps else None,
                 _scaled(budget.delta - held_delta, d) if budget.delta >= held_delta else None)
     if final is None or (final.eps, final.delta) != expected:

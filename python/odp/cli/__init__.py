@@ -50,7 +50,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except OdpError as exc:
-        print(f"odp {args.command}: error: {exc}", file=sys.stderr)
+        if getattr(args, "json", False):  # scripts asked for JSON: give them a parsable failure
+            import json
+
+            print(json.dumps({"ok": False, "error": str(exc), "type": type(exc).__name__}))
+        else:
+            print(f"odp {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `odp ledger show X | head`
         return 0

@@ -35,7 +35,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         text, sidecar = read_certificate(args.certificate)
     except OSError as exc:
-        print(f"odp verify: cannot read {args.certificate}: {exc}", file=sys.stderr)
+        message = f"cannot read {args.certificate}: {exc}"
+        if args.json:
+            print_json({"ok": False, "error": message, "type": "OSError"})
+        else:
+            print(f"odp verify: {message}", file=sys.stderr)
         return 2
     result = verify(text, sidecar)
     report = {"generated_checker": result.to_json()}

@@ -133,8 +133,9 @@ class BudgetState:
 
     @property
     def remaining(self) -> Budget:
-        return Budget._trusted(self.budget.epsilon - self.eps_held,
-                               self.budget.delta - self.delta_held)
+        """What is left under Alg. 1's sum rule (0 if a custom admission rule went beyond it)."""
+        return Budget._trusted(max(self.budget.epsilon - self.eps_held, Fraction(0)),
+                               max(self.budget.delta - self.delta_held, Fraction(0)))
 
     @property
     def spent(self) -> Budget:

@@ -107,16 +107,22 @@ class GaussianMechanism(_GridMechanism):
     """(ε, δ)-DP Gaussian mechanism on the grid (discrete Gaussian noise, CKS 2020).
 
     Give ``epsilon`` and ``delta`` to calibrate σ (the smallest σ², to 4 significant digits,
-    whose exact discrete-Gaussian δ(ε) is ≤ δ), or ``sigma`` (in the query's units) and
-    ``epsilon`` to declare δ(ε) computed for that σ (rounded up).  ``sensitivity`` is the
-    L2 sensitivity (here of a scalar query)."""
+    whose exact discrete-Gaussian δ(ε) is ≤ δ), or the noise — ``sigma`` in the query's units,
+    or ``noise_multiplier`` = σ / sensitivity (the field's convention) — and ``epsilon`` to
+    declare δ(ε) computed for that σ (rounded up).  ``sensitivity`` is the L2 sensitivity (here
+    of a scalar query)."""
 
     name = "gaussian"
 
     def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, delta: Any = None,
-                 sigma: Any = None, sensitivity: Any = 1, granularity: Any = None):
+                 sigma: Any = None, noise_multiplier: Any = None, sensitivity: Any = 1,
+                 granularity: Any = None):
         super().__init__(query, sensitivity, granularity)
         self.epsilon = parse_positive(epsilon, name="epsilon")
+        if noise_multiplier is not None:
+            if sigma is not None:
+                raise InvalidParameter("give sigma or noise_multiplier, not both")
+            sigma = parse_positive(noise_multiplier, name="noise_multiplier") * self.sensitivity
         if sigma is None:
             if delta is None:
                 raise InvalidParameter("give delta (to calibrate sigma) or sigma")
