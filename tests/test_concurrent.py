@@ -20,7 +20,7 @@ from odp.concurrent import (
 from odp.errors import BudgetExceeded, InvalidParameter
 from odp.filters import ZCDP, BasicFilter, RDPFilter, WhitehouseFilter, ZCDPFilter
 from odp.guarantees import ODP
-from odp.ledger import REASON_OVERLAP
+from odp.ledger import REASON_CLOSED, REASON_OVERLAP
 
 DATA = [1, 0, 1, 1, 0, 1]
 
@@ -166,6 +166,61 @@ def test_accountant_budget_refuses_and_records_nothing():
     assert len(acc.history) == 1
     with pytest.raises(InvalidParameter):
         root.launch("not a mechanism")
+
+
+class RecordingMechanism(SessionMechanism):
+    """Remembers the rng its child was started with; its child reports no class on close."""
+
+    def __init__(self):
+        self.rngs = []
+
+    def start(self, data, rng):
+        self.rngs.append(rng)
+        session = Session(data)
+        session._finish = lambda: None  # no realised class: settled at sup on close
+        return session
+
+
+def test_rng_override_is_refused_under_an_accountant():
+    acc = odp.Accountant(epsilon=3)
+    with pytest.raises(InvalidParameter, match="rng"):
+        ConcurrentComposition(DATA, acc, rng=odp.SeededRandom(1))
+    assert acc.history == []
+    ConcurrentComposition(DATA, acc, rng=acc.rng)  # the accountant's own rng is no override
+
+
+@pytest.mark.parametrize("rng,flagged", [(odp.SeededRandom(1), True), (None, False)])
+def test_children_and_runs_use_the_accountant_rng_and_the_ledger_says_so(rng, flagged):
+    acc = odp.Accountant(epsilon=3, rng=rng)
+    root = ConcurrentComposition(DATA, acc)
+    mech = RecordingMechanism()
+    child = root.launch(mech)
+    assert mech.rngs == [acc.rng]
+    child.close()
+    root.run(rr("0.1"))
+    launched, ran = acc.history
+    for record in (launched, ran):
+        assert record.params.get("insecure_rng", False) is flagged
+    # a child that closes without reporting a class is charged its sup, reason "closed"
+    assert (launched.reason, launched.charged) == (REASON_CLOSED, 1)
+
+
+def test_seeded_accountant_makes_a_composition_reproducible():
+    def session_answers():
+        acc = odp.Accountant(epsilon=3, rng=odp.SeededRandom(5))
+        root = ConcurrentComposition(DATA, acc)
+        inner = root.launch(SubComposition(BasicFilter(1)))
+        return [inner.run(rr("0.05")) for _ in range(12)] + [root.run(rr("0.5"))]
+
+    assert session_answers() == session_answers()
+
+
+def test_filter_composition_uses_the_given_rng():
+    mech = RecordingMechanism()
+    seeded = odp.SeededRandom(2)
+    ConcurrentComposition(DATA, BasicFilter(3), rng=seeded).launch(mech)
+    ConcurrentComposition(DATA, BasicFilter(3)).launch(mech)
+    assert mech.rngs[0] is seeded and isinstance(mech.rngs[1], odp.SecureRandom)
 
 
 # ---------------------------------------------------------------- threads

@@ -71,3 +71,40 @@ def test_demo_refuses_to_overwrite(tmp_path, capsys):
 def test_ledger_show_on_missing_file_is_a_clean_error(tmp_path, capsys):
     assert main(["ledger", "show", str(tmp_path / "nope.db")]) == 1
     assert "no ledger" in capsys.readouterr().err
+
+
+def test_demo_keeps_the_releases_made_before_a_later_refusal(tmp_path, monkeypatch):
+    """Another process spends on the demo's ledger while the first SVT-selected entry is
+    being released: that entry's value is still reported, the next entries are refused."""
+    import odp.demo as demo
+    from odp import DP, Accountant
+
+    path = tmp_path / "shared.db"
+    real = demo.sparse_vector_release
+    calls: dict[int, int] = {}
+
+    def squeezed(acc, data, entries, *args, **kwargs):
+        other = Accountant(ledger=path)
+
+        def wrap(i, f):
+            def entry(d):
+                calls[i] = calls.get(i, 0) + 1
+                if calls[i] == 2 and not any(r.mechanism == "other" for r in other.history):
+                    # the entry's own Laplace round is running: take all but 0.3 of the rest
+                    other.charge(DP(other.remaining.epsilon - Fraction(3, 10)),
+                                 mechanism="other")
+                return f(d)
+            return entry
+
+        return real(acc, data, [wrap(i, f) for i, f in enumerate(entries)], *args, **kwargs)
+
+    monkeypatch.setattr(demo, "sparse_vector_release", squeezed)
+    report = demo.run_demo(path, seed=4)
+    rows = report["releases"]
+    mechanisms = [r.get("mechanism") for r in rows if "refused" not in r]
+    assert mechanisms[:4] == ["laplace", "svt", "laplace[[10,12)]", "other"]
+    first = next(r for r in rows if r.get("mechanism") == "laplace[[10,12)]")
+    assert "count in radius bin [10,12)" in first["release"] and first["value"]
+    refused = [r["release"] for r in rows if "refused" in r]
+    assert refused[0] == "SVT sparse-vector release"
+    assert report["certificate"]["verified"]

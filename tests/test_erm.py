@@ -280,3 +280,67 @@ def test_error_function_range_and_bad_parameters():
             _tiny_mechanism(**bad)
     with pytest.raises(InvalidParameter):
         error_noise_percentile("1", 100, quantile=1.0)
+
+
+# ------------------------------------------------------------------ public shapes
+
+
+def _wrong_shapes(n, d):
+    x, y = np.zeros((n, d)), np.ones(n)
+    return [
+        (np.zeros((n - 1, d)), np.ones(n - 1)),   # n differs
+        (np.zeros((n, d + 1)), y),                # dim differs
+        (x, np.ones(n + 1)),                      # labels differ
+        (x,),                                     # not a (features, labels) pair
+        ([[0.0] * d] * (n - 1) + [[0.0]], y),     # ragged rows
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_output_perturbation_refuses_wrong_shapes_before_the_reservation(index):
+    mech = OutputPerturbationERM(epsilon="1", regularization="1/2", n=6, dim=2)
+    data = _wrong_shapes(6, 2)[index]
+    acc = odp.Accountant("2")
+    with pytest.raises(InvalidParameter):
+        acc.run(mech, data)
+    assert acc.history == [] and acc.remaining.epsilon == 2  # nothing charged or recorded
+
+
+@pytest.mark.parametrize("part", ["train", "test"])
+@pytest.mark.parametrize("index", range(5))
+def test_tested_regression_refuses_wrong_shapes_before_the_reservation(part, index):
+    mech = TestedLogisticRegression(epsilon1="1", epsilon2="1/2", threshold="1",
+                                    regularization="1/2", n_train=6, n_test=4, dim=2)
+    train = (np.zeros((6, 2)), np.ones(6))
+    test = (np.zeros((4, 2)), np.ones(4))
+    if part == "train":
+        train = _wrong_shapes(6, 2)[index]
+    else:
+        test = _wrong_shapes(4, 2)[index]
+    acc = odp.Accountant("2")
+    with pytest.raises(InvalidParameter):
+        acc.run(mech, (*train, *test))
+    assert acc.history == [] and acc.remaining.epsilon == 2
+
+
+def test_erm_shape_checks_stay_in_the_release_as_a_second_line():
+    rng = odp.SeededRandom(0)
+    erm = OutputPerturbationERM(epsilon="1", regularization="1/2", n=6, dim=2)
+    with pytest.raises(InvalidParameter):
+        erm.release((np.zeros((5, 2)), np.ones(5)), rng)
+    mech = TestedLogisticRegression(epsilon1="1", epsilon2="1/2", threshold="1",
+                                    regularization="1/2", n_train=6, n_test=4, dim=2)
+    x, y = _data(np.random.default_rng(1), 6, 2)
+    with pytest.raises(InvalidParameter):
+        mech.release((x, y, np.zeros((3, 2)), np.ones(3)), rng)
+
+
+def test_right_shapes_pass_the_public_check_and_are_charged():
+    x, y = _data(np.random.default_rng(2), 10, 2)
+    mech = TestedLogisticRegression(epsilon1="1", epsilon2="1/2", threshold="1",
+                                    regularization="1/2", n_train=6, n_test=4, dim=2)
+    mech.check_public((x[:6], y[:6], x[6:], y[6:]))  # no error
+    mech.check_public((x[:6].tolist(), y[:6].tolist(), x[6:].tolist(), y[6:].tolist()))
+    acc = odp.Accountant("2", rng=odp.SeededRandom(1))
+    acc.run(mech, (x[:6], y[:6], x[6:], y[6:]))
+    assert len(acc.history) == 1 and acc.last_round.reason == "released"

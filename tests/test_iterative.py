@@ -206,18 +206,13 @@ def test_noisy_gradient_step_is_epsilon_dp_on_the_grid():
     y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
     w = rng.normal(size=d)
 
-    def units(features, labels):
-        grads = logistic_gradients(w, features, labels, float(mech.clip))
-        return [math.floor(Fraction(math.fsum(grads[:, j])) / n / mech.granularity
-                           + Fraction(1, 2)) for j in range(d)]
-
-    base = units(x, y)
+    base = mech.grid_gradient(w, x, y)  # the mechanism's own code path
     worst = 0
     for i in range(n):
         x2, y2 = x.copy(), y.copy()
         x2[i] = rng.normal(size=d) * 10
         y2[i] = -y2[i]
-        worst = max(worst, sum(abs(a - b) for a, b in zip(base, units(x2, y2))))
+        worst = max(worst, sum(abs(a - b) for a, b in zip(base, mech.grid_gradient(w, x2, y2))))
     assert 0 < worst <= mech.units
     assert mech.guarantee.costs[3] == Fraction(3, 10) and mech.guarantee.delta == 0
 
@@ -238,11 +233,108 @@ def test_noisy_gd_stops_early_and_refunds_on_separable_data():
     assert np.mean(np.sign(x @ out.weights) == y) > 0.9
 
 
+def _clipped_row_above_the_clip(d: int, clip: float) -> tuple[np.ndarray, Fraction]:
+    """A feature row whose clipped gradient at w = 0 (label −1), as computed in floats, has the
+    largest exact L1 norm among 600 random rows — above ``clip`` (float clipping overshoots)."""
+    rows = np.random.default_rng(0).uniform(1, 3, size=(600, d))
+    grads = logistic_gradients(np.zeros(d), rows, -np.ones(len(rows)), clip)
+    norms = [sum((Fraction(float(v)) for v in g), Fraction(0)) for g in grads]
+    best = max(range(len(rows)), key=norms.__getitem__)
+    return rows[best], norms[best]
+
+
+def test_noisy_gradient_units_cover_adversarial_float_rounding():
+    """Every record sits at the clip boundary with the same gradient a (whose float norm
+    overshoots C); the neighbour flips record 0's label, which negates its gradient exactly.
+    The column sums n·a and (n−2)·a are rounded by fsum; n is chosen so that they round in
+    opposite directions on as many coordinates as possible, and the grid g = 1/(n·2⁶⁰) is so
+    fine that every float error shows in the integer vectors.  The exact-arithmetic
+    sensitivity ⌈(2C/n)/g⌉ + d is then exceeded; the declared ``units`` is not."""
+    d, clip = 16, 1
+    row, norm = _clipped_row_above_the_clip(d, float(clip))
+    assert norm > clip  # the float clipping overshoots C
+    a = [Fraction(float(v)) for v in logistic_gradients(np.zeros(d), row[None, :],
+                                                        -np.ones(1), float(clip))[0]]
+
+    def rounding_excess(n):  # Σ_j (fl(n a_j) − n a_j) + ((n−2) a_j − fl((n−2) a_j))
+        return sum((Fraction(float(n * v)) - n * v) + ((n - 2) * v - Fraction(float((n - 2) * v)))
+                   for v in a)
+
+    n = max(range(4000, 4400), key=rounding_excess)
+    k = 2**60
+    mech = NoisyGradientDescent(n=n, dim=d, epsilon_step="1/10", stops=[1], clip=clip,
+                                granularity=Fraction(1, n * k))
+    x = np.tile(row, (n, 1))
+    y = -np.ones(n)
+    y_flip = y.copy()
+    y_flip[0] = 1.0
+    w = np.zeros(d)
+    mean, mean_flip = mech.mean_gradient(w, x, y), mech.mean_gradient(w, x, y_flip)
+    moved = sum(abs(p - q) for p, q in zip(mean, mean_flip))
+    assert Fraction(2 * clip, n) < moved <= mech.sensitivity
+    grid, grid_flip = mech.grid_gradient(w, x, y), mech.grid_gradient(w, x, y_flip)
+    moved_units = sum(abs(p - q) for p, q in zip(grid, grid_flip))
+    exact_arithmetic_units = math.ceil(Fraction(2 * clip, n) / mech.granularity) + d
+    assert exact_arithmetic_units < moved_units <= mech.units
+    # the rounding was realised: the excess over 2‖a‖₁ is what the fsum roundings added
+    assert moved - 2 * norm / n == rounding_excess(n) / n > 0
+
+
+def test_noisy_gd_wrong_shapes_are_refused_before_the_reservation():
+    mech = NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2])
+    for data in [(np.zeros((4, 2)), np.ones(4)),        # n differs
+                 (np.zeros((5, 3)), np.ones(5)),        # dim differs
+                 (np.zeros((5, 2)), np.ones(4)),        # labels differ
+                 (np.zeros((5, 2)),),                   # not a (features, labels) pair
+                 ([[0, 1], [1], [2, 3], [4, 5], [6, 7]], np.ones(5))]:  # ragged
+        acc = odp.Accountant("1")
+        with pytest.raises(InvalidParameter):
+            acc.run(mech, data)
+        assert acc.history == [] and acc.remaining.epsilon == 1  # nothing charged or recorded
+
+
+def test_noisy_gd_non_finite_records_contribute_nothing():
+    n, d = 6, 2
+    x = np.ones((n, d))
+    y = -np.ones(n)
+    mech = NoisyGradientDescent(n=n, dim=d, epsilon_step="1/10", stops=[1])
+    x_bad = x.copy()
+    x_bad[2] = [np.nan, 1.0]
+    x_bad[4] = [np.inf, -np.inf]
+    w = np.zeros(d)
+    clean = mech.contributions(w, x, y)
+    bad = mech.contributions(w, x_bad, y)
+    assert np.all(bad[[2, 4]] == 0) and np.array_equal(np.delete(bad, [2, 4], 0),
+                                                        np.delete(clean, [2, 4], 0))
+    acc = odp.Accountant("1", rng=odp.SeededRandom(0))
+    out = acc.run(mech, (x_bad, y))  # released, no data-dependent failure after the reservation
+    assert len(out) == 1 and acc.last_round.reason == "released"
+
+
+def test_noisy_gd_accepts_numpy_integers_and_stops():
+    mech = NoisyGradientDescent(n=np.int64(5), dim=np.int32(2), epsilon_step="1/10",
+                                stops=[np.int64(2), 4], window=np.int64(2))
+    assert (mech.n, mech.dim, mech.stops, mech.window) == (5, 2, (2, 4), 2)
+    assert all(type(v) is int for v in (mech.n, mech.dim, mech.window, *mech.stops))
+
+
+def test_one_stopping_point_parser():
+    from odp.composition import parse_stops
+    from odp.optdel import problem
+
+    assert problem.parse_stops is parse_stops  # OptDel uses the same parser
+    assert parse_stops([np.int64(3), 7]) == (3, 7)
+    for bad in ([True, 2], [2, 2], [0], [], "12", [1.0]):
+        with pytest.raises(InvalidParameter):
+            parse_stops(bad)
+
+
 def test_noisy_gd_rejects_wrong_shapes():
     mech = NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2])
     with pytest.raises(InvalidParameter):
         mech.release((np.zeros((4, 2)), np.ones(4)), odp.SeededRandom(0))
-    for bad in ({"n": 0}, {"epsilon_step": "0"}, {"clip": 0}, {"window": 0}):
+    for bad in ({"n": 0}, {"epsilon_step": "0"}, {"clip": 0}, {"window": 0}, {"window": True},
+                {"dim": 2.0}, {"n": 10**300, "clip": 10**10}):
         args = {"n": 5, "dim": 2, "epsilon_step": "1/10", "stops": [2]}
         args.update(bad)
         with pytest.raises(InvalidParameter):

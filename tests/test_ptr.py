@@ -318,8 +318,87 @@ def test_bad_parameters_raise_typed_errors(make):
         make()
 
 
-def test_wrong_database_size_is_refused_before_noise():
+@pytest.mark.parametrize("data", [[1, 2, 3], list(range(11)), iter(range(10))])
+def test_wrong_database_size_is_refused_before_the_reservation(data):
+    # the size is public under replace-one neighbours: check_public refuses it for free
     acc = odp.Accountant("2", "1e-5")
     with pytest.raises(InvalidParameter):
-        acc.run(IQRMechanism(epsilon="1/2", delta="1e-6", n=10), [1, 2, 3])
-    assert acc.last_round.charged == acc.last_round.sup_epsilon  # failed round: charged sup
+        acc.run(IQRMechanism(epsilon="1/2", delta="1e-6", n=10), data)
+    assert acc.history == [] and acc.last_round is None
+    assert acc.remaining == odp.Budget("2", "1e-5")
+
+
+def test_too_small_database_is_refused_before_the_reservation():
+    acc = odp.Accountant("2", "1e-5")
+    with pytest.raises(InvalidParameter):
+        acc.run(IQRMechanism(epsilon="1/2", delta="1e-6", base=2), [5])
+    assert acc.history == []
+
+
+def test_release_keeps_the_size_check_as_a_second_line():
+    with pytest.raises(InvalidParameter):
+        IQRMechanism(epsilon="1/2", delta="1e-6", n=10).release([1, 2, 3], odp.SeededRandom(0))
+
+
+@pytest.mark.parametrize("bad", [
+    dict(lower=0, upper=0),               # the reviewer's repro: used to charge the IQR round
+    dict(lower=5, upper=1),
+    dict(candidates=1), dict(candidates=True),
+    dict(epsilon_median="0"), dict(epsilon_iqr="0"), dict(delta_iqr="0"),
+    dict(resolution=0), dict(base=1),
+])
+def test_pipeline_validates_both_rounds_before_the_first(bad):
+    acc = odp.Accountant("4", "1e-5", rng=odp.SeededRandom(5))
+    args = dict(epsilon_iqr="1/5", delta_iqr="1e-6", epsilon_median="1/2", lower=0, upper=100)
+    args.update(bad)
+    with pytest.raises(InvalidParameter):
+        iqr_then_median(acc, [Fraction(i, 7) for i in range(200)], **args)
+    assert acc.history == [] and acc.remaining == odp.Budget("4", "1e-5")
+
+
+def test_pipeline_refuses_a_too_small_database_for_free():
+    acc = odp.Accountant("4", "1e-5")
+    with pytest.raises(InvalidParameter):
+        iqr_then_median(acc, [3], epsilon_iqr="1/5", delta_iqr="1e-6", epsilon_median="1/2",
+                        lower=0, upper=100)
+    assert acc.history == []
+
+
+def test_pipeline_checks_delta_in_the_plan():
+    acc = odp.Accountant("4", "1e-7")
+    with pytest.raises(BudgetExceeded):
+        iqr_then_median(acc, list(range(100)), epsilon_iqr="1/5", delta_iqr="1e-6",
+                        epsilon_median="1/2", lower=0, upper=100)
+    assert acc.history == []
+
+
+class _SpendsWhenRead(list):
+    """A database that, when the IQR round first reads it, lets another process spend."""
+
+    def __init__(self, values, spend):
+        super().__init__(values)
+        self._spend = spend
+
+    def __iter__(self):
+        if self._spend is not None:
+            spend, self._spend = self._spend, None
+            spend()
+        return super().__iter__()
+
+
+def test_pipeline_keeps_the_iqr_release_when_the_median_round_is_refused(tmp_path):
+    path = tmp_path / "shared.db"
+    acc = odp.Accountant("2", "1e-5", ledger=path, rng=odp.SeededRandom(5))
+    other = odp.Accountant(ledger=path)
+    # after the plan check (3ε1 + ε2 = 2 fits), another process takes 1/2 while M_IQR runs
+    data = _SpendsWhenRead([Fraction(i, 40) for i in range(4000)],
+                           lambda: other.charge(odp.DP("1/2"), mechanism="other"))
+    with pytest.raises(BudgetExceeded) as info:
+        iqr_then_median(acc, data, epsilon_iqr="1/2", delta_iqr="1e-6", epsilon_median="1/2",
+                        lower=0, upper=100)
+    partial = info.value.partial
+    assert not partial.complete and partial.median is None and partial.median_round is None
+    assert partial.iqr is not BOTTOM and abs(partial.iqr.value - 50) < 15  # true IQR: 50
+    assert [r.mechanism for r in acc.history] == ["iqr", "other"]  # no row for the refusal
+    assert partial.iqr_round.round_id == acc.history[0].round_id
+    assert partial.iqr_round.charged == Fraction(3, 2)

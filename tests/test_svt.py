@@ -24,6 +24,7 @@ from scipy import stats
 import odp
 from odp.errors import BudgetExceeded, InvalidParameter
 from odp.exact import FiniteDist, satisfies_odp_cost
+from odp.samplers import discrete_laplace_tail
 from odp.mechanisms.svt import (
     SessionClosed,
     SparseVectorMechanism,
@@ -32,7 +33,6 @@ from odp.mechanisms.svt import (
     adaptive_output_distribution,
     answer_probability,
     count_top,
-    discrete_laplace_tail,
     entry_epsilon,
     output_distribution,
     sparse_vector_release,
@@ -316,6 +316,84 @@ def test_sparse_vector_release_checks_the_whole_plan_first():
         sparse_vector_release(acc, [0], [lambda v: v[0]], 1, c=1, epsilon1="1/2",
                               epsilon2="1/2", epsilon3="1/2")
     assert acc.history == []
+
+
+def _sparse_vector():
+    vector = [0] * 30
+    for i in (3, 11, 20):
+        vector[i] = 1000
+    return vector
+
+
+@pytest.mark.parametrize("bad", [
+    dict(names=["a"]),                       # three entries below, one name (the reviewer's repro)
+    dict(names="abc"),                       # a string is not a list of names
+    dict(c=0), dict(c=True), dict(epsilon3="0"), dict(threshold="x"),
+    dict(granularity="-1"), dict(sensitivity=0),
+    dict(entries=[lambda v: v[0], "not a function", lambda v: v[2]]),
+    dict(entries=[]),
+])
+def test_sparse_vector_release_validates_every_stage_before_the_first_round(bad):
+    acc = odp.Accountant("1", rng=odp.SeededRandom(4))
+    args = dict(entries=[lambda v: v[0], lambda v: v[1], lambda v: v[2]], threshold=500, c=2,
+                epsilon1="1/4", epsilon2="1/4", epsilon3="1/4")
+    args.update(bad)
+    with pytest.raises(InvalidParameter):
+        sparse_vector_release(acc, [1000, 1000, 1000], args.pop("entries"),
+                              args.pop("threshold"), **args)
+    assert acc.history == [] and acc.remaining.epsilon == 1  # nothing charged or recorded
+
+
+def test_sparse_vector_release_keeps_its_releases_when_a_later_round_is_refused(tmp_path):
+    # Another process spends on the shared ledger after the plan check (here: while the SVT
+    # round runs); the second Laplace round is then refused.  The first one must not be lost.
+    path = tmp_path / "shared.db"
+    acc = odp.Accountant("1", ledger=path, rng=odp.SeededRandom(4))
+    other = odp.Accountant(ledger=path)
+    eps1, eps2 = svt_split("1/2", 10)
+    per_entry = entry_epsilon(3, 10, eps2, Fraction(1, 2))  # c' = 3 with this seed (see above)
+    spent = []
+
+    def entry(i):
+        def f(v):
+            if i == 3 and not spent:
+                spent.append(other.charge(odp.DP(per_entry * Fraction(3, 2)), mechanism="other"))
+            return v[i]
+        return f
+
+    with pytest.raises(BudgetExceeded) as info:
+        sparse_vector_release(acc, _sparse_vector(), [entry(i) for i in range(30)], 500, c=10,
+                              epsilon1=eps1, epsilon2=eps2, epsilon3="1/2")
+    partial = info.value.partial
+    assert partial.selected == [3, 11, 20] and partial.epsilon_per_entry == per_entry
+    assert not partial.complete and list(partial.values) == [3]
+    assert abs(partial.values[3] - 1000) < 100
+    names = [r.mechanism for r in acc.history]
+    assert names == ["svt", "other", "laplace[entry 3]"]  # the refused round left no row
+    assert [r.round_id for r in partial.entry_rounds] == [acc.history[2].round_id]
+    assert partial.svt_round.round_id == acc.history[0].round_id
+
+
+def test_sparse_vector_release_keeps_its_releases_when_a_later_round_fails():
+    calls = {11: 0}
+
+    def flaky(v):  # answers the SVT round, then fails in its own Laplace round
+        calls[11] += 1
+        if calls[11] > 1:
+            raise ZeroDivisionError("boom")
+        return v[11]
+
+    entries = [lambda v, i=i: v[i] for i in range(30)]
+    entries[11] = flaky
+    acc = odp.Accountant("1", rng=odp.SeededRandom(4))
+    eps1, eps2 = svt_split("1/2", 10)
+    with pytest.raises(ZeroDivisionError) as info:
+        sparse_vector_release(acc, _sparse_vector(), entries, 500, c=10, epsilon1=eps1,
+                              epsilon2=eps2, epsilon3="1/2", names=[f"v{i}" for i in range(30)])
+    partial = info.value.partial
+    assert list(partial.values) == [3] and not partial.complete
+    failed = acc.history[-1]
+    assert failed.mechanism == "laplace[v11]" and failed.charged == failed.sup_epsilon
 
 
 # ------------------------------------------------------------------ parameters

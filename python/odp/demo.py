@@ -135,26 +135,38 @@ def run_session(acc: Accountant, data: DemoData) -> dict[str, dict[str, Any]]:
     entries = [_bin_count(a, b) for a, b in zip(edges, edges[1:])]
     labels = [f"[{a},{b})" for a, b in zip(edges, edges[1:])]
     eps1, eps2 = svt_split("1", 8)
-    try:
-        out = sparse_vector_release(acc, data, entries, 40, c=8, epsilon1=eps1, epsilon2=eps2,
-                                    epsilon3="0.6", names=labels)
+
+    def note_svt(out: Any) -> None:
         note(f"SVT: radius bins with ≥ 40 patients (c = 8, found c' = {out.count})",
              ", ".join(labels[i] for i in out.selected) or "none", out.svt_round)
-        for i, rec in zip(out.selected, out.entry_rounds):
+        for i, rec in zip(out.values, out.entry_rounds):  # the entries released (in order)
             note(f"  count in radius bin {labels[i]} (Laplace, leftover split over c')",
                  out.values[i], rec)
+
+    try:
+        note_svt(sparse_vector_release(acc, data, entries, 40, c=8, epsilon1=eps1,
+                                       epsilon2=eps2, epsilon3="0.6", names=labels))
     except BudgetExceeded as exc:
+        partial = getattr(exc, "partial", None)  # rounds made before a later refusal
+        if partial is not None:
+            note_svt(partial)
         refused("SVT sparse-vector release", exc)
 
     # 3. IQR then median of mean radius (Sec. 4.2)
-    try:
-        res = iqr_then_median(acc, data.radius, epsilon_iqr="0.2", delta_iqr="1e-6",
-                              epsilon_median="0.3", lower=6, upper=30, candidates=2401)
+    def note_iqr(res: Any) -> None:
         iqr_text = res.iqr if res.iqr is BOTTOM else f"{res.iqr.value:.2f}"
         note("IQR of mean radius (M_IQR, PTR)", iqr_text, res.iqr_round)
-        note(f"median of mean radius (ε = {format_fraction(res.median_epsilon)})", res.median,
-             res.median_round)
+        if res.complete:
+            note(f"median of mean radius (ε = {format_fraction(res.median_epsilon)})",
+                 res.median, res.median_round)
+
+    try:
+        note_iqr(iqr_then_median(acc, data.radius, epsilon_iqr="0.2", delta_iqr="1e-6",
+                                 epsilon_median="0.3", lower=6, upper=30, candidates=2401))
     except BudgetExceeded as exc:
+        partial = getattr(exc, "partial", None)  # the IQR round, if the median was refused
+        if partial is not None:
+            note_iqr(partial)
         refused("IQR then median", exc)
 
     # 4. early-stopped noisy gradient descent (Sec. 5)

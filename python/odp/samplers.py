@@ -16,7 +16,7 @@ import math
 import random
 import secrets
 from fractions import Fraction
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errors import InvalidParameter
 
@@ -27,6 +27,7 @@ __all__ = [
     "bernoulli",
     "bernoulli_exp",
     "discrete_laplace",
+    "discrete_laplace_tail",
     "discrete_gaussian",
     "uniform_int",
     "default_rng",
@@ -138,6 +139,20 @@ def discrete_laplace(scale: Fraction, rng: RandomSource | None = None) -> int:
         if negative and y == 0:
             continue
         return -y if negative else y
+
+
+def discrete_laplace_tail(k: int, r: Any) -> Any:
+    """``P(X ≥ k)`` for the discrete Laplace law ``P(X = x) = (1 − r)/(1 + r)·r^{|x|}`` on ℤ
+    (``0 ≤ r < 1``; :func:`discrete_laplace` with scale ``t`` has ``r = e^{−1/t}``):
+
+    * ``k ≥ 1``: ``Σ_{x≥k} (1−r)/(1+r)·r^x = r^k/(1 + r)``;
+    * ``k ≤ 0``: ``1 − P(X ≤ k − 1) = 1 − P(X ≥ 1 − k) = 1 − r^{1−k}/(1 + r)`` (symmetry).
+
+    ``r`` may be any number type with + − × ÷ and integer powers (``Fraction`` for exact
+    values, ``float``, mpmath)."""
+    if k >= 1:
+        return r**k / (1 + r)
+    return 1 - r ** (1 - k) / (1 + r)
 
 
 def _floor_sqrt(x: Fraction) -> int:

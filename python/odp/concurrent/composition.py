@@ -21,6 +21,13 @@ children never touch the parent's budget (paper 004, §1.4).  The budget is eith
   class's cost **only if no other round was reserved on the ledger while it was open**
   (otherwise it is charged its sup, reason ``interactive-overlap``; design.md).
 
+Randomness.  Under a filter, children and :meth:`ConcurrentComposition.run` draw from the
+composition's ``rng`` (:class:`~odp.samplers.SecureRandom` by default).  Under an Accountant they
+draw from the *accountant's* rng, which is the one the ledger describes: its rounds are marked
+``"insecure_rng": true`` exactly when that rng is insecure.  An ``rng`` override is therefore
+refused under an Accountant (:class:`~odp.errors.InvalidParameter`): pass the generator to the
+Accountant instead, e.g. ``Accountant(…, rng=SeededRandom(1))`` for reproducible tests.
+
 Measures without a concurrent composition theorem.  Approximate zCDP (a
 :class:`~odp.filters.ZCDP` cost with δ > 0) has none (paper 004, Sec. 4): such a child is
 refused while any other child is open, and while it is open no other child may be launched
@@ -43,6 +50,7 @@ from ..errors import InvalidGuarantee, InvalidParameter
 from ..filters.base import PrivacyFilter
 from ..filters.renyi import ZCDP
 from ..guarantees import DP, ODP, Label
+from ..ledger import REASON_CLOSED
 from ..samplers import RandomSource, SecureRandom
 from .queryable import InteractiveMechanism, Queryable, QueryableClosed
 
@@ -123,6 +131,11 @@ class ConcurrentComposition(Queryable):
 
     As a :class:`Queryable` (so compositions nest), ``query(x)`` launches ``x`` if it is an
     :class:`InteractiveMechanism` and runs it if it is an odp mechanism.
+
+    ``rng``: the randomness of the children under a filter (default: secure).  Under an
+    Accountant the accountant's own rng is used, so that its ledger flags insecure randomness
+    correctly; giving another ``rng`` then raises :class:`~odp.errors.InvalidParameter`
+    (module docstring).
     """
 
     name = "concurrent composition"
@@ -137,9 +150,16 @@ class ConcurrentComposition(Queryable):
             self._filter, self._accountant = budget, None
         else:
             raise InvalidParameter("budget must be an odp.filters filter or an odp.Accountant")
+        if self._accountant is not None:
+            if rng is not None and rng is not self._accountant.rng:
+                raise InvalidParameter(
+                    "under an odp.Accountant the children draw from the accountant's rng (its "
+                    "ledger marks insecure randomness); do not pass rng= here — create the "
+                    "Accountant with it instead, e.g. Accountant(..., rng=SeededRandom(1))")
+            self._rng = self._accountant.rng
+        else:
+            self._rng = rng if rng is not None else SecureRandom()
         self._data = data
-        self._rng = rng if rng is not None else (
-            budget.rng if isinstance(budget, Accountant) else SecureRandom())
         self._children: list[_Child] = []
         self._launch_lock = threading.RLock()
         if name:
@@ -284,7 +304,7 @@ class ConcurrentComposition(Queryable):
         res = child.reservation
         if res is not None and res.open:
             if label is None:
-                res.abort("closed")
+                res.abort(REASON_CLOSED)
             else:
                 res.settle_class(label)
         return label

@@ -59,6 +59,7 @@ from ..rational import ceil_fraction, exp_bracket, sqrt_bracket
 from ..samplers import RandomSource, discrete_laplace
 from .base import BOTTOM, Mechanism
 from .noise import value_or_bottom
+from .public import check_labelled, unpack
 
 __all__ = [
     "OutputPerturbationERM",
@@ -221,6 +222,12 @@ class OutputPerturbationERM(Mechanism):
                 "n": self.n, "dim": self.dim, "sensitivity": str(self.sensitivity),
                 "granularity": str(self.granularity)}
 
+    def check_public(self, data: Any) -> None:
+        """``data = (features, labels)`` of the declared public shapes ``(n, dim)`` and
+        ``(n,)``, checked before the round is reserved (nothing is charged)."""
+        features, labels = unpack(data, ("features", "labels"), mechanism=self.name)
+        check_labelled(features, labels, self.n, self.dim, what="training")
+
     def minimiser(self, features: Any, labels: Any) -> np.ndarray:
         x, y = prepare_records(features, labels)
         if x.shape != (self.n, self.dim):
@@ -301,6 +308,14 @@ class TestedLogisticRegression(Mechanism):
         return {**self.erm.params(), "epsilon2": str(self.epsilon2), "n_test": self.n_test,
                 "threshold": str(self.threshold), "a": str(self.a),
                 "test_granularity": str(self.test_granularity)}
+
+    def check_public(self, data: Any) -> None:
+        """``data = (x_train, y_train, x_test, y_test)`` with the declared public sizes
+        ``n_train``, ``n_test`` and ``dim``, checked before the round is reserved."""
+        x_train, y_train, x_test, y_test = unpack(
+            data, ("x_train", "y_train", "x_test", "y_test"), mechanism=self.name)
+        check_labelled(x_train, y_train, self.erm.n, self.erm.dim, what="training")
+        check_labelled(x_test, y_test, self.n_test, self.erm.dim, what="test")
 
     def test_value(self, weights: Any, features: Any, labels: Any) -> int:
         """``⌊s(p̃, x_test)/g + 1/2⌋``: the model's test error in grid units."""

@@ -17,16 +17,40 @@ logistic regression whose gradients are released with discrete Laplace noise (ea
 ε_k-DP, δ_k = 0), stopping when the norm of the (averaged) noisy gradient falls below a
 threshold.
 
-**Step privacy of the noisy gradient.**  Each record's gradient of the logistic loss is clipped
-to L1 norm ``C``; the mean over the public number ``n`` of records then changes by at most
-``2C/n`` in L1 norm when one record is replaced.  The mean is put on the grid ``g·ℤ^d``
-coordinate-wise with ``⌊v/g + 1/2⌋``, which moves each coordinate by less than one unit more,
-so the integer vectors of neighbours differ by at most ``m = ⌈(2C/n)(1 + 10⁻⁹)/g⌉ + d`` in L1
-norm (the factor 1 + 10⁻⁹ covers the floating-point error of the clipped, ``math.fsum``-summed
-mean, which is below 10⁻¹² relative).  Independent discrete Laplace noise of scale ``m/ε_k``
-per coordinate is then ε_k-DP (the product of the per-coordinate ratios is at most
-``exp(‖Δ‖₁ ε_k/m)``).  The regulariser's gradient ``Λw`` does not depend on the data and is
-added after the noise (post-processing).
+**Step privacy of the noisy gradient.**  Neighbouring databases have the same public size
+``n`` and differ in one record (replace-one, at the same position).  At a step the weights
+``w`` are fixed by the released history, and the mechanism's own floating-point computation is
+analysed, not the real-number one (``u = 2⁻⁵³``, all bounds exact rationals):
+
+1. *Per-record gradients.*  Record i's gradient ``ĝ_i`` of the logistic loss is computed in
+   float64 by element-wise operations and one reduction along its own row (no BLAS product,
+   whose blocking could couple rows), so ``ĝ_i`` depends on ``w`` and record i only.  It is
+   clipped to L1 norm ``C`` in floats, then *verified*: its float L1 norm ``T̂_i`` (a sum of d
+   non-negative floats, any summation order) satisfies ``T_i ≤ T̂_i/(1 − γ)`` with
+   ``γ = (d−1)u/(1 − (d−1)u)`` (Higham, *Accuracy and Stability of Numerical Algorithms*,
+   §4.2; sums never underflow inexactly).  A record whose ``T̂_i`` exceeds the float
+   ``τ = float_up(C·(1 + (4d+16)u))`` — which clipping never produces for a finite gradient,
+   only a non-finite or pathologically underflowed one does — contributes the zero vector.
+   Hence every contribution has ``‖ĝ_i‖₁ ≤ C* := τ/(1 − γ)`` (exact), and replacing one
+   record moves the exact column sums ``S_j = Σ_i ĝ_ij`` by at most ``2C*`` in L1 norm.
+2. *The sum.*  Each column is summed with :func:`math.fsum`, correctly rounded up to one ulp
+   (the documented worst case, double rounding), so ``|F_j − S_j| ≤ 2⁻⁵¹|S_j| + 2⁻¹⁰⁷⁴``
+   (the last term for subnormal results).  As ``Σ_j |S_j| ≤ Σ_i ‖ĝ_i‖₁ ≤ nC*``, the computed
+   mean ``F/n`` is within ``2⁻⁵¹C* + d·2⁻¹⁰⁷⁴/n`` of ``S/n`` in L1 norm, for each database.
+   So the computed means of neighbours differ by at most
+   ``Δ = 2C*/n + 2⁻⁵⁰C* + d·2⁻¹⁰⁷³/n`` (:attr:`NoisyGradientDescent.sensitivity`).  This
+   margin is absolute, not relative to ``2C/n``: the float error of a sum of n terms grows
+   with n, the sensitivity shrinks with it (relative to ``2C/n`` it is ``≈ n·2⁻⁵¹``, which
+   a fixed relative margin such as 10⁻⁹ does not cover for n beyond a few million).
+3. *The grid.*  The exact rational mean ``F_j/n`` is put on ``g·ℤ`` with ``⌊v/g + 1/2⌋``,
+   which moves each coordinate by less than one unit more, so the integer vectors of
+   neighbours differ by at most ``m = ⌈Δ/g⌉ + d`` (:attr:`NoisyGradientDescent.units`) in L1
+   norm.  Independent discrete Laplace noise of scale ``m/ε_k`` per coordinate is then
+   ε_k-DP (the product of the per-coordinate ratios is at most ``exp(‖Δ‖₁ ε_k/m)``).
+
+``n·C*`` must stay below ``2¹⁰⁰⁰`` (checked) so that no float sum overflows.  The
+regulariser's gradient ``Λw`` does not depend on the data and is added after the noise
+(post-processing).
 """
 
 from __future__ import annotations
@@ -38,7 +62,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..budget import parse_epsilon, to_fraction
+from ..budget import parse_positive, parse_positive_int
 from ..composition import (
     DeltaRule,
     StepSpec,
@@ -48,9 +72,11 @@ from ..composition import (
     parse_stops,
 )
 from ..errors import InvalidParameter
+from ..floats import float_up
 from ..guarantees import ODP
 from ..samplers import RandomSource, discrete_laplace
 from .base import Mechanism
+from .public import check_labelled, unpack
 
 __all__ = [
     "IterativeMechanism",
@@ -136,8 +162,9 @@ class IterativeMechanism(Mechanism):
 def logistic_gradients(weights: np.ndarray, features: np.ndarray, labels: np.ndarray,
                        clip: float) -> np.ndarray:
     """Per-record gradients of ``log(1 + exp(−y·wᵀx))`` (labels ±1), each clipped to L1 norm
-    ``clip``."""
-    margins = labels * (features @ weights)
+    ``clip`` in float64.  Row-local: element-wise operations and reductions along each row
+    only, so a record's gradient depends on ``weights`` and that record alone."""
+    margins = labels * (features * weights).sum(axis=1)
     coef = -labels * _sigmoid(-margins)
     grads = coef[:, None] * features
     norms = np.abs(grads).sum(axis=1)
@@ -147,6 +174,10 @@ def logistic_gradients(weights: np.ndarray, features: np.ndarray, labels: np.nda
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+#: unit roundoff of float64
+_U = Fraction(1, 2**53)
 
 
 @dataclass
@@ -178,30 +209,29 @@ class NoisyGradientDescent(IterativeMechanism):
                  learning_rate: float = 1.0, regularization: float = 1e-3, clip: Any = 1,
                  stop_threshold: float = 0.0, window: int = 5, granularity: Any = None,
                  rule: DeltaRule | None = None):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise InvalidParameter("n (the public number of records) must be an integer >= 1")
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-            raise InvalidParameter("dim must be an integer >= 1")
-        self.n, self.dim = n, dim
-        self.epsilon_step = parse_epsilon(epsilon_step, name="epsilon_step")
-        if self.epsilon_step <= 0:
-            raise InvalidParameter("epsilon_step must be > 0")
-        self.clip = to_fraction(clip, name="clip")
-        if self.clip <= 0:
-            raise InvalidParameter("clip must be > 0")
-        if window < 1:
-            raise InvalidParameter("window must be >= 1")
+        self.n = parse_positive_int(n, name="n (the public number of records)")
+        self.dim = d = parse_positive_int(dim, name="dim")
+        self.epsilon_step = parse_positive(epsilon_step, name="epsilon_step")
+        self.clip = parse_positive(clip, name="clip")
+        self.window = parse_positive_int(window, name="window")
         self.learning_rate = float(learning_rate)
         self.regularization = float(regularization)
         self.stop_threshold = float(stop_threshold)
-        self.window = window
-        sensitivity = 2 * self.clip / n
-        self.granularity = (sensitivity / 1000 if granularity is None
-                            else to_fraction(granularity, name="granularity"))
-        if self.granularity <= 0:
-            raise InvalidParameter("granularity must be > 0")
-        #: L1 sensitivity of the gridded mean gradient, in grid units (see the module docstring)
-        self.units = math.ceil(sensitivity * (1 + Fraction(1, 10**9)) / self.granularity) + dim
+        self.granularity = (2 * self.clip / self.n / 1000 if granularity is None
+                            else parse_positive(granularity, name="granularity"))
+        # the float analysis of the module docstring (steps 1-3), in exact rationals
+        #: the float threshold τ of the per-record norm check (step 1)
+        self._norm_limit = float_up(self.clip * (1 + (4 * d + 16) * _U))
+        gamma = (d - 1) * _U / (1 - (d - 1) * _U)
+        #: C*: bound on the L1 norm of every computed per-record contribution (step 1)
+        self.clip_bound = Fraction(self._norm_limit) / (1 - gamma)
+        if self.n * self.clip_bound >= 2**1000:
+            raise InvalidParameter("n·clip must be below 2**1000 (float sums would overflow)")
+        #: Δ: L1 sensitivity of the computed mean gradient, float error included (step 2)
+        self.sensitivity = (2 * self.clip_bound / self.n + self.clip_bound / 2**50
+                            + Fraction(d, self.n * 2**1073))
+        #: L1 sensitivity of the gridded mean gradient, in grid units (step 3)
+        self.units = math.ceil(self.sensitivity / self.granularity) + d
         self.noise_scale = Fraction(self.units) / self.epsilon_step
         spec = StepSpec(self.epsilon_step, 0)
         super().__init__(self._noisy_gradient, stops=stops, steps=spec,
@@ -222,21 +252,44 @@ class NoisyGradientDescent(IterativeMechanism):
             out.append(w)
         return out
 
+    def check_public(self, data: Any) -> None:
+        """``data = (features, labels)`` of the declared public shapes ``(n, dim)`` and ``(n,)``,
+        checked before the round is reserved (nothing is charged for a wrong shape)."""
+        features, labels = unpack(data, ("features", "labels"), mechanism=self.name)
+        check_labelled(features, labels, self.n, self.dim, what="training")
+
+    def contributions(self, weights: np.ndarray, features: Any, labels: Any) -> np.ndarray:
+        """The per-record gradients ``ĝ_i`` at ``weights``, clipped and verified (step 1 of the
+        module docstring): every row has exact L1 norm at most :attr:`clip_bound`."""
+        self.check_public((features, labels))  # second line (release called directly)
+        x = np.asarray(features, dtype=float)
+        y = np.asarray(labels, dtype=float)
+        with np.errstate(all="ignore"):
+            grads = logistic_gradients(np.asarray(weights, dtype=float), x, y,
+                                       float(self.clip))
+            norms = np.abs(grads).sum(axis=1)
+        # NaN fails the comparison too: such a record contributes nothing
+        grads[~(norms <= self._norm_limit)] = 0.0
+        return grads
+
+    def mean_gradient(self, weights: np.ndarray, features: Any, labels: Any) -> list[Fraction]:
+        """The computed mean gradient ``F_j/n`` (exact rationals of the ``math.fsum`` column
+        sums, step 2): neighbours' values differ by at most :attr:`sensitivity` in L1 norm."""
+        grads = self.contributions(weights, features, labels)
+        return [Fraction(math.fsum(grads[:, j])) / self.n for j in range(self.dim)]
+
+    def grid_gradient(self, weights: np.ndarray, features: Any, labels: Any) -> list[int]:
+        """The mean gradient on the grid, ``⌊F_j/(n g) + 1/2⌋`` (step 3): neighbours' vectors
+        differ by at most :attr:`units` in L1 norm."""
+        half = Fraction(1, 2)
+        return [math.floor(v / self.granularity + half)
+                for v in self.mean_gradient(weights, features, labels)]
+
     def _noisy_gradient(self, history: tuple, data: Any, rng: RandomSource) -> np.ndarray:
         features, labels = data
-        features = np.asarray(features, dtype=float)
-        labels = np.asarray(labels, dtype=float)
-        if features.shape != (self.n, self.dim) or labels.shape != (self.n,):
-            raise InvalidParameter(
-                f"expected features of shape ({self.n}, {self.dim}) and {self.n} labels")
-        w = self.iterates(history)[-1]
-        grads = logistic_gradients(w, features, labels, float(self.clip))
-        noisy = np.empty(self.dim)
-        for j in range(self.dim):
-            mean = Fraction(math.fsum(grads[:, j])) / self.n
-            unit = math.floor(mean / self.granularity + Fraction(1, 2))
-            noisy[j] = float((unit + discrete_laplace(self.noise_scale, rng)) * self.granularity)
-        return noisy
+        units = self.grid_gradient(self.iterates(history)[-1], features, labels)
+        return np.array([float((u + discrete_laplace(self.noise_scale, rng)) * self.granularity)
+                         for u in units])
 
     def _small_gradient(self, history: tuple) -> bool:
         ws = self.iterates(history)

@@ -48,13 +48,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..budget import Budget, format_fraction, parse_delta, parse_epsilon, to_fraction
-from ..errors import BudgetExceeded, InvalidParameter
+from ..budget import parse_delta, parse_epsilon, parse_positive, parse_positive_int, to_fraction
+from ..errors import InvalidParameter
 from ..guarantees import DP, ODP
 from ..rational import exp_bracket
-from ..samplers import RandomSource, bernoulli_exp, discrete_laplace
+from ..samplers import RandomSource, bernoulli_exp, discrete_laplace, discrete_laplace_tail
 from .base import BOTTOM, Mechanism
 from .noise import exact_value, value_or_bottom
+from .pipeline import check_plan, keep_partial
+from .public import public_size
 
 __all__ = [
     "PTRFunction",
@@ -285,13 +287,12 @@ class LogBinIQR(PTRFunction):
         self.base = to_fraction(base, name="base")
         if self.base <= 1:
             raise InvalidParameter(f"base must be > 1, got {base!r}")
-        if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1:
-            raise InvalidParameter(f"resolution must be an integer >= 1, got {resolution!r}")
-        self.resolution = resolution
+        self.resolution = parse_positive_int(resolution, name="resolution")
         #: P(pass | A = 1) = r^K/(1+r) ≤ δ with r = e^{−ε} (upper bracket): pass iff A + Z ≥ K+1
         self.threshold = pass_threshold(exp_bracket(-self.epsilon)[1], self.delta)
         self.test_scale = 1 / self.epsilon
-        self.release_scale = (Fraction(resolution - 1) / self.epsilon) if resolution > 1 else None
+        self.release_scale = ((Fraction(self.resolution - 1) / self.epsilon)
+                              if self.resolution > 1 else None)
 
     def grid(self, offset: Fraction) -> _Grid:
         offset = Fraction(offset)
@@ -332,11 +333,11 @@ class IQRMechanism(Mechanism):
 
     def __init__(self, *, epsilon: Any, delta: Any, n: int | None = None, base: Any = None,
                  resolution: int = 4):
+        self.n = None if n is None else parse_positive_int(n, name="n (the public database size)")
         if base is None:
-            if n is None:
+            if self.n is None:
                 raise InvalidParameter("give the public database size n or the bin base")
-            base = default_base(n)
-        self.n = n
+            base = default_base(self.n)
         self.epsilon = parse_epsilon(epsilon)
         self.delta = parse_delta(delta)
         self.function = LogBinIQR(self.epsilon, self.delta / 2, base=base, resolution=resolution)
@@ -355,7 +356,18 @@ class IQRMechanism(Mechanism):
             out["n"] = self.n
         return out
 
+    def check_public(self, data: Any) -> None:
+        """The database size is public (replace-one neighbours): it must be the declared ``n``
+        and at least 2.  Checked before the round is reserved; nothing is charged."""
+        size = public_size(data, what="the M_IQR database")
+        if self.n is not None and size != self.n:
+            raise InvalidParameter(f"M_IQR was declared for n={self.n} records, got {size}; "
+                                   "nothing was reserved or charged")
+        if size < 2:
+            raise InvalidParameter(f"the IQR needs at least 2 records, got {size}")
+
     def release(self, data: Any, rng: RandomSource) -> Any:
+        # second line of defence (release called directly, without an accountant)
         if self.n is not None and len(data) != self.n:
             raise InvalidParameter(f"M_IQR was declared for n={self.n} records, got {len(data)}")
         first = self.function.apply(data, Fraction(0), rng, discretisation=1)
@@ -391,7 +403,7 @@ def iqr_output_distribution(mechanism: IQRMechanism, data: Sequence[Any], *,
     for d, offset in ((1, Fraction(0)), (2, Fraction(1, 2))):
         grid = fn.grid(offset)
         a = stability(xs, grid)
-        passes = _tail(k + 1 - a, r_test)
+        passes = discrete_laplace_tail(k + 1 - a, r_test)
         mass = stay * passes
         if iqr == 0:
             out[(d, "zero")] = mass
@@ -413,13 +425,6 @@ def iqr_output_distribution(mechanism: IQRMechanism, data: Sequence[Any], *,
     return out
 
 
-def _tail(k: int, r: Any) -> Any:
-    """P(Z ≥ k) for the discrete Laplace with parameter r."""
-    if k >= 1:
-        return r**k / (1 + r)
-    return 1 - r ** (1 - k) / (1 + r)
-
-
 # --------------------------------------------------------------------------------------------
 # The median, and the Sec. 4.2 pipeline
 # --------------------------------------------------------------------------------------------
@@ -435,16 +440,15 @@ class ExponentialMedian(Mechanism):
     name = "median"
 
     def __init__(self, *, epsilon: Any, lower: Any, upper: Any, candidates: int = 1001):
-        self.epsilon = parse_epsilon(epsilon)
-        if self.epsilon <= 0:
-            raise InvalidParameter("epsilon must be > 0")
+        self.epsilon = parse_positive(epsilon, name="epsilon")
         self.lower = to_fraction(lower, name="lower")
         self.upper = to_fraction(upper, name="upper")
         if not self.lower < self.upper:
-            raise InvalidParameter("need lower < upper")
-        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 2:
-            raise InvalidParameter("candidates must be an integer >= 2")
-        self.candidates = candidates
+            raise InvalidParameter(f"the median's public interval needs lower < upper, got "
+                                   f"lower={lower!r}, upper={upper!r}")
+        self.candidates = parse_positive_int(candidates, name="candidates")
+        if self.candidates < 2:
+            raise InvalidParameter(f"candidates must be an integer >= 2, got {candidates!r}")
         self._guarantee = DP(self.epsilon)
 
     @property
@@ -480,13 +484,20 @@ class ExponentialMedian(Mechanism):
 
 @dataclass
 class IQRMedianResult:
-    """Result of :func:`iqr_then_median`."""
+    """Result of :func:`iqr_then_median`.  When the median round was refused or failed (see
+    :func:`iqr_then_median`), ``median`` and ``median_round`` are ``None`` and
+    :attr:`complete` is ``False``."""
 
     iqr: Any
-    median: Fraction
+    median: Fraction | None
     median_epsilon: Fraction
     iqr_round: Any
     median_round: Any
+
+    @property
+    def complete(self) -> bool:
+        """Both rounds were released."""
+        return self.median_round is not None
 
 
 def iqr_then_median(accountant: Any, data: Sequence[Any], *, epsilon_iqr: Any, delta_iqr: Any,
@@ -494,21 +505,35 @@ def iqr_then_median(accountant: Any, data: Sequence[Any], *, epsilon_iqr: Any, d
                     resolution: int = 4, candidates: int = 1001) -> IQRMedianResult:
     """Sec. 4.2: ``M_IQR`` with (ε1, δ1) = (``epsilon_iqr``, ``delta_iqr``) — worst case 3ε1 —
     then the median with ε2 = ``epsilon_median``, or with ε1 + ε2 when ``M_IQR`` returned ⊥
-    (it was charged 2ε1 only).  The plan 3ε1 + ε2 must fit in the remaining budget (checked by
-    the accountant round by round; the first round is refused before anything is drawn if
-    3ε1 does not fit)."""
-    eps1, eps2 = parse_epsilon(epsilon_iqr), parse_epsilon(epsilon_median)
-    remaining = accountant.remaining.epsilon
-    if 3 * eps1 + eps2 > remaining:
-        raise BudgetExceeded(
-            f"IQR then median needs 3ε1+ε2={format_fraction(3 * eps1 + eps2)} but only "
-            f"ε={format_fraction(remaining)} remains; nothing was drawn or recorded",
-            requested=Budget(3 * eps1 + eps2), remaining=accountant.remaining)
-    iqr_mech = IQRMechanism(epsilon=eps1, delta=delta_iqr, n=len(data), base=base,
+    (it was charged 2ε1 only).  See :mod:`odp.mechanisms.pipeline`:
+
+    * every parameter of both rounds is validated and all three mechanisms (``M_IQR`` and the
+      median at ε2 and at ε1 + ε2) are built before the first round: a mistake (e.g.
+      ``lower >= upper``, fewer than 2 records) raises
+      :class:`~odp.errors.InvalidParameter` and costs nothing;
+    * the plan (3ε1 + ε2, δ1) must fit in the remaining budget (else ``BudgetExceeded``,
+      nothing drawn or recorded);
+    * that check is not atomic across processes sharing the ledger: if the median round is then
+      refused (``BudgetExceeded``) or fails, the error is re-raised with ``error.partial``, the
+      :class:`IQRMedianResult` holding the IQR release (``complete`` is ``False``)."""
+    eps1 = parse_positive(epsilon_iqr, name="epsilon_iqr")
+    eps2 = parse_positive(epsilon_median, name="epsilon_median")
+    iqr_mech = IQRMechanism(epsilon=eps1, delta=delta_iqr,
+                            n=public_size(data, what="the database"), base=base,
                             resolution=resolution)
+    iqr_mech.check_public(data)
+    medians = {bottom: ExponentialMedian(epsilon=eps2 + (eps1 if bottom else 0), lower=lower,
+                                         upper=upper, candidates=candidates)
+               for bottom in (False, True)}
+    check_plan(accountant, 3 * eps1 + eps2, iqr_mech.delta, "IQR then median (3ε1+ε2, δ1)")
+
     iqr = accountant.run(iqr_mech, data)
-    iqr_round = accountant.last_round
-    median_eps = eps2 + (eps1 if iqr is BOTTOM else 0)
-    median = accountant.run(ExponentialMedian(epsilon=median_eps, lower=lower, upper=upper,
-                                              candidates=candidates), data)
-    return IQRMedianResult(iqr, median, median_eps, iqr_round, accountant.last_round)
+    median_mech = medians[iqr is BOTTOM]
+    result = IQRMedianResult(iqr, None, median_mech.epsilon, accountant.last_round, None)
+    try:
+        result.median = accountant.run(median_mech, data)
+    except Exception as error:  # refused (another process spent) or failed: keep the IQR
+        keep_partial(error, result)
+        raise
+    result.median_round = accountant.last_round
+    return result

@@ -42,12 +42,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from ..budget import Budget, format_fraction, parse_epsilon, parse_positive
-from ..errors import BudgetExceeded, InvalidParameter, SessionClosed
+from ..budget import parse_epsilon, parse_positive, parse_positive_int
+from ..errors import InvalidParameter, SessionClosed
 from ..guarantees import ODP
-from ..samplers import RandomSource, discrete_laplace
-from .base import Mechanism
+from ..samplers import RandomSource, discrete_laplace, discrete_laplace_tail
+from .base import Mechanism, query_name
 from .noise import LaplaceMechanism, exact_value
+from .pipeline import check_plan, keep_partial
 
 __all__ = [
     "SessionClosed",
@@ -61,7 +62,6 @@ __all__ = [
     "answer_probability",
     "output_distribution",
     "adaptive_output_distribution",
-    "discrete_laplace_tail",
 ]
 
 
@@ -75,7 +75,7 @@ def svt_split(epsilon: Any, c: int, *, denominator: int = 10**6) -> tuple[Fracti
     (2017, Sec. 4.2) recommend.  ``ε1`` is rounded to a multiple of ``ε/denominator``; any split
     is private, the ratio only matters for accuracy."""
     eps = parse_epsilon(epsilon)
-    _check_c(c)
+    c = _check_c(c)
     if eps <= 0:
         raise InvalidParameter("epsilon must be > 0 to split it")
     share = 1.0 / (1.0 + (2.0 * c) ** (2.0 / 3.0))
@@ -84,10 +84,7 @@ def svt_split(epsilon: Any, c: int, *, denominator: int = 10**6) -> tuple[Fracti
 
 
 def _check_c(c: Any) -> int:
-    if isinstance(c, bool) or not isinstance(c, int) or c < 1:
-        raise InvalidParameter(f"the cut-off c must be an integer >= 1, got {c!r}")
-    return c
-
+    return parse_positive_int(c, name="the cut-off c")
 
 
 @dataclass(frozen=True)
@@ -112,6 +109,7 @@ class SVTParameters:
         m = math.ceil(delta / g)
         object.__setattr__(self, "epsilon1", eps1)
         object.__setattr__(self, "epsilon2", eps2)
+        object.__setattr__(self, "c", c)
         object.__setattr__(self, "sensitivity", delta)
         object.__setattr__(self, "granularity", g)
         object.__setattr__(self, "units", m)
@@ -145,10 +143,6 @@ class SVTParameters:
 
 def _parameters(epsilon1, epsilon2, c, sensitivity, granularity) -> SVTParameters:
     return SVTParameters(epsilon1, epsilon2, c, sensitivity, granularity)
-
-
-def _query_name(q: Callable) -> str:
-    return getattr(q, "__name__", type(q).__name__)
 
 
 class SparseVectorMechanism(Mechanism):
@@ -292,14 +286,6 @@ class SVTSession:
 # --------------------------------------------------------------------------------------------
 
 
-def discrete_laplace_tail(k: int, r: Any) -> Any:
-    """``P(ν ≥ k)`` for the discrete Laplace ``P(ν = x) = (1−r)/(1+r)·r^{|x|}`` on ℤ (any
-    number type supporting + − × ÷ and integer powers: Fraction, float, mpmath)."""
-    if k >= 1:
-        return r**k / (1 + r)
-    return 1 - r ** (1 - k) / (1 + r)
-
-
 def _poly_mul_linear(poly: list, const: Any, coef: Any) -> list:
     """``poly(w)·(const + coef·w)`` for coefficient lists indexed by the power of w."""
     out = [const * p for p in poly] + [0 * coef]
@@ -362,7 +348,7 @@ def adaptive_output_distribution(strategy: Callable[[tuple], tuple[int, int] | N
     grid units on the database at hand — or ``None`` for STOP; ``history`` is the tuple of
     answers so far.  The session also ends after ``c`` ⊤ answers.  Returns
     ``{answers: probability}`` over all possible answer tuples."""
-    _check_c(c)
+    c = _check_c(c)
     out: dict[tuple, Any] = {}
 
     def walk(history: tuple, gaps: tuple) -> None:
@@ -411,7 +397,10 @@ def entry_epsilon(tops: int, c: int, epsilon2: Fraction, epsilon3: Fraction, *,
 
 @dataclass
 class SparseVectorRelease:
-    """Result of :func:`sparse_vector_release`."""
+    """Result of :func:`sparse_vector_release`.  ``values`` maps each selected entry to its
+    Laplace release; when a later round was refused or failed (see
+    :func:`sparse_vector_release`) it holds the entries released before that, and
+    :attr:`complete` is ``False``."""
 
     answers: tuple[bool, ...]
     selected: list[int]
@@ -424,6 +413,11 @@ class SparseVectorRelease:
     def count(self) -> int:
         return len(self.selected)
 
+    @property
+    def complete(self) -> bool:
+        """Every selected entry was released."""
+        return len(self.values) == len(self.selected)
+
 
 def sparse_vector_release(accountant: Any, data: Any, entries: Sequence[Callable[[Any], Any]],
                           threshold: Any, *, c: int, epsilon1: Any, epsilon2: Any,
@@ -434,40 +428,67 @@ def sparse_vector_release(accountant: Any, data: Any, entries: Sequence[Callable
     Laplace mechanism at ``(ε3 + (c − c')/c·ε2)/c'`` — the budget left by Lemma 8's a-posteriori
     charge plus ε3, split over the entries actually selected.
 
-    Each ``f_i`` must have sensitivity ``sensitivity``.  The total plan ε1 + ε2 + ε3 must fit in
-    the remaining budget (checked first: ``BudgetExceeded``, nothing drawn).  Every step is an
-    accountant round (the SVT round is charged ε1 + (c'/c)·ε2)."""
-    eps1, eps2 = parse_positive(epsilon1, name="epsilon1"), parse_positive(epsilon2, name="epsilon2")
+    Each ``f_i`` must have sensitivity ``sensitivity``; ``names`` (one per entry) label the
+    Laplace rounds in the ledger.  Every step is an accountant round (the SVT round is charged
+    ε1 + (c'/c)·ε2).  See :mod:`odp.mechanisms.pipeline`:
+
+    * every parameter of both stages (ε's, ``c``, threshold, sensitivity, granularity, one
+      function and one name per entry) is validated, and the mechanisms are built, before the
+      first round: a mistake raises :class:`~odp.errors.InvalidParameter` and costs nothing;
+    * the total plan ε1 + ε2 + ε3 must fit in the remaining budget (else ``BudgetExceeded``,
+      nothing drawn or recorded);
+    * that check is not atomic across processes sharing the ledger: if a Laplace round is then
+      refused (``BudgetExceeded``) or fails, the error is re-raised with ``error.partial``, the
+      :class:`SparseVectorRelease` of what was released so far (``complete`` is ``False``).
+    """
+    eps1 = parse_positive(epsilon1, name="epsilon1")
+    eps2 = parse_positive(epsilon2, name="epsilon2")
     eps3 = parse_positive(epsilon3, name="epsilon3")
-    plan = eps1 + eps2 + eps3
-    remaining = accountant.remaining
-    if plan > remaining.epsilon:
-        raise BudgetExceeded(
-            f"the sparse-vector release needs ε1+ε2+ε3={format_fraction(plan)} but only "
-            f"ε={format_fraction(remaining.epsilon)} remains; nothing was drawn or recorded",
-            requested=Budget(plan), remaining=remaining)
+    cutoff = _check_c(c)
     entries = list(entries)
-    labels = list(names) if names is not None else [f"entry {i}" for i in range(len(entries))]
+    if not entries or not all(callable(f) for f in entries):
+        raise InvalidParameter("entries must be a non-empty list of functions data -> number")
+    if names is None:
+        labels = [f"entry {i}" for i in range(len(entries))]
+    else:
+        labels = [] if isinstance(names, (str, bytes)) else list(names)
+        if len(labels) != len(entries):
+            raise InvalidParameter(
+                f"give one name per entry: {len(entries)} entries but "
+                f"{'a single string' if isinstance(names, (str, bytes)) else len(labels)} "
+                "names; nothing was drawn or recorded")
 
     def magnitude(f: Callable) -> Callable[[Any], Fraction]:
         def query(d: Any) -> Fraction:
             return abs(exact_value(f(d)))
-        query.__name__ = f"abs({_query_name(f)})"
+        query.__name__ = f"abs({query_name(f)})"
         return query
 
-    svt = SparseVectorMechanism([magnitude(f) for f in entries], threshold, epsilon1=eps1,
-                                epsilon2=eps2, c=c, sensitivity=sensitivity,
-                                granularity=granularity)
-    answers = accountant.run(svt, data)
-    svt_round = accountant.last_round
-    selected = [i for i, a in enumerate(answers) if a]
-    per_entry = entry_epsilon(len(selected), c, eps2, eps3)
-    values: dict[int, Fraction] = {}
-    rounds = []
-    for i in selected:
-        mech = LaplaceMechanism(entries[i], epsilon=per_entry, sensitivity=sensitivity,
+    def laplace(i: int, epsilon: Fraction) -> LaplaceMechanism:
+        mech = LaplaceMechanism(entries[i], epsilon=epsilon, sensitivity=sensitivity,
                                 granularity=granularity)
         mech.name = f"laplace[{labels[i]}]"
-        values[i] = accountant.run(mech, data)
-        rounds.append(accountant.last_round)
-    return SparseVectorRelease(tuple(answers), selected, values, per_entry, svt_round, rounds)
+        return mech
+
+    svt = SparseVectorMechanism([magnitude(f) for f in entries], threshold, epsilon1=eps1,
+                                epsilon2=eps2, c=cutoff, sensitivity=sensitivity,
+                                granularity=granularity)
+    # Validate the second stage now: its mechanisms differ from these only in their ε, which is
+    # (ε3 + (c − c')/c·ε2)/c' > 0 for every possible c' ≥ 1.
+    for i in range(len(entries)):
+        laplace(i, entry_epsilon(1, cutoff, eps2, eps3))
+    check_plan(accountant, eps1 + eps2 + eps3, Fraction(0), "the sparse-vector release (ε1+ε2+ε3)")
+
+    answers = accountant.run(svt, data)
+    selected = [i for i, a in enumerate(answers) if a]
+    per_entry = entry_epsilon(len(selected), cutoff, eps2, eps3)
+    result = SparseVectorRelease(tuple(answers), selected, {}, per_entry, accountant.last_round,
+                                 [])
+    for i in selected:
+        try:
+            result.values[i] = accountant.run(laplace(i, per_entry), data)
+        except Exception as error:  # refused (another process spent) or failed: keep the rest
+            keep_partial(error, result)
+            raise
+        result.entry_rounds.append(accountant.last_round)
+    return result
