@@ -51,10 +51,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import InvalidParameter
 from ..floats import float_up
 from ..rational import exp_bracket
-from .lattice import _DIGITS, _StopTable
+from .lattice import _DIGITS, _StopTable, check_instance
 
 __all__ = ["InterpInstance", "eq4_interp_upper", "interp_cells", "interp_upper"]
 
@@ -72,14 +71,8 @@ class InterpInstance:
     window: tuple[int, int] | None = None
 
     def __post_init__(self):
-        if self.h <= 0:
-            raise InvalidParameter("grid h must be > 0")
-        if len(self.epsilons) != self.stops[-1] or len(self.deltas) != self.stops[-1]:
-            raise InvalidParameter("need one epsilon and one delta per step")
-        if len(self.costs) != len(self.stops):
-            raise InvalidParameter("need one cost per stopping point")
-        if self.window is not None and not self.window[0] <= 0 <= self.window[1]:
-            raise InvalidParameter("the window must contain the index 0")
+        check_instance(self.h, self.epsilons, self.deltas, self.stops, self.costs, self.window,
+                       per_step="epsilon")
 
     def reach(self) -> list[int]:
         """``J_k = sum_{l<=k} (floor(eps_l/h) + 1)``: depth ``k`` uses indices ``|j| <= J_k``."""

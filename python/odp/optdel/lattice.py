@@ -65,6 +65,21 @@ __all__ = [
 _DIGITS = 24  # decimal digits of the brackets: far below float resolution
 
 
+def check_instance(h: Fraction, steps: Sequence, deltas: Sequence, stops: Sequence[int],
+                   costs: Sequence, window: tuple[int, int] | None, *, per_step: str) -> None:
+    """The shape checks shared by the lattice and interpolation instances: ``h > 0``, one
+    ``steps`` value (a ``per_step``) and one delta per step up to ``k_n``, one cost per
+    stopping point, and a loss-index window (if any) that contains 0."""
+    if h <= 0:
+        raise InvalidParameter("the loss grid h must be > 0")
+    if len(steps) != stops[-1] or len(deltas) != stops[-1]:
+        raise InvalidParameter(f"need one {per_step} and one delta per step")
+    if len(costs) != len(stops):
+        raise InvalidParameter("need one cost per stopping point")
+    if window is not None and not window[0] <= 0 <= window[1]:
+        raise InvalidParameter("the loss-index window must contain the index 0")
+
+
 @dataclass(frozen=True)
 class LatticeInstance:
     """Steps ``epsilon_k = units[k] * h`` (exactly), per-step ``deltas``, stopping points and
@@ -79,16 +94,10 @@ class LatticeInstance:
     window: tuple[int, int] | None = None
 
     def __post_init__(self):
-        if self.h <= 0:
-            raise InvalidParameter("lattice grid h must be > 0")
-        if len(self.units) != self.stops[-1] or len(self.deltas) != self.stops[-1]:
-            raise InvalidParameter("need one unit count and one delta per step")
-        if len(self.costs) != len(self.stops):
-            raise InvalidParameter("need one cost per stopping point")
+        check_instance(self.h, self.units, self.deltas, self.stops, self.costs, self.window,
+                       per_step="unit count")
         if any(n < 0 for n in self.units):
             raise InvalidParameter("unit counts must be >= 0")
-        if self.window is not None and not self.window[0] <= 0 <= self.window[1]:
-            raise InvalidParameter("the lattice window must contain the index 0")
 
     def totals(self) -> list[int]:
         """``R_k = sum_{l<=k} n_l`` for ``k = 0..k_n``."""
