@@ -28,13 +28,12 @@ adaptive compositions of mechanisms each dominated by its pair.
 
 from __future__ import annotations
 
-import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from .budget import format_fraction, parse_delta, parse_epsilon
+from .budget import format_fraction, parse_delta, parse_epsilon, parse_positive_int
 from .errors import InvalidParameter
 from .guarantees import ODP
 
@@ -106,9 +105,7 @@ def parse_stops(stops: Any) -> tuple[int, ...]:
             f"stops must be a list of step counts such as [10, 20], got {stops!r}")
     out: list[int] = []
     for s in stops:
-        if isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 1:
-            raise InvalidParameter(f"stopping points must be integers >= 1, got {s!r}")
-        s = int(s)
+        s = parse_positive_int(s, name="a stopping point")
         if out and s <= out[-1]:
             raise InvalidParameter(
                 f"stopping points must increase strictly, got {out[-1]} then {s}")
