@@ -532,7 +532,7 @@ def iqr_then_median(accountant: Any, data: Sequence[Any], *, epsilon_iqr: Any, d
     result = IQRMedianResult(iqr, None, median_mech.epsilon, accountant.last_round, None)
     try:
         result.median = accountant.run(median_mech, data)
-    except Exception as error:  # refused (another process spent) or failed: keep the IQR
+    except BaseException as error:  # refused (another process spent) or failed: keep the IQR
         keep_partial(error, result)
         raise
     result.median_round = accountant.last_round

@@ -487,7 +487,7 @@ def sparse_vector_release(accountant: Any, data: Any, entries: Sequence[Callable
     for i in selected:
         try:
             result.values[i] = accountant.run(laplace(i, per_entry), data)
-        except Exception as error:  # refused (another process spent) or failed: keep the rest
+        except BaseException as error:  # refused (another process spent) or failed: keep the rest
             keep_partial(error, result)
             raise
         result.entry_rounds.append(accountant.last_round)
