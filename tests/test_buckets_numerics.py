@@ -18,7 +18,7 @@ from odp.buckets._numerics import (
 )
 from odp.buckets.mechanisms import Gaussian, Laplace, exact_multiples, short_up
 
-mp.mp.dps = 40
+MPMATH_DPS = 40  # per-test precision, set by tests/conftest.py
 
 
 def test_log_ndtr_accuracy_assumption_has_a_margin():

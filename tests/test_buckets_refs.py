@@ -13,7 +13,7 @@ from fractions import Fraction
 import mpmath as mp
 import pytest
 
-mp.mp.dps = 40
+MPMATH_DPS = 40  # per-test precision, set by tests/conftest.py
 
 
 def mpf(x) -> mp.mpf:

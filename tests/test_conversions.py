@@ -14,7 +14,7 @@ import odp
 from odp import conversions as cv
 from odp.errors import InvalidBudget, InvalidParameter
 
-mpmath.mp.dps = 40
+MPMATH_DPS = 40  # per-test precision, set by tests/conftest.py
 
 
 def M(x):

@@ -28,7 +28,7 @@ from odp.filters import (
 )
 from odp.rational import exp_bracket, log_upper
 
-mpmath.mp.dps = 60
+MPMATH_DPS = 60  # per-test precision, set by tests/conftest.py
 
 costs = st.fractions(min_value=0, max_value=Fraction(3, 4), max_denominator=20)
 deltas = st.fractions(min_value=0, max_value=Fraction(1, 50), max_denominator=1000)

@@ -21,7 +21,7 @@ from odp.optdel import lemma11_delta, optdel, optdel_upper
 from odp.optdel import reference as R
 from odp.rational import exp_bracket
 
-mpmath.mp.dps = 50
+MPMATH_DPS = 50  # per-test precision, set by tests/conftest.py
 
 
 def mp_reference(stops, eps, deltas, costs):
