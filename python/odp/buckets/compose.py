@@ -88,8 +88,12 @@ def convolve(
 def _compose_errors(rx, ex, nx, ry, ey, ny, fft_l1):
     """Propagate (relative, absolute-ℓ1) error bounds through a bilinear non-negative product.
 
-    ``nx``/``ny`` are the ℓ1 norms of the *computed* operands.
+    ``nx``/``ny`` are the ℓ1 norms of the *computed* operands.  Once a relative bound reaches 1
+    the bounds carry no information: they become ``inf`` and the read-off reports the trivial
+    interval (see ``readoff._usable``).
     """
+    if not (rx < 1 and ry < 1 and math.isfinite(ex) and math.isfinite(ey)):
+        return math.inf, math.inf
     rel = (1 + rx) * (1 + ry) - 1 + 5 * U
     true_nx = (nx + ex) / max(1e-300, 1 - rx)
     absolute = ex * ny + (1 + rx) * true_nx * ey + fft_l1
