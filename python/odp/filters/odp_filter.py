@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 
 from ..budget import Budget
 from ..errors import InvalidParameter
-from ..ledger import BudgetState, RoundRequest
+from ..ledger import BudgetState, RoundRequest, sum_rule
 
 __all__ = ["sum_filter", "realised_sequence", "ODPFilter"]
 
@@ -92,9 +92,8 @@ class ODPFilter:
         self._fast = False
 
     def __call__(self, state: BudgetState, request: RoundRequest) -> bool:
-        if self._fast:  # Σ over the realised sequence = the ledger's running totals
-            return (state.eps_held + request.sup_epsilon <= state.budget.epsilon
-                    and state.delta_held + request.delta <= state.budget.delta)
+        if self._fast:  # Σ over the realised sequence = the ledger's running totals (Alg. 1)
+            return sum_rule(state, request)
         return bool(self.function(state.budget, realised_sequence(state, request)))
 
     def __repr__(self) -> str:
