@@ -88,13 +88,13 @@ def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any
                 f"a round settled without a realised class must be charged its sup "
                 f"{format_fraction(sup_epsilon)}, not {charged}")
         return
-    for declared, cost in guarantee.get("costs", []):
-        if declared == label and type(declared) is type(label):
-            if charged != Fraction(cost):
-                raise InvalidGuarantee(
-                    f"class {label!r} costs {cost} in the declared guarantee, not {charged}")
-            return
-    raise InvalidGuarantee(f"{label!r} is not a class of the declared guarantee")
+    costs, index = realised_blocks(guarantee, label)
+    if costs is None:
+        raise InvalidGuarantee(f"{label!r} is not a class of the declared guarantee")
+    if charged != costs[index]:
+        raise InvalidGuarantee(
+            f"class {label!r} costs {format_fraction(costs[index])} in the declared guarantee, "
+            f"not {charged}")
 
 
 def settlement(state: BudgetState, round_id: str, label: Any, charged: Fraction, reason: str,
