@@ -12,20 +12,20 @@ its sup and raises :class:`~odp.errors.CertificateError`.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Callable
 
 from .. import _lean_rules as lean
+from .format import common_denominator, in_units
 from ..errors import InvalidParameter
 
 Check = Callable[[Fraction, Fraction, Fraction, Fraction, Fraction], bool]
 
 
 def _scale(*values: Fraction) -> tuple[int, list[int]]:
-    """(D, [v·D]) with D the lcm of the denominators: every v·D is an integer."""
-    d = math.lcm(*(v.denominator for v in values))
-    return d, [v.numerator * (d // v.denominator) for v in values]
+    """(D, [v·D]) in the certificate's units of 1/D (non-negative values)."""
+    d = common_denominator(values)
+    return d, [in_units(v, d) for v in values]
 
 
 def transition_text(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,

@@ -12,18 +12,17 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError
 from ..ledger import RoundRecord
 from . import rules
-from .format import CertificateText, Step
+from .format import CertificateText, Step, common_denominator, in_units
 
 FORMAT = "odp-certificate"
 VERSION = 1
@@ -65,20 +64,6 @@ def _class_deltas(guarantee: dict[str, Any]) -> list[Fraction] | None:
     return None if pairs is None else [Fraction(d) for _, d in pairs]
 
 
-def _lcm_of(values: Iterable[Fraction]) -> int:
-    d = 1
-    for v in values:
-        d = math.lcm(d, v.denominator)
-    return d
-
-
-def _scaled(x: Fraction, d: int) -> int:
-    n = x * d
-    if n.denominator != 1 or n < 0:  # pragma: no cover - D is the lcm of every denominator
-        raise CertificateError(f"internal error: {x} is not a natural number of units 1/{d}")
-    return int(n)
-
-
 def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) -> Certificate:
     """Build the certificate of a run from its budget and rounds (reservation order)."""
     held_eps = sum((r.epsilon_held for r in rounds), Fraction(0))
@@ -93,14 +78,14 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) ->
         values += [r.sup_epsilon, r.epsilon_held, r.delta]
         values += [c for _, c in _costs(r.guarantee)]
         values += _class_deltas(r.guarantee) or []
-    d = _lcm_of(values)
-    text = CertificateText(d, _scaled(budget.epsilon, d), _scaled(budget.delta, d), comments=[
+    d = common_denominator(values)
+    text = CertificateText(d, in_units(budget.epsilon, d), in_units(budget.delta, d), comments=[
         f"odp certificate v{VERSION}, run {run_id}",
         f"{len(rounds)} rounds; amounts are natural numbers in units of 1/D (rules: Odp/LedgerCore.lean)",
     ])
     sidecar_rounds = []
     for r in rounds:
-        step = Step(_scaled(r.sup_epsilon, d), _scaled(r.epsilon_held, d), _scaled(r.delta, d))
+        step = Step(in_units(r.sup_epsilon, d), in_units(r.epsilon_held, d), in_units(r.delta, d))
         costs = _costs(r.guarantee)
         cited = list(rules.STEP_RULES)
         realized_index = None
@@ -109,14 +94,14 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) ->
             if r.label not in labels:
                 raise CertificateError(f"round {r.index}: realised class {r.label!r} not declared")
             realized_index = labels.index(r.label)
-            step.blocks = [_scaled(c, d) for _, c in costs]
+            step.blocks = [in_units(c, d) for _, c in costs]
             step.realized = realized_index
             cited += rules.BLOCKS_RULES
             if [label for label, _ in costs] == ["all"]:
                 cited += rules.DP_RULES
         class_deltas = _class_deltas(r.guarantee)
         if class_deltas is not None:
-            step.deltas = [_scaled(x, d) for x in class_deltas]
+            step.deltas = [in_units(x, d) for x in class_deltas]
             cited += rules.DELTAS_RULES
         text.steps.append(step)
         sidecar_rounds.append({
@@ -138,8 +123,8 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) ->
         })
     final = lean.replay(lean.State(text.budget_eps, text.budget_delta),
                         [lean.Entry(s.sup_eps, s.charged, s.delta) for s in text.steps])
-    expected = (_scaled(budget.epsilon - held_eps, d) if budget.epsilon >= held_eps else None,
-                _scaled(budget.delta - held_delta, d) if budget.delta >= held_delta else None)
+    expected = (in_units(budget.epsilon - held_eps, d) if budget.epsilon >= held_eps else None,
+                in_units(budget.delta - held_delta, d) if budget.delta >= held_delta else None)
     if final is None or (final.eps, final.delta) != expected:
         raise CertificateError(
             "the run does not replay under the rules generated from Odp/LedgerCore.lean to the "

@@ -14,12 +14,28 @@ header, a stray ``blocks`` row or a malformed number is a :class:`~odp.errors.Ce
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable
 
 from ..errors import CertificateError
 
 _NAT = re.compile(r"^(0|[1-9][0-9]*)$")
+
+
+def common_denominator(values: Iterable[Fraction]) -> int:
+    """D: the lcm of the denominators, so that every value is a whole number of units 1/D."""
+    return math.lcm(1, *(Fraction(v).denominator for v in values))
+
+
+def in_units(x: Fraction, d: int) -> int:
+    """``x·D`` as a natural number (``x`` must be a non-negative multiple of ``1/D``)."""
+    n = Fraction(x) * d
+    if n.denominator != 1 or n < 0:
+        raise CertificateError(f"{x} is not a natural number of units 1/{d}")
+    return int(n)
 
 
 @dataclass
