@@ -4,6 +4,14 @@ Copyright (c) 2025 The odp authors. Released under Apache 2.0.
 Root of the `Odp` library: the formal core of the ODP paper (Sec. 3 and App. B) and the ledger
 rules used by the accountant's certificates. See `Odp/NOTES.md` for the paper → Lean map.
 -/
+import Odp.Core.Field
+import Odp.Core.Sum
+import Odp.Core.Prob
+import Odp.Core.Defs
+import Odp.Core.Lemmas
+import Odp.Core.Lemma20
+import Odp.Core.Composition
+import Odp.Core.Ledger
 import Odp.Prob
 import Odp.Defs
 import Odp.Lemmas

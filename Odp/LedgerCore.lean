@@ -24,6 +24,9 @@ built from literals, variables, field access, application of defs of this file, 
 `none`, `true`, `false`; and list recursion written as two lines `| [] => …` and
 `| x :: xs => …`.
 -/
+module
+
+@[expose] public section
 
 set_option autoImplicit false
 -- `listLen` names the head of the list without using it (generator grammar: `| x :: xs`).

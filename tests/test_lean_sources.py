@@ -51,7 +51,7 @@ def module_of(path: Path) -> str:
 
 
 def imports_of(path: Path) -> list[str]:
-    return re.findall(r"^import\s+(\S+)", path.read_text(encoding="utf-8"), re.M)
+    return re.findall(r"^(?:public\s+)?import\s+(\S+)", path.read_text(encoding="utf-8"), re.M)
 
 
 def declared_names() -> set[str]:

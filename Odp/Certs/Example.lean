@@ -9,7 +9,11 @@ Here `D = 10^6`: the budget is `ε_t = 1`, `δ_t = 10^-3`; round 1 declares `sup
 a block of cost `0.1` and spends `δ_1 = 10^-5`; round 2 realises its worst block (`0.3`) and
 spends `δ_2 = 2·10^-5`. The remaining budget is `(0.6, 9.7·10^-4)`.
 -/
-import Odp.LedgerCore
+module
+
+public import Odp.LedgerCore
+
+@[expose] public section
 
 set_option autoImplicit false
 
