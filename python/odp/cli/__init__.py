@@ -25,7 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="odp",
         description=(
             "Output differential privacy: exact per-output privacy accounting with a durable "
-            "ledger and certificates checked against rules proved in Lean 4."
+            "ledger and certificates checked against the ledger rules of the Lean 4 "
+            "specification (Theorem 7 and the rules' soundness are machine-checked by "
+            "scripts/check_lean.sh in CI)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"odp {__version__}")
