@@ -7,7 +7,7 @@ itself with `importModules`, which by default reads every part of each `.olean` 
 included), and walks the constants that each declaration uses:
 
 * every declaration of an `Odp` module is checked: it must not be a new `axiom`, and it must not
-  use `sorryAx` (an unfinished proof), `Lean.ofReduceBool`/`Lean.ofReduceNat` (`native_decide`)
+  use `sorryAx` (an unfinished proof), `Lean.ofReduceBool`/`Lean.ofReduceNat` (native evaluation)
   or `Lean.trustCompiler`. Since every `Odp` declaration is checked, no chain of `Odp`
   declarations can reach them either;
 * for the main theorems, the walk goes through our declarations and the core library's
