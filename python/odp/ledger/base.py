@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -46,8 +47,15 @@ def realised_blocks(guarantee: dict[str, Any], label: Any
     costs = guarantee.get("costs", [])
     for i, (declared, _) in enumerate(costs):
         if declared == label and type(declared) is type(label):
-            return [Fraction(c) for _, c in costs], i
+            return [_cost(c) for _, c in costs], i
     return None, None
+
+
+@functools.lru_cache(maxsize=4096)
+def _cost(text: Any) -> Fraction:
+    """A declared class cost as recorded (exact text) parsed to a Fraction; cached, since the
+    same few guarantees are usually charged over and over (Fractions are immutable)."""
+    return Fraction(text)
 
 
 def sum_rule(state: BudgetState, req: RoundRequest) -> bool:
@@ -222,15 +230,20 @@ class MemoryLedger(Ledger):
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
         validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        reason, failed = REASON_RELEASED, False
         with self._lock:
-            if not (admit or sum_rule)(self._state, req):
-                raise budget_exceeded(self._state, req, admit)
-            now = time.time()
-            self._state.apply_reserve(self._next_seq(), req, now)
-            label, charged, reason, failed = settlement(self._state, req.round_id, label, charged,
-                                                        REASON_RELEASED, False, check)
-            rec = self._state.apply_settle(self._next_seq(), req.round_id, label, charged,
-                                           reason, now)
+            state = self._state
+            if not (admit or sum_rule)(state, req):
+                raise budget_exceeded(state, req, admit)
+            if check is not None:  # (ε_r, δ_r) before the round = what is left before reserving
+                eps_r, delta_r = state.eps_left, state.delta_left
+                blocks, realized = realised_blocks(req.guarantee, label)
+                if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks,
+                             realized):
+                    label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
+            reserve_seq = self._next_seq()
+            rec = state.apply_charge(reserve_seq, self._next_seq(), req, label, charged, reason,
+                                     time.time())
         if failed:
             raise enforcement_error(req.round_id)
         return rec
