@@ -323,6 +323,19 @@ def optdel_heterogeneous(k, max_cells):
     return fn
 
 
+def peak_mib(fn) -> float:
+    """Peak memory allocated while ``fn`` runs (tracemalloc sees Python objects and numpy
+    arrays), in MiB.  A separate, untimed run."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
 # ---------------------------------------------------------------------------------- table
 def fmt_s(s):
     if s is None:
@@ -469,7 +482,8 @@ def main() -> int:
         md.append(f"| {wl} | odp | Lemma 11 bound (closed form) | "
                   f"[{out['lemma11'][0]:.12g}, {out['lemma11'][1]:.12g}] | "
                   f"{fmt_s(out['lemma11_s'])} |")
-        md.append(f"| {wl} | odp | all three, in process | | {fmt_s(s)} |")
+        md.append(f"| {wl} | odp | all three, in process (peak memory {peak_mib(fn):.0f} MiB) "
+                  f"| | {fmt_s(s)} |")
         md.append(f"| {wl} | odp | `odp optdel … --costs lemma11:1e-6` end to end (new process) "
                   f"| | {fmt_s(cli_s)}{cli_note} |")
         readme.append(f"- OptDel, homogeneous k={k:,} with 10 stops: Thm. 15 "
@@ -491,11 +505,12 @@ def main() -> int:
     for k in ((200,) if args.quick else (200, 1000)):
         mc = 40_000_000 if k == 200 else 1_500_000_000
         s, out, _, note = run_cell(optdel_heterogeneous(k, mc), 1, None)
+        mib = peak_mib(optdel_heterogeneous(k, mc))
         wl = (f"heterogeneous ε_k ∈ [0.05, 0.15] (4-digit decimals), δ_k=1e-10, k={k:,}, "
               f"10 stops, costs of the ε=0.1 Lemma-11 row, max_cells={mc:.2g}")
         md.append(f"| {wl} | odp | Thm. 15 bracket ({out['method']}, grid {out['grid']}, exact "
-                  f"states: {out['exact_states']}) | [{out['thm15'][0]:.12g}, "
-                  f"{out['thm15'][1]:.12g}] | {fmt_s(out['thm15_s'])} |")
+                  f"states: {out['exact_states']}; peak memory {mib:.0f} MiB) | "
+                  f"[{out['thm15'][0]:.12g}, {out['thm15'][1]:.12g}] | {fmt_s(out['thm15_s'])} |")
         log(f"heterogeneous k={k} {out}")
         if k == 1000:
             readme.append(f"- OptDel, heterogeneous exact lattice k=1,000: {fmt_s(out['thm15_s'])}"
