@@ -86,16 +86,17 @@ def budget_exceeded(state: BudgetState, req: RoundRequest,
 
 
 def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any,
-                    charged: Fraction) -> None:
+                    charged: Fraction) -> tuple[list[Fraction] | None, int | None]:
     """A settle must charge exactly what the declared guarantee says: the cost ℰ(P_k) of the
     realised class ``label`` (Alg. 1 line 7), or the sup when no class is named (a failed,
-    abandoned or recovered round).  Checked before anything is written."""
+    abandoned or recovered round).  Checked before anything is written.  Returns
+    :func:`realised_blocks` (so a caller need not search the classes twice)."""
     if label is None:
         if charged != sup_epsilon:
             raise InvalidGuarantee(
                 f"a round settled without a realised class must be charged its sup "
                 f"{format_fraction(sup_epsilon)}, not {charged}")
-        return
+        return None, None
     costs, index = realised_blocks(guarantee, label)
     if costs is None:
         raise InvalidGuarantee(f"{label!r} is not a class of the declared guarantee")
@@ -103,6 +104,7 @@ def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any
         raise InvalidGuarantee(
             f"class {label!r} costs {format_fraction(costs[index])} in the declared guarantee, "
             f"not {charged}")
+    return costs, index
 
 
 def settlement(state: BudgetState, round_id: str, label: Any, charged: Fraction, reason: str,
@@ -229,7 +231,7 @@ class MemoryLedger(Ledger):
     def charge(self, req: RoundRequest, label: Any, charged: Fraction,
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
-        validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        blocks, realized = validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         reason, failed = REASON_RELEASED, False
         with self._lock:
             state = self._state
@@ -237,7 +239,6 @@ class MemoryLedger(Ledger):
                 raise budget_exceeded(state, req, admit)
             if check is not None:  # (ε_r, δ_r) before the round = what is left before reserving
                 eps_r, delta_r = state.eps_left, state.delta_left
-                blocks, realized = realised_blocks(req.guarantee, label)
                 if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks,
                              realized):
                     label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
