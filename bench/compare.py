@@ -267,7 +267,8 @@ def optdel_homogeneous(k, delta_k):
 
 def optdel_cli(k, delta_k):
     def fn():
-        cmd = [sys.executable, "-m", "odp.cli", "optdel", "--epsilon", "0.1", "--delta", delta_k,
+        cmd = [sys.executable, "-c", "import sys; from odp.cli import main; sys.exit(main())",
+               "optdel", "--epsilon", "0.1", "--delta", delta_k,
                "--k", str(k), "--stops", f"{k // 10},{2 * k // 10},...,{k}",
                "--costs", "lemma11:1e-6"]
         env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
