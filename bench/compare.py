@@ -349,8 +349,8 @@ def fmt_s(s):
     return f"{s * 1000:.1f} ms" if s < 1 else f"{s:.2f} s"
 
 
-def fmt_x(x):
-    return "–" if x is None or not math.isfinite(x) else f"{x:.6g}"
+def fmt_x(x, digits=6):
+    return "–" if x is None or not math.isfinite(x) else f"{x:.{digits}g}"
 
 
 def machine():
@@ -468,7 +468,7 @@ def main() -> int:
             contains = "–" if exact is None or lo is None else (
                 "yes" if (lo != lo or lo <= exact + 1e-9) and exact <= up + 1e-9 else "**no**")
             ratio = "–" if s is None or base is None or lib == "odp" else f"{s / base:.1f}×"
-            md.append(f"| {label} | {lib} | {setting} | {fmt_x(lo)} | {fmt_x(up)} | "
+            md.append(f"| {label} | {lib} | {setting} | {fmt_x(lo, 11)} | {fmt_x(up, 11)} | "
                       f"{fmt_x(width)} | {contains} | {fmt_s(s)}"
                       f"{' (' + note + ')' if note else ''} | {ratio} |")
             seen[(lib, setting)] = (s, width)
@@ -488,7 +488,8 @@ def main() -> int:
                              f"{up:.10g}] does not contain the exact ε = {exact:.10g} (analytic "
                              "Gaussian); its optimistic end is above the true value.")
             if note and "stopped" not in note:
-                notes.append(f"- **{label}, {lib} ({setting})** failed: {note}.")
+                notes.append(f"- **{label}, {lib} ({setting})** failed: {note.rstrip('.')} "
+                             "(a known prv-accountant limitation, microsoft/prv_accountant#36).")
             log(f"buckets {label} {lib} {setting} {fmt_s(s)} {lo} {up} {note}")
         odp_s, odp_w = seen[("odp", "buckets, defaults (rigorous)")]
         pld = "PLD optimistic…pessimistic, vdi "
@@ -517,7 +518,7 @@ def main() -> int:
         md.append(f"| {wl} | odp | Lemma 11 bound (closed form) | "
                   f"[{out['lemma11'][0]:.12g}, {out['lemma11'][1]:.12g}] | "
                   f"{fmt_s(out['lemma11_s'])} |")
-        md.append(f"| {wl} | odp | all three, in process (peak memory {peak_mib(fn):.0f} MiB) "
+        md.append(f"| {wl} | odp | all three, in process (peak memory {peak_mib(fn):.1f} MiB) "
                   f"| | {fmt_s(s)} |")
         md.append(f"| {wl} | odp | `odp optdel … --costs lemma11:1e-6` end to end (new process) "
                   f"| | {fmt_s(cli_s)}{cli_note} |")
