@@ -29,7 +29,7 @@ if no other round was reserved on the same ledger while they were open (design.m
 from __future__ import annotations
 
 import json
-import uuid
+import os
 from fractions import Fraction
 from typing import Any
 
@@ -52,20 +52,27 @@ from .samplers import RandomSource, SecureRandom
 __all__ = ["Accountant", "Reservation"]
 
 
+def _round_id() -> str:
+    """A fresh round id: 128 random bits as 32 hex digits (the same form as ``uuid4().hex``,
+    without the cost of building a UUID object on every charge)."""
+    return os.urandom(16).hex()
+
+
 def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
              interactive: bool) -> RoundRequest:
     if not isinstance(mechanism, str) or not mechanism:
         raise InvalidParameter("mechanism name must be a non-empty string")
-    try:
-        json.dumps(params or {}, sort_keys=True)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameter(
-            f"params must be JSON-serialisable (they are recorded in the ledger): {exc}; "
-            "convert Fractions to strings, e.g. str(x)") from None
+    if params:
+        try:
+            json.dumps(params, sort_keys=True)
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameter(
+                f"params must be JSON-serialisable (they are recorded in the ledger): {exc}; "
+                "convert Fractions to strings, e.g. str(x)") from None
     return RoundRequest(
-        round_id=uuid.uuid4().hex,
+        round_id=_round_id(),
         mechanism=mechanism,
-        params=dict(params or {}),
+        params=dict(params) if params else {},
         guarantee=guarantee.to_json(),
         sup_epsilon=guarantee.sup_epsilon,
         delta=guarantee.delta,

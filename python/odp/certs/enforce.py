@@ -16,16 +16,15 @@ from fractions import Fraction
 from typing import Callable
 
 from .. import _lean_rules as lean
-from .format import common_denominator, in_units
-from ..errors import InvalidParameter
+from .format import to_units
+from ..errors import CertificateError, InvalidParameter
 
 Check = Callable[[Fraction, Fraction, Fraction, Fraction, Fraction], bool]
 
 
 def _scale(*values: Fraction) -> tuple[int, list[int]]:
     """(D, [v·D]) in the certificate's units of 1/D (non-negative values)."""
-    d = common_denominator(values)
-    return d, [in_units(v, d) for v in values]
+    return to_units(values)
 
 
 def transition_text(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
@@ -47,9 +46,10 @@ def generated_check(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: 
                     realized: int | None = None) -> bool:
     """The transition agrees with ``Odp.LedgerCore.blocksOk``, ``refundJustified``, ``admits``
     and ``update`` (generated)."""
-    if min(eps_r, delta_r, sup, charged, delta, *(blocks or [])) < 0:
+    try:  # a negative amount is no natural number of units: such a transition is refused
+        d, scaled = _scale(eps_r, delta_r, sup, charged, delta, *(blocks or ()))
+    except CertificateError:
         return False
-    d, scaled = _scale(eps_r, delta_r, sup, charged, delta, *(blocks or []))
     e_r, d_r, s, c, dl = scaled[:5]
     state, entry = lean.State(e_r, d_r), lean.Entry(s, c, dl)
     if blocks is not None and not (realized is not None and lean.blocksOk(entry, scaled[5:], realized)):

@@ -27,15 +27,35 @@ _NAT = re.compile(r"^(0|[1-9][0-9]*)$")
 
 def common_denominator(values: Iterable[Fraction]) -> int:
     """D: the lcm of the denominators, so that every value is a whole number of units 1/D."""
-    return math.lcm(1, *(Fraction(v).denominator for v in values))
+    return math.lcm(1, *((v if type(v) is Fraction else Fraction(v)).denominator
+                         for v in values))
 
 
 def in_units(x: Fraction, d: int) -> int:
-    """``x·D`` as a natural number (``x`` must be a non-negative multiple of ``1/D``)."""
-    n = Fraction(x) * d
-    if n.denominator != 1 or n < 0:
+    """``x·D`` as a natural number (``x`` must be a non-negative multiple of ``1/D``).
+
+    Integer arithmetic only (this runs on every enforced transition): ``x = p/q`` in lowest
+    terms is a whole number of units ``1/D`` iff ``q`` divides ``D``, and then ``x·D = p·(D/q)``.
+    """
+    f = x if type(x) is Fraction else Fraction(x)
+    units, rest = divmod(d, f.denominator)
+    if rest or f.numerator < 0:
         raise CertificateError(f"{x} is not a natural number of units 1/{d}")
-    return int(n)
+    return f.numerator * units
+
+
+def to_units(values: Iterable[Fraction]) -> tuple[int, list[int]]:
+    """``(D, [v·D for v in values])`` with ``D = common_denominator(values)``, in one pass of
+    integer arithmetic (the same numbers as :func:`common_denominator` and :func:`in_units`;
+    this runs on every enforced transition).  A negative value raises :class:`CertificateError`
+    like :func:`in_units`."""
+    fracs = [v if type(v) is Fraction else Fraction(v) for v in values]
+    d = math.lcm(1, *[f.denominator for f in fracs])
+    scaled = [f.numerator * (d // f.denominator) for f in fracs]
+    if scaled and min(scaled) < 0:
+        bad = next(v for v, n in zip(fracs, scaled) if n < 0)
+        raise CertificateError(f"{bad} is not a natural number of units 1/{d}")
+    return d, scaled
 
 
 @dataclass

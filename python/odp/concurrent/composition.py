@@ -161,6 +161,11 @@ class ConcurrentComposition(Queryable):
             self._rng = rng if rng is not None else SecureRandom()
         self._data = data
         self._children: list[_Child] = []
+        # Children not yet seen closed, by launch index (approximate-zCDP ones also in
+        # _open_sequential): kept up to date by close hooks so that a launch costs O(1), not
+        # O(children launched so far).
+        self._open: dict[int, _Child] = {}
+        self._open_sequential: dict[int, _Child] = {}
         self._launch_lock = threading.RLock()
         if name:
             self.name = name
@@ -180,7 +185,8 @@ class ConcurrentComposition(Queryable):
 
     def open_children(self) -> list[ChildHandle]:
         with self._launch_lock:
-            return [ChildHandle(self, c) for c in self._children if not c.queryable.closed]
+            return [ChildHandle(self, c) for c in list(self._open.values())
+                    if not c.queryable.closed]
 
     def privacy_loss(self) -> Any:
         """The parent's odometer (Alg. 6 of paper 004): G of the launch costs — the filter's
@@ -211,9 +217,20 @@ class ConcurrentComposition(Queryable):
     def _needs_sequential(cost: Any) -> bool:
         return isinstance(cost, ZCDP) and cost.delta > 0
 
+    def _forget(self, child: _Child) -> None:
+        """Close hook of ``child``: it no longer counts as open (dict.pop is atomic)."""
+        self._open.pop(child.index, None)
+        self._open_sequential.pop(child.index, None)
+
     def _check_concurrency(self, sequential: bool, what: str) -> None:
-        open_children = [c for c in self._children if not c.queryable.closed]
-        blocking = [c for c in open_children if c.sequential]
+        if not self._open_sequential and not (sequential and self._open):
+            return  # the common case, O(1)
+        # Re-read the flags before refusing (a queryable whose close() bypassed the hook).
+        for c in list(self._open.values()):
+            if c.queryable.closed:
+                self._forget(c)
+        open_children = list(self._open.values())
+        blocking = list(self._open_sequential.values())
         if blocking:
             raise ConcurrentCompositionRefused(
                 f"cannot launch {what}: child #{blocking[0].index} is approximate zCDP (δ > 0), "
@@ -258,6 +275,10 @@ class ConcurrentComposition(Queryable):
             child = _Child(mechanism, queryable, cost, sequential, reservation,
                            len(self._children) + 1)
             self._children.append(child)
+            self._open[child.index] = child
+            if sequential:
+                self._open_sequential[child.index] = child
+            queryable._notify_on_close(lambda: self._forget(child))
             return ChildHandle(self, child)
 
     def run(self, mechanism: Any) -> Any:
@@ -310,7 +331,7 @@ class ConcurrentComposition(Queryable):
         return label
 
     def _finish(self) -> Label | None:
-        for child in list(self._children):
+        for child in list(self._open.values()):
             if not child.queryable.closed:
                 self._close_child(child)
         return None

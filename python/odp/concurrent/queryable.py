@@ -40,6 +40,7 @@ class Queryable(ABC):
         self._qlock = threading.RLock()
         self._closed = False
         self._answered = 0
+        self._on_close: list[Any] = []
 
     @property
     def closed(self) -> bool:
@@ -74,7 +75,23 @@ class Queryable(ABC):
             if self._closed:
                 return None
             self._closed = True
-            return self._finish()
+            try:
+                return self._finish()
+            finally:
+                hooks, self._on_close = getattr(self, "_on_close", ()), []
+                for hook in hooks:
+                    hook()
+
+    def _notify_on_close(self, hook: Any) -> None:
+        """Call ``hook()`` once this queryable closes (a parent composition's bookkeeping of
+        its open children; a hook must be quick and must not raise)."""
+        with self._qlock:
+            if not hasattr(self, "_on_close"):  # a subclass that skipped Queryable.__init__
+                self._on_close = []
+            if self._closed:
+                hook()
+            else:
+                self._on_close.append(hook)
 
     def __enter__(self) -> "Queryable":
         return self

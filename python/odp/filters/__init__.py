@@ -16,7 +16,7 @@ Odometers: :class:`BasicOdometer`, :class:`WhitehouseOdometer`, :class:`ZCDPOdom
 
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 from .basic import BasicAccumulator, BasicFilter, BasicOdometer, parse_dp_cost
-from .odp_filter import ODPFilter, realised_sequence, sum_filter
+from .odp_filter import IncrementalFilter, ODPFilter, realised_sequence, sum_filter
 from .renyi import (
     RDP,
     ZCDP,
@@ -35,5 +35,5 @@ __all__ = [
     "WhitehouseAccumulator", "WhitehouseFilter", "WhitehouseOdometer",
     "ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
     "RDPFilter", "RDPOdometer",
-    "ODPFilter", "sum_filter", "realised_sequence",
+    "ODPFilter", "IncrementalFilter", "sum_filter", "realised_sequence",
 ]

@@ -25,18 +25,25 @@ A ledger admitted by any rule other than the sum filter can hold more than the s
 charges allows; its "remaining" and a sum-rule certificate check then no longer describe it.
 To use the Whitehouse et al. filter (no ODP refunds), use :class:`odp.filters.WhitehouseFilter`
 directly or through :mod:`odp.concurrent`.
+
+Cost per admission.  A plain filter function sees the whole realised sequence, so it costs
+O(rounds) per admission and O(rounds²) over a run.  Written as an :class:`IncrementalFilter`
+(a fold: ``start``, ``fold`` one realised (ε^j, δ_j), ``admits``), the ledger's settled rounds
+are folded once each and a run costs O(rounds) in total (module ``bench/filters.py``).
 """
 
 from __future__ import annotations
 
+import threading
+from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..budget import Budget
 from ..errors import InvalidParameter
 from ..ledger import BudgetState, RoundRequest, sum_rule
 
-__all__ = ["sum_filter", "realised_sequence", "ODPFilter"]
+__all__ = ["sum_filter", "realised_sequence", "ODPFilter", "IncrementalFilter"]
 
 #: A filter function of Def. 19: ``F(budget, sequence) -> bool`` (True = CONT), where
 #: ``sequence`` is the realised ``[(ε^1, δ_1), …, (ε^{i−1}, δ_{i−1}), (sup ℰ_i, δ_i)]``.
@@ -60,18 +67,80 @@ def realised_sequence(state: BudgetState, request: RoundRequest
     return seq
 
 
+class IncrementalFilter(ABC):
+    """A filter function F of Def. 19 written as a fold over the realised sequence:
+
+        F(budget, [s_1, …, s_n]) = admits(budget, fold(…fold(start(budget), s_1)…, s_n))
+
+    with each ``s_j = (ε^j, δ_j)`` (the candidate's ``(sup ℰ_i, δ_i)`` last).  Calling the
+    object on a whole sequence evaluates exactly that (it *is* a filter function), so the
+    proof obligation is the same as for any custom function: F must be a valid ODP filter
+    (paper 002, Def. 19), and :class:`ODPFilter` still demands ``proof="…"``.
+
+    Under :class:`ODPFilter` the ledger's settled rounds are folded once each, in reservation
+    (Alg. 1) order, so a run costs O(rounds) instead of O(rounds²).  Rounds still pending (and
+    those reserved after the first pending one) are folded afresh at each admission, at their
+    sup.  Set ``symmetric = True`` only if F does not depend on the order of the sequence
+    (F(π(s)) = F(s) for every permutation π — part of the stated proof): settled rounds are
+    then folded in the order they settle, and only the pending ones are re-folded, so
+    long-open interactive rounds cost O(open rounds) per admission.
+
+    ``fold`` must not mutate its input state (the cached prefix is reused).
+    """
+
+    #: True only if F is order-insensitive (see the class docstring).
+    symmetric: bool = False
+
+    @abstractmethod
+    def start(self, budget: Budget) -> Any:
+        """The state of the empty sequence."""
+
+    @abstractmethod
+    def fold(self, state: Any, epsilon: Fraction, delta: Fraction) -> Any:
+        """The state after one more element (ε^j, δ_j).  Must not mutate ``state``."""
+
+    @abstractmethod
+    def admits(self, budget: Budget, state: Any) -> bool:
+        """CONT (True) or HALT (False) for the folded sequence."""
+
+    def __call__(self, budget: Budget, sequence: Sequence[tuple[Fraction, Fraction]]) -> bool:
+        state = self.start(budget)
+        for epsilon, delta in sequence:
+            state = self.fold(state, epsilon, delta)
+        return bool(self.admits(budget, state))
+
+
+class _Folded:
+    """What an :class:`ODPFilter` has folded of one ledger's rounds."""
+
+    __slots__ = ("ledger_state", "rounds", "done", "state", "pending")
+
+    def __init__(self, ledger_state: BudgetState, start: Any):
+        self.ledger_state = ledger_state
+        self.rounds = ledger_state.rounds  # the list object: a replaced list is a new history
+        self.done = 0  # rounds[:done] looked at (ordered: all folded; symmetric: see pending)
+        self.state = start
+        self.pending: dict[int, None] = {}  # symmetric mode: positions < done not yet folded
+
+
 class ODPFilter:
     """Alg. 6 line 4 as an ``admission`` rule ``(state, request) -> bool`` for
     :class:`odp.Accountant`.
 
     ``ODPFilter()`` is the sum filter (Theorem 7), evaluated in O(1) from the ledger's running
     totals.  ``ODPFilter(function, proof="…")`` evaluates a custom filter function of the
-    realised sequence (O(rounds) per admission); ``proof`` must say why the function is a
-    valid ODP filter (Def. 19) — without one it is refused.
+    realised sequence: a plain function costs O(rounds) per admission, an
+    :class:`IncrementalFilter` O(1) amortised (O(open rounds) with pending reservations).
+    ``proof`` must say why the function is a valid ODP filter (Def. 19) — without one it is
+    refused.
     """
+
+    #: Ledgers whose folded prefix is kept (one is enough for one accountant).
+    CACHE = 8
 
     def __init__(self, function: FilterFunction | None = None, *, proof: str | None = None,
                  name: str | None = None):
+        self._incremental: IncrementalFilter | None = None
         if function is None:
             self.function: FilterFunction = sum_filter
             self.proof = "paper 002, App. A: Alg. 6 with the sum filter is Alg. 1 (Theorem 7)"
@@ -88,13 +157,61 @@ class ODPFilter:
                 "rely on")
         self.function = function
         self.proof = str(proof)
-        self.__name__ = name or getattr(function, "__name__", "odp_filter")
+        self.__name__ = name or getattr(function, "__name__", None) or type(function).__name__
         self._fast = False
+        if isinstance(function, IncrementalFilter):
+            self._incremental = function
+            self._folds: dict[int, _Folded] = {}
+            self._lock = threading.Lock()
 
     def __call__(self, state: BudgetState, request: RoundRequest) -> bool:
         if self._fast:  # Σ over the realised sequence = the ledger's running totals (Alg. 1)
             return sum_rule(state, request)
+        if self._incremental is not None:
+            with self._lock:
+                return self._admit_incremental(state, request)
         return bool(self.function(state.budget, realised_sequence(state, request)))
+
+    # ------------------------------------------------------------------ incremental
+    def _folded(self, ledger_state: BudgetState) -> _Folded:
+        entry = self._folds.get(id(ledger_state))
+        if (entry is None or entry.ledger_state is not ledger_state
+                or entry.rounds is not ledger_state.rounds
+                or len(ledger_state.rounds) < entry.done):
+            if len(self._folds) >= self.CACHE:
+                self._folds.clear()
+            entry = _Folded(ledger_state, self._incremental.start(ledger_state.budget))
+            self._folds[id(ledger_state)] = entry
+        return entry
+
+    def _admit_incremental(self, ledger_state: BudgetState, request: RoundRequest) -> bool:
+        f = self._incremental
+        entry = self._folded(ledger_state)
+        rounds = ledger_state.rounds
+        n = len(rounds)
+        state = entry.state
+        if f.symmetric:
+            for pos in range(entry.done, n):
+                entry.pending[pos] = None
+            entry.done = n
+            for pos in [p for p in entry.pending if rounds[p].status != "pending"]:
+                rec = rounds[pos]
+                state = f.fold(state, rec.epsilon_held, rec.delta)
+                del entry.pending[pos]
+            entry.state = state
+            open_rounds = [rounds[p] for p in entry.pending]
+        else:
+            pos = entry.done
+            while pos < n and rounds[pos].status != "pending":
+                rec = rounds[pos]
+                state = f.fold(state, rec.epsilon_held, rec.delta)
+                pos += 1
+            entry.done, entry.state = pos, state
+            open_rounds = rounds[pos:]
+        for rec in open_rounds:  # pending rounds at their sup (and, ordered, what follows them)
+            state = f.fold(state, rec.epsilon_held, rec.delta)
+        state = f.fold(state, request.sup_epsilon, request.delta)
+        return bool(f.admits(ledger_state.budget, state))
 
     def __repr__(self) -> str:
         return f"ODPFilter({self.__name__}; valid by: {self.proof})"

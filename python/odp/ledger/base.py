@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -46,8 +47,15 @@ def realised_blocks(guarantee: dict[str, Any], label: Any
     costs = guarantee.get("costs", [])
     for i, (declared, _) in enumerate(costs):
         if declared == label and type(declared) is type(label):
-            return [Fraction(c) for _, c in costs], i
+            return [_cost(c) for _, c in costs], i
     return None, None
+
+
+@functools.lru_cache(maxsize=4096)
+def _cost(text: Any) -> Fraction:
+    """A declared class cost as recorded (exact text) parsed to a Fraction; cached, since the
+    same few guarantees are usually charged over and over (Fractions are immutable)."""
+    return Fraction(text)
 
 
 def sum_rule(state: BudgetState, req: RoundRequest) -> bool:
@@ -78,16 +86,17 @@ def budget_exceeded(state: BudgetState, req: RoundRequest,
 
 
 def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any,
-                    charged: Fraction) -> None:
+                    charged: Fraction) -> tuple[list[Fraction] | None, int | None]:
     """A settle must charge exactly what the declared guarantee says: the cost ℰ(P_k) of the
     realised class ``label`` (Alg. 1 line 7), or the sup when no class is named (a failed,
-    abandoned or recovered round).  Checked before anything is written."""
+    abandoned or recovered round).  Checked before anything is written.  Returns
+    :func:`realised_blocks` (so a caller need not search the classes twice)."""
     if label is None:
         if charged != sup_epsilon:
             raise InvalidGuarantee(
                 f"a round settled without a realised class must be charged its sup "
                 f"{format_fraction(sup_epsilon)}, not {charged}")
-        return
+        return None, None
     costs, index = realised_blocks(guarantee, label)
     if costs is None:
         raise InvalidGuarantee(f"{label!r} is not a class of the declared guarantee")
@@ -95,6 +104,7 @@ def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any
         raise InvalidGuarantee(
             f"class {label!r} costs {format_fraction(costs[index])} in the declared guarantee, "
             f"not {charged}")
+    return costs, index
 
 
 def settlement(state: BudgetState, round_id: str, label: Any, charged: Fraction, reason: str,
@@ -221,16 +231,20 @@ class MemoryLedger(Ledger):
     def charge(self, req: RoundRequest, label: Any, charged: Fraction,
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
-        validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        blocks, realized = validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        reason, failed = REASON_RELEASED, False
         with self._lock:
-            if not (admit or sum_rule)(self._state, req):
-                raise budget_exceeded(self._state, req, admit)
-            now = time.time()
-            self._state.apply_reserve(self._next_seq(), req, now)
-            label, charged, reason, failed = settlement(self._state, req.round_id, label, charged,
-                                                        REASON_RELEASED, False, check)
-            rec = self._state.apply_settle(self._next_seq(), req.round_id, label, charged,
-                                           reason, now)
+            state = self._state
+            if not (admit or sum_rule)(state, req):
+                raise budget_exceeded(state, req, admit)
+            if check is not None:  # (ε_r, δ_r) before the round = what is left before reserving
+                eps_r, delta_r = state.eps_left, state.delta_left
+                if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks,
+                             realized):
+                    label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
+            reserve_seq = self._next_seq()
+            rec = state.apply_charge(reserve_seq, self._next_seq(), req, label, charged, reason,
+                                     time.time())
         if failed:
             raise enforcement_error(req.round_id)
         return rec

@@ -117,25 +117,36 @@ class BudgetState:
 
     ``eps_held`` = Σ over rounds of (charge if settled else sup); ``delta_held`` = Σ δ_i.
     Every operation is O(1), so replaying new events after another process wrote is cheap.
+    What is kept are Alg. 1's (ε_r, δ_r) = budget − held (``eps_left``, ``delta_left``; not
+    clamped at 0), so that admission and the transition check read them without arithmetic.
     """
 
-    __slots__ = ("budget", "eps_held", "delta_held", "rounds", "by_id", "last_reserve_seq",
+    __slots__ = ("budget", "eps_left", "delta_left", "rounds", "by_id", "last_reserve_seq",
                  "last_seq")
 
     def __init__(self, budget: Budget):
         self.budget = budget
-        self.eps_held = Fraction(0)
-        self.delta_held = Fraction(0)
+        self.eps_left = budget.epsilon
+        self.delta_left = budget.delta
         self.rounds: list[RoundRecord] = []
         self.by_id: dict[str, int] = {}
         self.last_reserve_seq = 0
         self.last_seq = 0
 
     @property
+    def eps_held(self) -> Fraction:
+        """Σ over rounds of (charge if settled else sup)."""
+        return self.budget.epsilon - self.eps_left
+
+    @property
+    def delta_held(self) -> Fraction:
+        """Σ over rounds of δ_i."""
+        return self.budget.delta - self.delta_left
+
+    @property
     def remaining(self) -> Budget:
         """What is left under Alg. 1's sum rule (0 if a custom admission rule went beyond it)."""
-        return Budget._trusted(max(self.budget.epsilon - self.eps_held, Fraction(0)),
-                               max(self.budget.delta - self.delta_held, Fraction(0)))
+        return Budget._trusted(max(self.eps_left, Fraction(0)), max(self.delta_left, Fraction(0)))
 
     @property
     def spent(self) -> Budget:
@@ -143,8 +154,7 @@ class BudgetState:
 
     def admits(self, sup_epsilon: Fraction, delta: Fraction) -> bool:
         """Alg. 1 line 4 against the remaining budget (pending rounds held at sup)."""
-        return (sup_epsilon <= self.budget.epsilon - self.eps_held
-                and delta <= self.budget.delta - self.delta_held)
+        return sup_epsilon <= self.eps_left and delta <= self.delta_left
 
     def apply_reserve(self, seq: int, req: RoundRequest, at: float) -> RoundRecord:
         if req.round_id in self.by_id:
@@ -156,8 +166,9 @@ class BudgetState:
         )
         self.by_id[req.round_id] = len(self.rounds)
         self.rounds.append(rec)
-        self.eps_held += req.sup_epsilon
-        self.delta_held += req.delta
+        self.eps_left -= req.sup_epsilon
+        if req.delta:
+            self.delta_left -= req.delta
         self.last_reserve_seq = max(self.last_reserve_seq, seq)
         self.last_seq = max(self.last_seq, seq)
         return rec
@@ -174,9 +185,33 @@ class BudgetState:
             raise LedgerError(f"round {round_id}: charge {charged} outside [0, sup]")
         new = rec.settled(label, charged, reason, at)
         self.rounds[pos] = new
-        self.eps_held -= rec.sup_epsilon - charged
+        if charged != rec.sup_epsilon:
+            self.eps_left += rec.sup_epsilon - charged
         self.last_seq = max(self.last_seq, seq)
         return new
+
+    def apply_charge(self, reserve_seq: int, settle_seq: int, req: RoundRequest, label: Any,
+                     charged: Fraction, reason: str, at: float) -> RoundRecord:
+        """A reserve event immediately followed by its settle (a one-step charge): the same
+        state as :meth:`apply_reserve` then :meth:`apply_settle`, with one record built."""
+        if req.round_id in self.by_id:
+            raise LedgerError(f"duplicate reservation for round {req.round_id}")
+        if not (0 <= charged <= req.sup_epsilon):
+            raise LedgerError(f"round {req.round_id}: charge {charged} outside [0, sup]")
+        rec = RoundRecord(
+            index=len(self.rounds) + 1, round_id=req.round_id, mechanism=req.mechanism,
+            params=req.params, guarantee=req.guarantee, sup_epsilon=req.sup_epsilon,
+            delta=req.delta, interactive=req.interactive, reserved_at=at, status="settled",
+            label=label, charged=charged, reason=reason, settled_at=at, reserve_seq=reserve_seq,
+        )
+        self.by_id[req.round_id] = len(self.rounds)
+        self.rounds.append(rec)
+        self.eps_left -= charged
+        if req.delta:
+            self.delta_left -= req.delta
+        self.last_reserve_seq = max(self.last_reserve_seq, reserve_seq)
+        self.last_seq = max(self.last_seq, reserve_seq, settle_seq)
+        return rec
 
     def get(self, round_id: str) -> RoundRecord:
         pos = self.by_id.get(round_id)
@@ -187,12 +222,14 @@ class BudgetState:
     def state_before(self, round_id: str) -> tuple[Fraction, Fraction]:
         """(ε_r, δ_r) of Alg. 1 just before ``round_id``, i.e. the budget minus what the rounds
         reserved earlier hold now (charge, or sup while pending).  O(rounds reserved after)."""
-        pos = self.by_id[round_id]
-        eps, delta = self.eps_held, self.delta_held
-        for rec in self.rounds[pos:]:
-            eps -= rec.epsilon_held
-            delta -= rec.delta
-        return self.budget.epsilon - eps, self.budget.delta - delta
+        rounds = self.rounds
+        eps, delta = self.eps_left, self.delta_left
+        for i in range(self.by_id[round_id], len(rounds)):
+            rec = rounds[i]
+            eps += rec.epsilon_held
+            if rec.delta:
+                delta += rec.delta
+        return eps, delta
 
     def reserved_after(self, round_id: str) -> bool:
         """Was any other round reserved after ``round_id``? (interactive refund rule)"""

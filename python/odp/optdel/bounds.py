@@ -25,7 +25,7 @@ from ..budget import format_fraction, to_fraction
 from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
-from . import exact, interp, lattice
+from . import exact, homogeneous, interp, lattice
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
@@ -312,6 +312,53 @@ def _exp_fallback(quantity: str, problem: ExpProblem, grid, max_cells, want_lowe
     )
 
 
+#: Multiply-adds of the homogeneous segment pass that cost about one lattice cell.
+_MACS_PER_CELL = 25
+
+
+def _homogeneous_bound(
+    quantity: str, problem: EpsProblem, max_cells: int, want_lower: bool
+) -> OptDelBound | None:
+    """Homogeneous steps (:mod:`odp.optdel.homogeneous`): Eq. (4) in closed form (exact state
+    space, only directed decimal rounding) and Eq. (3) by one correlation per segment between
+    stops, on the exact lattice ``h = epsilon``.  ``None`` when the segment pass would exceed
+    the work budget (the caller then uses the general lattice code)."""
+    eps, delta = problem.epsilons[0], problem.deltas[0]
+    if eps == 0:
+        return None
+    stops, costs = problem.stops, problem.costs
+    if quantity != "thm15":
+        upper = homogeneous.eq4_bound(stops, eps, delta, costs, True)
+        lower = homogeneous.eq4_bound(stops, eps, delta, costs, False) if want_lower else None
+        return OptDelBound(
+            quantity,
+            None if lower is None else round_down_significant(lower, 20),
+            round_up_significant(upper, 20),
+            "homogeneous closed form",
+            grid=eps,
+            exact_states=True,
+        )
+    window = lattice.default_window(eps, problem.epsilons, costs)
+    inst = lattice.LatticeInstance(eps, (1,) * problem.k_n, problem.deltas, stops, costs, window)
+    ranges = inst.ranges()
+    macs = sum((hi - lo + 1) * (b - a + 1)
+               for a, b, (lo, hi) in zip((0,) + stops[:-1], stops, (ranges[0],) + tuple(
+                   ranges[k] for k in stops[:-1])))
+    if macs > _MACS_PER_CELL * max_cells:
+        return None
+    upper = Fraction(homogeneous.thm15_pass(inst, eps, delta, True))
+    lower = Fraction(homogeneous.thm15_pass(inst, eps, delta, False)) if want_lower else None
+    return OptDelBound(
+        quantity,
+        lower,
+        upper,
+        "homogeneous segments",
+        grid=eps,
+        exact_states=window[0] <= -problem.k_n and window[1] >= problem.k_n,
+        details={"multiply_adds_per_pass": macs},
+    )
+
+
 def _compute(
     quantity: str,
     stops,
@@ -342,6 +389,10 @@ def _compute(
             return _exp_fallback(quantity, problem, grid, max_cells, want_lower)
         return OptDelBound(quantity, value, value, method)
     problem = EpsProblem.parse(stops, steps, costs)
+    if grid is None and homogeneous.is_homogeneous(problem.epsilons, problem.deltas):
+        fast = _homogeneous_bound(quantity, problem, max_cells, want_lower)
+        if fast is not None:
+            return fast
     return _lattice_bound(
         quantity,
         problem.epsilons,

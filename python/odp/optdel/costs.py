@@ -16,9 +16,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from ..budget import parse_delta, to_fraction
 from ..errors import InvalidParameter
-from . import lattice
+from . import homogeneous, lattice
 from .bounds import DEFAULT_MAX_CELLS, _instance, _lattice_grid, optdel_upper
 from .problem import EpsProblem
 
@@ -55,6 +57,8 @@ def lemma11_costs(
     if res <= 0:
         raise InvalidParameter("resolution must be > 0")
     eps = list(problem.epsilons)
+    if homogeneous.is_homogeneous(problem.epsilons, problem.deltas) and eps[0] > 0:
+        return _homogeneous_costs(problem, target, res)
     total_eps = [sum(eps[:k], Fraction(0)) for k in problem.stops]
     # the window only needs the likely losses (mass above it counts fully in the upper bound)
     h = _lattice_grid(eps, [Fraction(0)], max_cells)[0]
@@ -77,6 +81,65 @@ def lemma11_costs(
                 f"{problem.stops[i]} steps force (1 - prod(1 - delta_k)); raise delta"
             )
         out.append(_grid_search(ok, 0, top) * res)
+    return out
+
+
+def _float_model(k: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Losses ``(2u - k) eps`` and (floating-point) binomial weights ``C(k,u) q^u (1-q)^(k-u)``
+    of the ``1,2``-only paths after ``k`` homogeneous steps."""
+    u = np.arange(k + 1, dtype=float)
+    log_c = np.concatenate([[0.0], np.cumsum(np.log((k - u[:-1]) / (u[:-1] + 1)))])
+    log_q, log_r = -math.log1p(math.exp(-eps)), -math.log1p(math.exp(eps))
+    return (2 * u - k) * eps, np.exp(log_c + u * log_q + (k - u) * log_r)
+
+
+def _float_prefix_delta(model, survive: float, E: float) -> float:
+    """Floating-point estimate of the optimal-composition delta of a homogeneous prefix at
+    ``E``; only used to *locate* a cost, which is then certified with rigorous bounds."""
+    losses, weights = model
+    mask = losses > E
+    tail = float(np.sum(weights[mask] * -np.expm1(E - losses[mask])))
+    return 1.0 - survive + survive * tail
+
+
+def _homogeneous_costs(problem: EpsProblem, target: Fraction, res: Fraction) -> list[Fraction]:
+    """:func:`lemma11_costs` for homogeneous steps: the closed form of
+    :mod:`odp.optdel.homogeneous`, located with a float estimate and then certified on the grid
+    (``ok(m)`` and not ``ok(m - 1)`` with the rigorous upper bound)."""
+    eps, delta = problem.epsilons[0], problem.deltas[0]
+    out: list[Fraction] = []
+    for k in problem.stops:
+        def ok(m: int, k=k) -> bool:
+            return homogeneous.prefix_delta(k, eps, delta, m * res, True) <= target
+
+        top = math.ceil(k * eps / res) + 1
+        if not ok(top):
+            raise InvalidParameter(
+                f"delta / n = {float(target):.3g} is below what the delta_k of the first "
+                f"{k} steps force (1 - prod(1 - delta_k)); raise delta"
+            )
+        lo_e, hi_e = 0.0, float(top * res)
+        t, model = float(target), _float_model(k, float(eps))
+        survive = (1.0 - float(delta)) ** k
+        for _ in range(60):
+            mid = (lo_e + hi_e) / 2
+            if _float_prefix_delta(model, survive, mid) <= t:
+                hi_e = mid
+            else:
+                lo_e = mid
+        guess = min(max(math.ceil(hi_e / float(res)), 0), top)
+        # certify: the smallest m with ok(m), searched outwards from the guess
+        if ok(guess):
+            step, hi = 1, guess
+            while hi > 0 and ok(max(hi - step, 0)):
+                hi, step = max(hi - step, 0), step * 2
+            lo = max(hi - step, 0)  # not ok(lo) unless lo == 0 == hi
+        else:
+            step, lo = 1, guess
+            while not ok(min(lo + step, top)):
+                lo, step = min(lo + step, top), step * 2
+            hi = min(lo + step, top)
+        out.append(_grid_search(ok, lo, hi) * res)
     return out
 
 

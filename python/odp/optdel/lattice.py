@@ -230,6 +230,31 @@ def _dsum(values: np.ndarray, up: bool) -> float:
     return math.nextafter(math.fsum(values.tolist()), math.inf if up else -math.inf)
 
 
+_F_UP = 1.0 + 6 * 2.0**-53  # exactly representable
+_F_DOWN = 1.0 - 6 * 2.0**-53  # exactly representable
+_ABS = 2.0**-1070
+
+
+def _outwards(c: np.ndarray, up: bool) -> None:
+    """Turn ``c``, computed with round-to-nearest as ``((p·a + r·b) + d)`` from non-negative
+    directed bounds (at most three roundings on any path), into a directed bound, in place.
+
+    Each rounding of a normal result is within relative ``u = 2**-53``, so the exact value lies
+    in ``[c/(1+u)**3, c/(1-u)**3]``; an underflowing operation errs by at most ``2**-1075``
+    absolutely.  Upper: ``fl(c·(1+6u)) >= c(1+6u)(1-u) >= c/(1-u)**3``, then ``+ 2**-1070``
+    covers the absolute errors (exactly, in the subnormal range; for ``c >= 2**-1020`` the
+    relative slack ``c·u`` already does).  Lower: ``fl(c·(1-6u)) <= c/(1+u)**3``, then
+    ``- 2**-1070`` and a clamp at 0.  Two array passes instead of one ``nextafter`` per
+    operation."""
+    if up:
+        np.multiply(c, _F_UP, out=c)
+        np.add(c, _ABS, out=c)
+    else:
+        np.multiply(c, _F_DOWN, out=c)
+        np.subtract(c, _ABS, out=c)
+        np.maximum(c, 0.0, out=c)
+
+
 def thm15_pass(instance: LatticeInstance, up: bool) -> float:
     """One directed pass of the backward induction: an upper (``up``) or lower bound of
     Eq. (3) for the steps ``epsilon_k = n_k h`` of ``instance``."""
@@ -265,21 +290,16 @@ def thm15_pass(instance: LatticeInstance, up: bool) -> float:
         stay = ext[lo - base : lo - base + width]  # output 2: u stays
         move = ext[lo + n - base : lo + n - base + width]  # output 1: u + n
         c = np.multiply(p, move)
-        np.nextafter(c, toward, out=c)
         t = np.multiply(r, stay)
-        np.nextafter(t, toward, out=t)
         np.add(c, t, out=c)
-        np.nextafter(c, toward, out=c)
         if d:
             np.add(c, d, out=c)
-            np.nextafter(c, toward, out=c)
+        _outwards(c, up)
         i = stop_index.get(k)
         if i is not None:
             np.maximum(c, table.on_depth(instance.costs[i], R[k], lo, hi, up), out=c)
         if up:
             np.minimum(c, 1.0, out=c)
-        else:
-            np.maximum(c, 0.0, out=c)
         g = c
     assert g.shape == (1,)
     return float(g[0])
@@ -317,13 +337,9 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
         # full new range [lo0, hi0 + n]: output 1 moves u -> u + n, output 2 keeps u
         L0 = len(pmf)
         new = np.zeros(L0 + n)
-        moved = np.multiply(p, pmf)
-        np.nextafter(moved, toward, out=moved)
-        kept = np.multiply(r, pmf)
-        np.nextafter(kept, toward, out=kept)
-        new[n:] = moved
-        new[:L0] += kept
-        np.nextafter(new[:L0], toward, out=new[:L0])
+        np.multiply(p, pmf, out=new[n:])
+        new[:L0] += np.multiply(r, pmf)
+        _outwards(new, up)  # at most two roundings per cell (a product, a sum)
         cut_lo = lo - lo0
         cut_hi = (hi0 + n) - hi
         body = new[cut_lo : len(new) - cut_hi].copy()

@@ -54,6 +54,31 @@ def _costs(costs: Any, n: int) -> list[Any]:
     return costs
 
 
+def _parse_each(values: Any, parse: Any, name: str) -> tuple[Fraction, ...]:
+    """``parse(v, name=f"{name}_{k}")`` for every value, parsing each distinct raw value once
+    (long homogeneous runs repeat the same value thousands of times).  Values are keyed by
+    type and value, so ``1``, ``1.0``, ``True`` and ``"1"`` are each parsed on their own."""
+    seen: dict[Any, Fraction] = {}
+    out = []
+    for k, v in enumerate(values):
+        try:
+            key = (type(v), v)
+            hit = seen.get(key)
+        except TypeError:  # unhashable: parse it (the parser reports what is wrong)
+            key, hit = None, None
+        if hit is None:
+            hit = parse(v, name=f"{name}_{k + 1}")
+            if key is not None:
+                seen[key] = hit
+        out.append(hit)
+    return tuple(out)
+
+
+def _same(values: tuple[Fraction, ...]) -> bool:
+    first = values[0]
+    return all(v is first or v == first for v in values)
+
+
 @dataclass(frozen=True)
 class EpsProblem:
     """Stopping points, per-step ``(epsilon_k, delta_k)`` and per-stop costs ``E(P_i)``."""
@@ -67,8 +92,8 @@ class EpsProblem:
     def parse(cls, stops: Any, steps: Any, costs: Any) -> EpsProblem:
         st = parse_stops(stops)
         pairs = _pairs(steps, st[-1], "epsilon")
-        eps = tuple(parse_epsilon(e, name=f"epsilon_{k + 1}") for k, (e, _) in enumerate(pairs))
-        dels = tuple(parse_delta(d, name=f"delta_{k + 1}") for k, (_, d) in enumerate(pairs))
+        eps = _parse_each((e for e, _ in pairs), parse_epsilon, "epsilon")
+        dels = _parse_each((d for _, d in pairs), parse_delta, "delta")
         cs = tuple(
             parse_epsilon(c, name=f"cost E(P_{i + 1})")
             for i, c in enumerate(_costs(costs, len(st)))
@@ -81,7 +106,7 @@ class EpsProblem:
 
     @property
     def homogeneous(self) -> bool:
-        return len(set(self.epsilons)) == 1 and len(set(self.deltas)) == 1
+        return _same(self.epsilons) and _same(self.deltas)
 
 
 @dataclass(frozen=True)
