@@ -69,12 +69,13 @@ def test_certificate_contents_and_cited_rules():
     for rnd, rec in zip(side["rounds"], acc.history):
         assert rnd["mechanism"] == rec.mechanism and Fraction(rnd["charged"]) == rec.epsilon_held
         names = {r["name"] for r in rnd["rules"]}
-        assert {"Odp.LedgerCore.admits", "Odp.LedgerCore.update", "Odp.odp_composition"} <= names
+        assert {"Odp.LedgerCore.admits", "Odp.LedgerCore.update", "Odp.Core.odp_composition",
+                "Odp.Core.certificate_sound"} <= names
         assert all(len(r["sha256"]) == 64 for r in rnd["rules"])
         if rec.label is not None:
-            assert "Odp.dp_of_odp_sup" in names  # Lemma 4 row
+            assert "Odp.Core.dp_of_odp_sup" in names  # Lemma 4 row
         if rnd["class_deltas"] is not None:
-            assert "Odp.odp_of_subsetDP" in names  # Lemma 6 row
+            assert "Odp.Core.odp_of_subsetDP" in names  # Lemma 6 row
     text = cert.text
     assert text.splitlines()[2].startswith("D ") and "budget" in text
 
