@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
+from .chain import ChainHead, ChainVerifier, EventRow, Genesis
 from .records import (
     REASON_ENFORCED,
     REASON_OVERLAP,
@@ -17,6 +18,9 @@ from .records import (
     BudgetState,
     RoundRecord,
     RoundRequest,
+    apply_row,
+    reserve_row,
+    settle_row,
 )
 
 
@@ -171,6 +175,18 @@ class Ledger(ABC):
     def rounds(self) -> list[RoundRecord]:
         return list(self.snapshot().rounds)
 
+    #: Where the chain starts (identity, budget, key id); see :mod:`odp.ledger.chain`.
+    genesis: Genesis
+
+    @property
+    @abstractmethod
+    def chain_head(self) -> ChainHead:
+        """Rows, rounds and the hash of the last row (verified)."""
+
+    @abstractmethod
+    def events(self) -> list[tuple[EventRow, str]]:
+        """Every row, in order, with its verified hash (what a certificate records)."""
+
     def close(self) -> None:
         """Release resources (no-op for the in-memory ledger)."""
 
@@ -189,22 +205,29 @@ class MemoryLedger(Ledger):
 
         self._state = BudgetState(budget)
         self._lock = threading.Lock()
-        self._seq = 0
         self.ledger_id = uuid.uuid4().hex
+        self.genesis = Genesis(self.ledger_id, budget.epsilon, budget.delta)
+        self._chain = ChainVerifier(self.genesis, where="in-memory ledger")
+        self._events: list[tuple[EventRow, str]] = []
 
     @property
     def budget(self) -> Budget:
         return self._state.budget
 
+    def _append(self, row: EventRow) -> RoundRecord:
+        """Chain and apply one row (the same rows and hashes a durable backend would write)."""
+        rec = apply_row(self._state, row)  # refuses before changing anything
+        self._events.append((row, self._chain.check(row, None, None)))
+        return rec
+
     def _next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
+        return self._chain.state.rows + 1
 
     def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
         with self._lock:
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
-            return self._state.apply_reserve(self._next_seq(), req, time.time())
+            return self._append(reserve_row(self._next_seq(), req, None, time.time()))
 
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
@@ -212,8 +235,8 @@ class MemoryLedger(Ledger):
         with self._lock:
             label, charged, reason, failed = settlement(self._state, round_id, label, charged,
                                                         reason, interactive_rule, check)
-            rec = self._state.apply_settle(self._next_seq(), round_id, label, charged, reason,
-                                           time.time())
+            rec = self._append(settle_row(self._next_seq(), round_id, label, charged, reason,
+                                          None, time.time()))
         if failed:
             raise enforcement_error(round_id)
         return rec
@@ -226,17 +249,26 @@ class MemoryLedger(Ledger):
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
             now = time.time()
-            self._state.apply_reserve(self._next_seq(), req, now)
+            self._append(reserve_row(self._next_seq(), req, None, now))
             label, charged, reason, failed = settlement(self._state, req.round_id, label, charged,
                                                         REASON_RELEASED, False, check)
-            rec = self._state.apply_settle(self._next_seq(), req.round_id, label, charged,
-                                           reason, now)
+            rec = self._append(settle_row(self._next_seq(), req.round_id, label, charged,
+                                          reason, None, now))
         if failed:
             raise enforcement_error(req.round_id)
         return rec
 
     def snapshot(self) -> BudgetState:
         return self._state
+
+    @property
+    def chain_head(self) -> ChainHead:
+        with self._lock:
+            return ChainHead(**self._chain.state.to_json())
+
+    def events(self) -> list[tuple[EventRow, str]]:
+        with self._lock:
+            return list(self._events)
 
     def rounds(self) -> list[RoundRecord]:
         with self._lock:
