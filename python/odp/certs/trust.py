@@ -206,3 +206,24 @@ def _against_ledger(path: str | os.PathLike, sidecar: dict[str, Any],
     finally:
         ledger.close()
     return None
+
+
+def add_trust_arguments(parser) -> None:
+    """``odp verify``'s options for what the auditor brings."""
+    parser.add_argument("--public-key", help="the data owner's Ed25519 public key (PEM): the "
+                                             "certificate must be signed by it")
+    parser.add_argument("--hmac-key", help="the HMAC key file the certificate must be "
+                                           "signed with")
+    parser.add_argument("--expect-head", metavar="ROWS:HASH",
+                        help="a head the data owner kept (odp ledger verify prints it): the "
+                             "certificate's chain must pass through it")
+    parser.add_argument("--ledger", help="the ledger file (read-only): it must hold the "
+                                         "certificate's history")
+
+
+def trust_from_args(args) -> Trust:
+    expect = getattr(args, "expect_head", None)
+    return Trust(public_key=getattr(args, "public_key", None),
+                 hmac_key=getattr(args, "hmac_key", None),
+                 expect_head=None if expect is None else parse_expect_head(expect),
+                 ledger=getattr(args, "ledger", None))

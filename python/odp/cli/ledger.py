@@ -59,8 +59,12 @@ def register(subparsers) -> None:
     key_option(reanchor)
     reanchor.set_defaults(func=run_reanchor)
 
-    keygen = sub.add_parser("keygen", help="write a new random HMAC key file (mode 0600)")
+    keygen = sub.add_parser("keygen", help="write a new random HMAC key file (mode 0600), or "
+                                           "an Ed25519 key pair for signing certificates")
     keygen.add_argument("path", help="key file to create (never overwritten)")
+    keygen.add_argument("--ed25519", action="store_true",
+                        help="write an Ed25519 private key (PEM) to PATH and its public key "
+                             "to PATH.pub, for `odp certify --sign-key` (needs odp[sign])")
     keygen.add_argument("--json", action="store_true", help="print as JSON")
     keygen.set_defaults(func=run_keygen)
 
@@ -185,6 +189,17 @@ def run_reanchor(args: argparse.Namespace) -> int:
 def run_keygen(args: argparse.Namespace) -> int:
     from ..ledger.chain import write_key
 
+    if args.ed25519:
+        from ..certs.signing import write_ed25519_keypair
+
+        private, public, fingerprint = write_ed25519_keypair(args.path)
+        if args.json:
+            print_json({"ok": True, "private_key": str(private), "public_key": str(public),
+                        "fingerprint": fingerprint})
+        else:
+            print(f"wrote {private} (private: keep it secret) and {public} (give it to "
+                  f"auditors); fingerprint {fingerprint}")
+        return 0
     kid = write_key(args.path)
     if args.json:
         print_json({"ok": True, "path": args.path, "key_id": kid})

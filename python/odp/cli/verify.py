@@ -26,6 +26,9 @@ def register(subparsers) -> None:
     p.add_argument("--kernel", action="store_true",
                    help="with --lean: write Odp/Certs/Run_<id>.lean and check it with the kernel")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    from ..certs.trust import add_trust_arguments
+
+    add_trust_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -41,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"odp verify: {message}", file=sys.stderr)
         return 2
-    result = verify(text, sidecar)
+    from ..certs.trust import trust_from_args
+
+    result = verify(text, sidecar, trust_from_args(args))
     report = {"generated_checker": result.to_json()}
     code = 0 if result.ok else 1
     if result.ok and (args.lean or args.kernel):
@@ -51,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.message if result.ok else
               "FAIL " + result.message + (f" [rule {result.rule}]" if result.rule else ""))
+        for line in result.statement_lines() if result.ok else []:
+            print(line)
         for key in ("lean", "kernel"):
             if key in report:
                 print(f"{key}: {report[key]['message']}")
