@@ -204,6 +204,8 @@ class Accountant:
 
     # ------------------------------------------------------------------ rounds
     def _params(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        if params is not None and not isinstance(params, dict):
+            raise InvalidParameter(f"params must be a dict, got {type(params).__name__}")
         out = dict(params or {})
         if not getattr(self.rng, "secure", False):
             out["insecure_rng"] = True
