@@ -18,7 +18,6 @@ from .records import (
     BudgetState,
     RoundRecord,
     RoundRequest,
-    apply_row,
     reserve_row,
     settle_row,
 )
@@ -208,26 +207,45 @@ class MemoryLedger(Ledger):
         self.ledger_id = uuid.uuid4().hex
         self.genesis = Genesis(self.ledger_id, budget.epsilon, budget.delta)
         self._chain = ChainVerifier(self.genesis, where="in-memory ledger")
+        self._pending: list[Callable[[], EventRow]] = []  # rows not hashed yet
         self._events: list[tuple[EventRow, str]] = []
+        self._rows = 0
 
     @property
     def budget(self) -> Budget:
         return self._state.budget
 
-    def _append(self, row: EventRow) -> RoundRecord:
-        """Chain and apply one row (the same rows and hashes a durable backend would write)."""
-        rec = apply_row(self._state, row)  # refuses before changing anything
-        self._events.append((row, self._chain.check(row, None, None)))
+    def _next_seq(self) -> int:
+        self._rows += 1
+        return self._rows
+
+    def _reserve(self, req: RoundRequest, now: float) -> RoundRecord:
+        seq = self._next_seq()
+        rec = self._state.apply_reserve(seq, req, now)  # refuses before changing anything
+        self._pending.append(lambda: reserve_row(seq, req, None, now))
         return rec
 
-    def _next_seq(self) -> int:
-        return self._chain.state.rows + 1
+    def _settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
+                now: float) -> RoundRecord:
+        seq = self._next_seq()
+        rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
+        self._pending.append(lambda: settle_row(seq, round_id, label, charged, reason, None,
+                                                now))
+        return rec
+
+    def _hash_pending(self) -> None:
+        """Chain the rows written since the last call: the same rows and hashes a durable
+        backend would write (computed lazily, off the charging path).  Caller holds _lock."""
+        for make in self._pending:
+            row = make()
+            self._events.append((row, self._chain.check(row, None, None)))
+        self._pending.clear()
 
     def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
         with self._lock:
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
-            return self._append(reserve_row(self._next_seq(), req, None, time.time()))
+            return self._reserve(req, time.time())
 
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
@@ -235,8 +253,7 @@ class MemoryLedger(Ledger):
         with self._lock:
             label, charged, reason, failed = settlement(self._state, round_id, label, charged,
                                                         reason, interactive_rule, check)
-            rec = self._append(settle_row(self._next_seq(), round_id, label, charged, reason,
-                                          None, time.time()))
+            rec = self._settle(round_id, label, charged, reason, time.time())
         if failed:
             raise enforcement_error(round_id)
         return rec
@@ -249,11 +266,10 @@ class MemoryLedger(Ledger):
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
             now = time.time()
-            self._append(reserve_row(self._next_seq(), req, None, now))
+            self._reserve(req, now)
             label, charged, reason, failed = settlement(self._state, req.round_id, label, charged,
                                                         REASON_RELEASED, False, check)
-            rec = self._append(settle_row(self._next_seq(), req.round_id, label, charged,
-                                          reason, None, now))
+            rec = self._settle(req.round_id, label, charged, reason, now)
         if failed:
             raise enforcement_error(req.round_id)
         return rec
@@ -264,10 +280,12 @@ class MemoryLedger(Ledger):
     @property
     def chain_head(self) -> ChainHead:
         with self._lock:
+            self._hash_pending()
             return ChainHead(**self._chain.state.to_json())
 
     def events(self) -> list[tuple[EventRow, str]]:
         with self._lock:
+            self._hash_pending()
             return list(self._events)
 
     def rounds(self) -> list[RoundRecord]:

@@ -1,15 +1,16 @@
 """The ledger's head file: loss- and rollback-evidence kept outside the database.
 
-After every commit the ledger writes ``LEDGER.head`` (and every *anchor*: further head files
-the data owner keeps elsewhere)::
+After every commit the ledger records its head in ``LEDGER.head`` (and in every *anchor*:
+further head files the data owner keeps elsewhere)::
 
     {"format": "odp-ledger-head", "version": 1, "ledger_id": "…", "rows": 12, "rounds": 6,
      "head": "<hash of row 12>", "mac": "<HMAC, only with a ledger key>"}
 
-It is written atomically — a new file is written and ``fsync``-ed, then renamed over the old one,
-and the directory is ``fsync``-ed — and only ever forward (under an exclusive ``flock`` on
-``LEDGER.head.lock``, a head never replaces one with more rows), so processes sharing a ledger
-never move it back.  On open, the ledger must *extend* every head it finds: the row the head
+The file has two 512-byte slots, each one such record with its SHA-256; a write replaces the
+older slot and is made durable with ``fdatasync`` before the charge returns, so a crash at any
+moment leaves a valid head (the new one or the previous one — a prefix, which is accepted).  It
+only ever moves forward: an exclusive ``flock`` on the file serialises writers, and a head
+never replaces one with more rows, so processes sharing a ledger never move it back.  On open, the ledger must *extend* every head it finds: the row the head
 names must exist and carry the head's hash.  Fewer rows means committed rows were lost (a
 deleted or truncated ``-wal`` file, a truncated database, an older copy restored); a different
 hash means the history was rewritten.  What this does and does not detect is in docs/ledger.md.
@@ -19,10 +20,10 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import hmac
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -32,7 +33,6 @@ from .chain import ChainHead, head_mac
 
 HEAD_FORMAT = "odp-ledger-head"
 HEAD_VERSION = 1
-_MAX_HEAD_BYTES = 64 * 1024
 
 
 def head_path(ledger_path: str | os.PathLike) -> Path:
@@ -62,35 +62,71 @@ class HeadRecord:
         return cls(ledger_id, chain.rows, chain.rounds, chain.head, mac)
 
 
-def read_head(path: Path) -> HeadRecord | None:
-    """The head recorded in ``path``; ``None`` if there is no such file."""
+_SLOT = 512  # bytes per slot: one disk sector, so a torn write damages at most one slot
+_DIGEST = "sha256"
+
+
+def _encode_slot(record: HeadRecord) -> bytes:
+    body = json.dumps(record.to_json(), sort_keys=True, separators=(",", ":"))
+    line = json.dumps({"record": json.loads(body),
+                       _DIGEST: hashlib.sha256(body.encode("utf-8")).hexdigest()},
+                      sort_keys=True, separators=(",", ":")).encode("utf-8")
+    if len(line) >= _SLOT:
+        raise LedgerError(f"a head record does not fit in {_SLOT} bytes")
+    return line + b"\n" + b" " * (_SLOT - len(line) - 2) + b"\n"
+
+
+def _decode_slot(raw: bytes) -> HeadRecord | None:
+    """The record in one slot, or None if the slot is empty or torn."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(_MAX_HEAD_BYTES + 1)
+        outer = json.loads(raw.decode("utf-8"))
+        data = outer["record"]
+        body = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        if hashlib.sha256(body.encode("utf-8")).hexdigest() != outer[_DIGEST]:
+            return None
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != HEAD_FORMAT \
+            or data.get("version") != HEAD_VERSION:
+        return None
+    rows, rounds, head, mac = data.get("rows"), data.get("rounds"), data.get("head"), data.get("mac")
+    if not (isinstance(rows, int) and isinstance(rounds, int) and 0 <= rounds <= rows
+            and isinstance(head, str) and len(head) == 64 and (mac is None or isinstance(mac, str))):
+        return None
+    try:
+        bytes.fromhex(head)
+    except ValueError:
+        return None
+    return HeadRecord(str(data.get("ledger_id")), rows, rounds, head, mac)
+
+
+def _slots(fd: int) -> list[HeadRecord | None]:
+    return [_decode_slot(os.pread(fd, _SLOT, i * _SLOT).rstrip(b" \n\x00")) for i in (0, 1)]
+
+
+def _best(slots: list[HeadRecord | None]) -> HeadRecord | None:
+    valid = [s for s in slots if s is not None]
+    return max(valid, key=lambda r: r.rows) if valid else None
+
+
+def read_head(path: Path) -> HeadRecord | None:
+    """The head recorded in ``path`` (the valid slot with the most rows); ``None`` if there is
+    no such file."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise LedgerError(f"cannot read the ledger head file {path}: {exc}") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-        if not isinstance(data, dict) or data.get("format") != HEAD_FORMAT:
-            raise ValueError("not an odp ledger head")
-        if data.get("version") != HEAD_VERSION:
-            raise ValueError(f"head version {data.get('version')!r}")
-        rows, rounds = data["rows"], data["rounds"]
-        head = data["head"]
-        if not (isinstance(rows, int) and isinstance(rounds, int) and 0 <= rounds <= rows):
-            raise ValueError("bad row counts")
-        if not (isinstance(head, str) and len(head) == 64):
-            raise ValueError("bad head hash")
-        bytes.fromhex(head)
-        mac = data.get("mac")
-        if mac is not None and not isinstance(mac, str):
-            raise ValueError("bad mac")
-        return HeadRecord(str(data["ledger_id"]), rows, rounds, head, mac)
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        raise LedgerCorrupted(f"the ledger head file {path} is unreadable ({exc}); the spent "
-                              "budget is unknown") from None
+        size = os.fstat(fd).st_size
+        best = _best(_slots(fd)) if size <= 2 * _SLOT else None
+    finally:
+        os.close(fd)
+    if best is None:
+        raise LedgerCorrupted(f"the ledger head file {path} is unreadable (no valid head "
+                              "record); the spent budget is unknown")
+    return best
 
 
 def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
@@ -127,34 +163,34 @@ def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
 
 
 def write_head(path: Path, record: HeadRecord, *, force: bool = False) -> bool:
-    """Atomically replace ``path`` with ``record`` unless it already records as many rows or
-    more (``force`` replaces it anyway: ``odp ledger reanchor``).  Returns whether it wrote.
-    Durable when it returns (the file and its directory are fsync-ed)."""
-    lock_fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    """Record ``record`` in ``path`` unless it already records as many rows or more (``force``
+    replaces both slots anyway: ``odp ledger reanchor``).  Returns whether it wrote.
+
+    The file holds two 512-byte slots, each a checksummed record; a write goes to the slot
+    that does not hold the current head and is made durable with one ``fdatasync`` (the
+    directory is ``fsync``-ed once, when the file is created).  A crash mid-write leaves the
+    other slot — the previous head, a prefix of the ledger — intact.  An exclusive ``flock``
+    on the file serialises writers, so the head never moves back."""
+    created = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
-        if not force:
-            current = read_head(path)
-            if current is not None and current.rows >= record.rows:
-                return False
-        data = (json.dumps(record.to_json(), sort_keys=True) + "\n").encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        _fsync_dir(path.parent)
-        return True
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        slots = _slots(fd) if os.fstat(fd).st_size else [None, None]
+        current = _best(slots)
+        if not force and current is not None and current.rows >= record.rows:
+            return False
+        data = _encode_slot(record)
+        if force:
+            os.pwrite(fd, data + data, 0)
+        else:  # replace the slot that does not hold the current head
+            target = 0 if current is None or slots[1] is current else 1
+            os.pwrite(fd, data, target * _SLOT)
+        os.fdatasync(fd)
     finally:
-        os.close(lock_fd)  # releases the flock
+        os.close(fd)  # releases the flock
+    if created:
+        _fsync_dir(path.parent)
+    return True
 
 
 def _fsync_dir(directory: Path) -> None:

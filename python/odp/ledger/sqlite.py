@@ -335,6 +335,11 @@ class SQLiteLedger(Ledger):
             if record is None:
                 if head.rows == 0:
                     continue
+                if path != head_path(self.path):
+                    raise LedgerCorrupted(
+                        f"{self.path} has {head.rows} rows but its anchor {path} is missing: "
+                        "rows lost since it was last written cannot be ruled out.  Make the "
+                        "anchor available again (or open the ledger without it)")
                 raise LedgerCorrupted(
                     f"{self.path} has {head.rows} rows but no head file {path}: rows lost since "
                     "it was last written cannot be ruled out.  If you moved or copied the "
