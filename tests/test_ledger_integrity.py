@@ -231,7 +231,8 @@ def test_a_consistently_rewritten_chain_passes_without_a_key_but_not_with_one(tm
 _CHARGE_THEN_DIE = """
     import os, signal, sys, odp
     from odp.ledger import SQLiteLedger
-    ledger = SQLiteLedger(sys.argv[1], odp.Budget(1), checkpoint=sys.argv[2] or None)
+    ledger = SQLiteLedger(sys.argv[1], odp.Budget(1), checkpoint=sys.argv[2] or None,
+                          head_sync=sys.argv[3] == "sync")
     acc = odp.Accountant(ledger=ledger)
     for _ in range(5):
         acc.charge(odp.DP("0.1"))
@@ -239,18 +240,19 @@ _CHARGE_THEN_DIE = """
     """
 
 
-def _crashed_ledger(path: Path, checkpoint: str = "") -> Path:
+def _crashed_ledger(path: Path, checkpoint: str = "", sync: str = "sync") -> Path:
     SQLiteLedger(path, odp.Budget(1)).close()
-    child = _python(_CHARGE_THEN_DIE, str(path), checkpoint)
+    child = _python(_CHARGE_THEN_DIE, str(path), checkpoint, sync)
     child.communicate(timeout=120)
     assert child.returncode == -signal.SIGKILL
     return Path(str(path) + "-wal")
 
 
-@pytest.mark.parametrize("damage", ["delete", "truncate"])
-def test_a_lost_wal_is_refused_with_the_lost_rounds(tmp_path, damage):
+@pytest.mark.parametrize("damage,sync", [("delete", "sync"), ("truncate", "sync"),
+                                         ("delete", "nosync")])
+def test_a_lost_wal_is_refused_with_the_lost_rounds(tmp_path, damage, sync):
     path = tmp_path / "l.db"
-    wal = _crashed_ledger(path)
+    wal = _crashed_ledger(path, sync=sync)
     assert wal.stat().st_size > 0
     if damage == "delete":
         wal.unlink()

@@ -162,7 +162,7 @@ def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
             row=record.rows)
 
 
-def write_head(path: Path, record: HeadRecord, *, force: bool = False) -> bool:
+def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True) -> bool:
     """Record ``record`` in ``path`` unless it already records as many rows or more (``force``
     replaces both slots anyway: ``odp ledger reanchor``).  Returns whether it wrote.
 
@@ -170,7 +170,9 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False) -> bool:
     that does not hold the current head and is made durable with one ``fdatasync`` (the
     directory is ``fsync``-ed once, when the file is created).  A crash mid-write leaves the
     other slot — the previous head, a prefix of the ledger — intact.  An exclusive ``flock``
-    on the file serialises writers, so the head never moves back."""
+    on the file serialises writers, so the head never moves back.  ``sync=False`` skips the
+    ``fdatasync``: the head then survives a crash of the process but may fall back to an
+    older one (still a prefix) on power loss."""
     created = not path.exists()
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -185,7 +187,8 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False) -> bool:
         else:  # replace the slot that does not hold the current head
             target = 0 if current is None or slots[1] is current else 1
             os.pwrite(fd, data, target * _SLOT)
-        os.fdatasync(fd)
+        if sync:
+            os.fdatasync(fd)
     finally:
         os.close(fd)  # releases the flock
     if created:
