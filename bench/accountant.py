@@ -2,7 +2,10 @@
 """Accountant throughput: 2,000 charges of ε = 0.0005 against ε_t = 1.
 
 Measures budget transitions per second for odp's accountant with the in-memory ledger and with
-the SQLite ledger (WAL, synchronous=FULL: one durable commit per charge), and — if OpenDP is
+the SQLite ledger (WAL, synchronous=FULL: one durable commit per charge) in each of its
+integrity modes (docs/ledger.md): without the head file, with it (the default), with an HMAC key,
+and with the WAL checkpointed after every commit; then the cost per charge of each protection
+(difference of medians).  If OpenDP is
 importable (e.g. run this script with a virtualenv that has ``opendp``) — OpenDP's
 ``make_privacy_filter(make_fully_adaptive_composition(...))`` on the same workload (pure DP,
 Laplace queries of ε = 0.0005), with the ratio.  Goals: in-memory ≥ 50,000/s with the
@@ -47,9 +50,16 @@ def odp_memory(enforce: str | None = "generated") -> tuple[float, int, float]:
     return elapsed, N, cpu
 
 
-def odp_sqlite() -> tuple[float, int]:
+def odp_sqlite(**options) -> tuple[float, int]:
+    from odp.ledger import SQLiteLedger
+    from odp.ledger.chain import write_key
+
     with tempfile.TemporaryDirectory() as tmp:
-        acc = odp.Accountant(epsilon=1, ledger=os.path.join(tmp, "bench.db"))
+        if options.pop("keyed", False):
+            options["key_file"] = os.path.join(tmp, "ledger.key")
+            write_key(options["key_file"])
+        ledger = SQLiteLedger(os.path.join(tmp, "bench.db"), odp.Budget(1), **options)
+        acc = odp.Accountant(ledger=ledger)
         g = odp.DP(EPS)
         start = time.perf_counter()
         for _ in range(N):
@@ -89,7 +99,12 @@ def main() -> None:
     results = {}
     cases = [("odp in-memory", odp_memory),
              ("odp in-memory, no re-check", lambda: odp_memory(None)),
-             ("odp SQLite (durable)", odp_sqlite),
+             ("odp SQLite, chain only (no head)", lambda: odp_sqlite(head_file=False)),
+             ("odp SQLite + head file (default)", odp_sqlite),
+             ("odp SQLite + head, no fdatasync", lambda: odp_sqlite(head_sync=False)),
+             ("odp SQLite + HMAC key", lambda: odp_sqlite(keyed=True)),
+             ("odp SQLite + checkpoint passive", lambda: odp_sqlite(checkpoint="passive")),
+             ("odp SQLite + checkpoint truncate", lambda: odp_sqlite(checkpoint="truncate")),
              ("OpenDP make_privacy_filter", opendp_filter)]
     for name, fn in cases:
         runs = []
@@ -99,7 +114,7 @@ def main() -> None:
                 break
             runs.append(out)
         if not runs:
-            print(f"{name:34s} skipped (not installed)")
+            print(f"{name:36s} skipped (not installed)")
             continue
         seconds = statistics.median(r[0] for r in runs)
         results[name] = {"seconds": seconds, "per_second": N / seconds, "accepted": runs[0][1]}
@@ -109,11 +124,18 @@ def main() -> None:
             results[name]["cpu_seconds"] = cpu_s
             results[name]["per_cpu_second"] = N / cpu_s
             cpu = f"  ({N / cpu_s:8.0f}/s of CPU time)"
-        print(f"{name:34s} {seconds:8.3f} s  {N / seconds:10.0f} transitions/s  "
+        print(f"{name:36s} {seconds:8.3f} s  {N / seconds:10.0f} transitions/s  "
               f"accepted {runs[0][1]}/{N}{cpu}")
+    base = results["odp SQLite, chain only (no head)"]["seconds"]
+    for name in ("odp SQLite + head file (default)", "odp SQLite + head, no fdatasync",
+                 "odp SQLite + HMAC key",
+                 "odp SQLite + checkpoint passive", "odp SQLite + checkpoint truncate"):
+        extra = (results[name]["seconds"] - base) / N * 1e6
+        print(f"cost per charge of {name[11:]:26s} over the chain alone: {extra:7.0f} µs "
+              f"({results[name]['seconds'] / base:.2f}x)")
     if "OpenDP make_privacy_filter" in results:
         base = results["OpenDP make_privacy_filter"]["seconds"]
-        for name in ("odp in-memory", "odp SQLite (durable)"):
+        for name in ("odp in-memory", "odp SQLite + head file (default)"):
             print(f"speed-up of {name} over OpenDP's filter: {base / results[name]['seconds']:.1f}x")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))

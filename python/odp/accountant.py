@@ -211,6 +211,8 @@ class Accountant:
 
     # ------------------------------------------------------------------ rounds
     def _params(self, params: dict[str, Any] | None) -> dict[str, Any]:
+        if params is not None and not isinstance(params, dict):
+            raise InvalidParameter(f"params must be a dict, got {type(params).__name__}")
         out = dict(params or {})
         if not getattr(self.rng, "secure", False):
             out["insecure_rng"] = True
@@ -277,12 +279,11 @@ class Accountant:
     def certificate(self):
         """The run as a certificate (:class:`odp.certs.Certificate`): the ``odpcheck`` ledger
         text plus a JSON sidecar; ``.write(path)`` writes both.  It replays under the rules
-        generated from ``Odp/LedgerCore.lean`` to exactly :attr:`remaining`."""
-        from .certs import build_certificate
+        generated from ``Odp/LedgerCore.lean`` to exactly :attr:`remaining`, and records the
+        ledger's hash chain (docs/certificates.md)."""
+        from .certs import certificate_of
 
-        state = self.ledger.snapshot()
-        run_id = getattr(self.ledger, "ledger_id", "") or "run"
-        return build_certificate(state.budget, list(state.rounds), run_id)
+        return certificate_of(self.ledger)
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> dict[str, Any]:

@@ -56,10 +56,11 @@ def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fracti
         if not math.isfinite(value):
             raise InvalidBudget(f"{name} must be finite, got {value!r}")
         exact = Fraction(value)
-        if warn and exact != Fraction(repr(value)):
+        shown = repr(float(value))  # numpy's float64 repr is 'np.float64(…)'
+        if warn and exact != Fraction(shown):
             warnings.warn(
-                f"{name}={value!r} is a float whose exact value is {exact} "
-                f"(not {value!r}); pass the string {repr(value)!r} to mean the decimal exactly",
+                f"{name}={shown} is a float whose exact value is {exact} "
+                f"(not {shown}); pass the string {shown!r} to mean the decimal exactly",
                 FloatBudgetWarning,
                 stacklevel=3,
             )

@@ -13,6 +13,7 @@ noise may already have been drawn; the error says so.
  │    └── ``SessionClosed``: an interactive session (SVT) was queried after it ended
  ├── ``BudgetExceeded``: Alg. 1 line 4 refuses the request (nothing drawn, nothing recorded)
  ├── ``LedgerError``: the ledger file is unusable, mismatched or corrupt
+ │    └── ``LedgerCorrupted``: the hash chain or the recorded head does not match the rows
  └── ``CertificateError``: a certificate does not parse or does not replay
 """
 
@@ -57,6 +58,17 @@ class BudgetExceeded(OdpError):
 
 class LedgerError(OdpError):
     """The ledger cannot be opened, does not match the accountant, or is corrupt."""
+
+
+class LedgerCorrupted(LedgerError):
+    """The ledger's rows do not match their hash chain, its schema was altered, or rows that the
+    recorded head says were committed are missing.  The ledger refuses to charge: the spent
+    budget is unknown.  ``row`` is the first bad row (1-based sequence number) when one is
+    known."""
+
+    def __init__(self, message: str, *, row: int | None = None):
+        super().__init__(message)
+        self.row = row
 
 
 class CertificateError(OdpError):

@@ -5,6 +5,11 @@ natural numbers only (Lean needs only ℕ, ``omega`` and ``decide``).  The sidec
 run id, each round's mechanism, parameters, declared classes and costs, realised class, and the
 Lean declarations each row relies on with the SHA-256 of their files; plus the final budget the
 replay must reach and the SHA-256 of the text.
+
+Sidecar version 2 also records the ledger's hash chain (``"ledger"``: its genesis, every row's
+exact values with its hash, and the head), so ``odp verify`` can check that the text is exactly
+what those rows produce and name the ledger by its head hash; and optionally a ``"signature"``
+over that head (:mod:`odp.certs.signing`).  The trust model is in docs/certificates.md.
 """
 
 from __future__ import annotations
@@ -20,12 +25,15 @@ from typing import Any
 from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError
-from ..ledger import RoundRecord
+from ..ledger import Ledger, RoundRecord
+from ..ledger.chain import CHAIN_VERSION, ROW_FIELDS, EventRow, Genesis
+from ..ledger.records import BudgetState, apply_row
 from . import rules
 from .format import CertificateText, Step, common_denominator, in_units
 
 FORMAT = "odp-certificate"
-VERSION = 1
+VERSION = 2  # of the sidecar; the text format is unchanged (odp.certs.format, v1)
+READABLE_VERSIONS = (1, 2)
 
 
 @dataclass
@@ -34,6 +42,18 @@ class Certificate:
 
     text: str
     sidecar: dict[str, Any]
+
+    def sign(self, *, ed25519_key: str | Path | None = None,
+             hmac_key: str | Path | None = None) -> "Certificate":
+        """Sign the certificate's statement (its ledger head, text digest, budget and final
+        state) with an Ed25519 private key or an HMAC key file (:mod:`odp.certs.signing`)."""
+        from .signing import sign
+
+        if "ledger" not in self.sidecar:
+            raise CertificateError("only a certificate with its ledger chain can be signed")
+        self.sidecar["signature"] = sign(self.sidecar, ed25519_key=ed25519_key,
+                                         hmac_key=hmac_key)
+        return self
 
     def write(self, path: str | Path) -> tuple[Path, Path]:
         """Write ``path`` (the text) and ``path.json`` (the sidecar)."""
@@ -64,8 +84,35 @@ def _class_deltas(guarantee: dict[str, Any]) -> list[Fraction] | None:
     return None if pairs is None else [Fraction(d) for _, d in pairs]
 
 
-def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) -> Certificate:
-    """Build the certificate of a run from its budget and rounds (reservation order)."""
+def certificate_of(ledger: Ledger) -> Certificate:
+    """The certificate of a ledger with its hash chain: the rounds are replayed from the
+    verified rows themselves, so the text is exactly what the chained rows say."""
+    events = ledger.events()
+    genesis = ledger.genesis
+    budget = Budget._trusted(genesis.epsilon, genesis.delta)
+    state = BudgetState(budget)
+    for row, _ in events:
+        apply_row(state, row)
+    return build_certificate(budget, list(state.rounds), genesis.ledger_id,
+                             chain=(genesis, events))
+
+
+def chain_json(genesis: Genesis, events: list[tuple[EventRow, str]]) -> dict[str, Any]:
+    """The sidecar's ``"ledger"`` entry: genesis, every row with its hash, and the head."""
+    rounds = sum(1 for row, _ in events if row.kind == "reserve")
+    head = events[-1][1] if events else genesis.hash
+    return {"chain_version": CHAIN_VERSION, "genesis": genesis.to_json(),
+            "fields": list(ROW_FIELDS) + ["row_hash"],
+            "rows": [row.to_json() + [digest] for row, digest in events],
+            "head": {"rows": len(events), "rounds": rounds, "head": head}}
+
+
+def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str,
+                      chain: tuple[Genesis, list[tuple[EventRow, str]]] | None = None
+                      ) -> Certificate:
+    """Build the certificate of a run from its budget and rounds (reservation order).  With
+    ``chain`` (the ledger's genesis and verified rows) the sidecar is version 2 and records
+    the chain; without it, version 1 (no binding to a ledger)."""
     held_eps = sum((r.epsilon_held for r in rounds), Fraction(0))
     held_delta = sum((r.delta for r in rounds), Fraction(0))
     if held_eps > budget.epsilon or held_delta > budget.delta:
@@ -80,7 +127,7 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) ->
         values += _class_deltas(r.guarantee) or []
     d = common_denominator(values)
     text = CertificateText(d, in_units(budget.epsilon, d), in_units(budget.delta, d), comments=[
-        f"odp certificate v{VERSION}, run {run_id}",
+        f"odp certificate v1, run {run_id}",
         f"{len(rounds)} rounds; amounts are natural numbers in units of 1/D (rules: Odp/LedgerCore.lean)",
     ])
     sidecar_rounds = []
@@ -134,7 +181,7 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) ->
     body = text.render()
     sidecar = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if chain is not None else 1,
         "run_id": run_id,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "D": str(d),
@@ -149,4 +196,6 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str) ->
         },
         "rounds": sidecar_rounds,
     }
+    if chain is not None:
+        sidecar["ledger"] = chain_json(*chain)
     return Certificate(body, sidecar)

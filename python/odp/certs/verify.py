@@ -5,6 +5,10 @@ must pass ``admits`` and its optional ``blocks`` / ``deltas`` rows must pass ``b
 ``deltasOk``; the final state must equal the budget the sidecar claims.  The text is also
 cross-checked against the sidecar row by row (so reordered, altered or missing rows are named)
 and against its SHA-256.  The first failure is reported with its row and the rule it breaks.
+
+A version-2 certificate also carries the ledger's hash chain: :mod:`odp.certs.trust` checks it,
+checks whatever the auditor brings (a public key, an HMAC key, a head hash, the ledger file),
+and the result says what was established and what was not.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from typing import Any
 from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError
-from .export import FORMAT, VERSION, sidecar_path
+from .export import FORMAT, READABLE_VERSIONS, sidecar_path
 from .format import parse
+from .trust import Trust, TrustReport, assess
 
 
 @dataclass
@@ -30,9 +35,19 @@ class VerifyResult:
     remaining: Budget | None = None
     row: int | None = None  # 1-based step number of the first failure
     rule: str | None = None  # the rule it breaks
+    trust: TrustReport | None = None  # what was established and what was not
+
+    def statement_lines(self) -> list[str]:
+        """The human-readable account of what this check established and what it did not."""
+        if self.trust is None:
+            return []
+        return ([f"established: {s}" for s in self.trust.established]
+                + [f"NOT established: {s}" for s in self.trust.not_established])
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "message": self.message}
+        if self.trust is not None:
+            out.update(self.trust.to_json())
         if self.remaining is not None:
             out["remaining"] = self.remaining.to_json()
         if self.row is not None:
@@ -63,16 +78,19 @@ def _blocks_failure(e: lean.Entry, blocks: list[int], k: int) -> str:
     return f"charged {e.charged} is not the cost {lean.blockAt(k, blocks)} of class {k}"
 
 
-def verify(text: str, sidecar: dict[str, Any] | None) -> VerifyResult:
-    """Check a certificate (text + sidecar).  Never raises for bad certificates."""
+def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
+           ) -> VerifyResult:
+    """Check a certificate (text + sidecar) and, for version 2, its ledger chain and whatever
+    ``trust`` brings (:mod:`odp.certs.trust`).  Never raises for bad certificates."""
     try:
         cert = parse(text)
     except CertificateError as exc:
         return _fail(f"unreadable certificate: {exc}", rule="format")
     if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT:
         return _fail("missing or foreign sidecar (CERT.json)", rule="sidecar")
-    if sidecar.get("version") != VERSION:
-        return _fail(f"sidecar version {sidecar.get('version')!r} is not {VERSION}", rule="sidecar")
+    if sidecar.get("version") not in READABLE_VERSIONS:
+        return _fail(f"sidecar version {sidecar.get('version')!r} is not one of "
+                     f"{READABLE_VERSIONS}", rule="sidecar")
     rounds = sidecar.get("rounds")
     if not isinstance(rounds, list):
         return _fail("the sidecar has no rounds", rule="sidecar")
@@ -120,8 +138,12 @@ def verify(text: str, sidecar: dict[str, Any] | None) -> VerifyResult:
         return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",
                      rule="sidecar")
     remaining = Budget(Fraction(s.eps, d), Fraction(s.delta, d))
+    report = assess(text, sidecar, trust, len(cert.steps))
+    if report.failure is not None:
+        rule = "chain" if report.failure.startswith("chain:") else "trust"
+        return VerifyResult(False, report.failure, rule=rule, trust=report)
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the Lean rules; "
-                              f"remaining {remaining}", remaining=remaining)
+                              f"remaining {remaining}", remaining=remaining, trust=report)
 
 
 def _compare_round(d: int, step, rnd: Any) -> str | None:
@@ -164,6 +186,6 @@ def read_certificate(path: str | Path) -> tuple[str, dict[str, Any] | None]:
     return text, sidecar
 
 
-def verify_file(path: str | Path) -> VerifyResult:
+def verify_file(path: str | Path, trust: Trust | None = None) -> VerifyResult:
     text, sidecar = read_certificate(path)
-    return verify(text, sidecar)
+    return verify(text, sidecar, trust)

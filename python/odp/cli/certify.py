@@ -14,32 +14,50 @@ def register(subparsers) -> None:
         description=(
             "Write CERT (the odpcheck ledger text, natural numbers in units of 1/D) and "
             "CERT.json (run id, mechanisms, declared classes and costs, realised classes, and "
-            "the Lean declarations each row relies on with the SHA-256 of their files)."
+            "the Lean declarations each row relies on with the SHA-256 of their files, and the "
+            "ledger's hash chain).  Sign it with a key you hold (--sign-key or --hmac-key) so "
+            "that an auditor can tell your certificate from a forged one (docs/certificates.md)."
         ),
     )
     p.add_argument("ledger", help="SQLite ledger file (read-only)")
     p.add_argument("-o", "--output", required=True, help="certificate path (CERT and CERT.json)")
+    p.add_argument("--sign-key", help="sign with this Ed25519 private key (PEM; needs the "
+                                      "cryptography package: odp[sign])")
+    p.add_argument("--hmac-key", help="sign with this HMAC key file (odp ledger keygen)")
+    p.add_argument("--key-file", help="the ledger's own HMAC key file, to check its tags "
+                                      "(default: $ODP_LEDGER_KEY_FILE)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..certs import build_certificate
+    from ..certs import certificate_of
     from ..ledger import SQLiteLedger
 
-    ledger = SQLiteLedger(args.ledger, readonly=True)
+    ledger = SQLiteLedger(args.ledger, readonly=True, key_file=args.key_file)
     try:
-        state = ledger.snapshot()
-        cert = build_certificate(state.budget, list(state.rounds), ledger.ledger_id or "run")
+        cert = certificate_of(ledger)
     finally:
         ledger.close()
+    if args.sign_key or args.hmac_key:
+        cert.sign(ed25519_key=args.sign_key, hmac_key=args.hmac_key)
     text_path, side_path = cert.write(args.output)
+    head = cert.sidecar["ledger"]["head"]
+    signature = cert.sidecar.get("signature")
     summary = {"certificate": str(text_path), "sidecar": str(side_path),
                "rounds": len(cert.sidecar["rounds"]), "D": cert.sidecar["D"],
-               "remaining": cert.remaining.to_json()}
+               "remaining": cert.remaining.to_json(), "head": head,
+               "signed": None if signature is None else {
+                   "scheme": signature["scheme"], "key_id": signature["key_id"]}}
     if args.json:
         print_json(summary)
     else:
         print(f"wrote {text_path} and {side_path}: {summary['rounds']} rounds, remaining "
               f"{cert.remaining}")
+        print(f"ledger head: {head['rows']}:{head['head']}")
+        if signature is None:
+            print("not signed: anyone can write a self-consistent certificate; sign with "
+                  "--sign-key or --hmac-key, or give auditors the head above")
+        else:
+            print(f"signed ({signature['scheme']}) by key {signature['key_id']}")
     return 0

@@ -1,4 +1,11 @@
-"""``odp ledger show PATH``: inspect a SQLite ledger (read-only)."""
+"""``odp ledger ACTION PATH``: inspect, verify, upgrade and re-anchor a SQLite ledger.
+
+* ``show`` — the budget, the remaining budget and every round (read-only: writes nothing);
+* ``verify`` — check the hash chain, the schema and the head files, and print the head;
+* ``upgrade`` — add the hash chain to a version-1 ledger (one transaction);
+* ``reanchor`` — rewrite the head file from the rows as they are (after the head was lost);
+* ``keygen`` — write a new HMAC key file for keyed ledgers.
+"""
 
 from __future__ import annotations
 
@@ -10,23 +17,99 @@ from ._common import format_table, print_json
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("ledger", help="inspect a ledger file",
-                              description="Inspect an odp SQLite ledger without modifying it.")
+    p = subparsers.add_parser("ledger", help="inspect, verify or upgrade a ledger file",
+                              description="Inspect, verify, upgrade or re-anchor an odp SQLite "
+                                          "ledger (docs/ledger.md).")
     sub = p.add_subparsers(dest="ledger_command", metavar="ACTION", required=True)
-    show = sub.add_parser("show", help="print the budget, the remaining budget and every round")
+
+    def key_option(parser):
+        parser.add_argument("--key-file", help="the ledger's HMAC key file (default: "
+                                               "$ODP_LEDGER_KEY_FILE); needed to check a keyed "
+                                               "ledger's tags")
+
+    show = sub.add_parser("show", help="print the budget, the remaining budget and every round "
+                                       "(read-only)")
     show.add_argument("path", help="ledger file (SQLite)")
     show.add_argument("--json", action="store_true", help="print as JSON")
+    key_option(show)
     show.set_defaults(func=run_show)
+
+    verify = sub.add_parser("verify", help="check the hash chain, schema and head files "
+                                           "(read-only)")
+    verify.add_argument("path", help="ledger file (SQLite)")
+    verify.add_argument("--json", action="store_true", help="print as JSON")
+    key_option(verify)
+    verify.set_defaults(func=run_verify)
+
+    upgrade = sub.add_parser("upgrade", help="add the hash chain to a version-1 ledger")
+    upgrade.add_argument("path", help="ledger file (SQLite)")
+    upgrade.add_argument("--json", action="store_true", help="print as JSON")
+    upgrade.add_argument("--key-file", help="make the upgraded ledger keyed with this HMAC key")
+    upgrade.set_defaults(func=run_upgrade)
+
+    reanchor = sub.add_parser(
+        "reanchor", help="rewrite the head file from the ledger's rows as they are",
+        description="Verify the ledger's chain and write LEDGER.head from its rows.  Use it "
+                    "after the head file was lost; if the head records rows the ledger no "
+                    "longer has, this accepts their loss and needs --accept-loss.")
+    reanchor.add_argument("path", help="ledger file (SQLite)")
+    reanchor.add_argument("--accept-loss", action="store_true",
+                          help="accept that rows the head file records are gone")
+    reanchor.add_argument("--json", action="store_true", help="print as JSON")
+    key_option(reanchor)
+    reanchor.set_defaults(func=run_reanchor)
+
+    keygen = sub.add_parser("keygen", help="write a new random HMAC key file (mode 0600), or "
+                                           "an Ed25519 key pair for signing certificates")
+    keygen.add_argument("path", help="key file to create (never overwritten)")
+    keygen.add_argument("--ed25519", action="store_true",
+                        help="write an Ed25519 private key (PEM) to PATH and its public key "
+                             "to PATH.pub, for `odp certify --sign-key` (needs odp[sign])")
+    keygen.add_argument("--json", action="store_true", help="print as JSON")
+    keygen.set_defaults(func=run_keygen)
+
+
+def _open(args: argparse.Namespace):
+    from ..ledger import SQLiteLedger
+
+    return SQLiteLedger(args.path, readonly=True, key_file=getattr(args, "key_file", None))
+
+
+def _integrity(ledger) -> dict:
+    head = ledger.chain_head
+    out = {"schema_version": ledger.schema_version, "chained": ledger.chained,
+           "rows": head.rows, "rounds": head.rounds, "head": head.head,
+           "genesis": ledger.genesis.hash, "ledger_id": ledger.ledger_id,
+           "key_id": ledger.genesis.key_id, "mac_checked": ledger.mac_checked,
+           "head_files": [str(p) for p in ledger._heads]}
+    if ledger.snapshot_copy:
+        out["read_from_private_copy"] = True
+    return out
+
+
+def _integrity_lines(info: dict) -> list[str]:
+    lines = []
+    if info["chained"]:
+        lines.append(f"chain      {info['rows']} rows verified; head {info['head']}")
+    else:
+        lines.append(f"chain      none on disk (schema version {info['schema_version']}); "
+                     f"run `odp ledger upgrade` to add it")
+    if info["key_id"]:
+        lines.append(f"key        {info['key_id']} "
+                     + ("(HMAC tags verified)" if info["mac_checked"]
+                        else "(HMAC tags NOT checked: give --key-file)"))
+    if info.get("read_from_private_copy"):
+        lines.append("note       the ledger is not writable here: read from a private copy")
+    return lines
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ..ledger import SQLiteLedger
-
-    ledger = SQLiteLedger(args.path, readonly=True)
+    ledger = _open(args)
     try:
         state = ledger.snapshot()
         rounds = list(state.rounds)
         budget, remaining = ledger.budget, state.remaining
+        info = _integrity(ledger)
     finally:
         ledger.close()
     if args.json:
@@ -34,6 +117,7 @@ def run_show(args: argparse.Namespace) -> int:
             "path": args.path,
             "budget": budget.to_json(),
             "remaining": remaining.to_json(),
+            "integrity": info,
             "rounds": [r.to_json() for r in rounds],
         })
         return 0
@@ -42,6 +126,8 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"remaining  ε={format_fraction(remaining.epsilon)}  δ={format_fraction(remaining.delta)}")
     saved = sum((r.refund for r in rounds), Fraction(0))
     print(f"rounds     {len(rounds)} (ε refunded by ODP: {format_fraction(saved)})")
+    for line in _integrity_lines(info):
+        print(line)
     if rounds:
         print()
         print(format_table(
@@ -51,4 +137,73 @@ def run_show(args: argparse.Namespace) -> int:
               "" if r.charged is None else format_fraction(r.charged),
               r.reason or r.status] for r in rounds],
         ))
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    ledger = _open(args)
+    try:
+        info = _integrity(ledger)
+        info["remaining"] = ledger.remaining.to_json()
+    finally:
+        ledger.close()
+    if args.json:
+        print_json({"ok": True, **info})
+        return 0
+    print(f"OK: {args.path} (ledger {info['ledger_id']})")
+    for line in _integrity_lines(info):
+        print(line)
+    if info["chained"]:
+        print(f"head files {', '.join(info['head_files']) or 'none'}: extended by the ledger")
+        print(f"keep this head to detect a later rollback: {info['rows']}:{info['head']}")
+    return 0
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    from ..ledger import upgrade_ledger
+
+    n = upgrade_ledger(args.path, key_file=args.key_file)
+    if args.json:
+        print_json({"ok": True, "path": args.path, "rows": n})
+    else:
+        print(f"upgraded {args.path}: {n} rows hash-chained; head file written")
+    return 0
+
+
+def run_reanchor(args: argparse.Namespace) -> int:
+    from ..ledger import reanchor_ledger
+
+    head, previous = reanchor_ledger(args.path, accept_loss=args.accept_loss,
+                                     key_file=args.key_file)
+    out = {"ok": True, "path": args.path, **head.to_json(),
+           "previous": None if previous is None else previous.to_json()}
+    if args.json:
+        print_json(out)
+    else:
+        before = ("no head file" if previous is None
+                  else f"the head file recorded {previous.rows} rows")
+        print(f"re-anchored {args.path} at {head.rows} rows ({before}); head {head.head}")
+    return 0
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    from ..ledger.chain import write_key
+
+    if args.ed25519:
+        from ..certs.signing import write_ed25519_keypair
+
+        private, public, fingerprint = write_ed25519_keypair(args.path)
+        if args.json:
+            print_json({"ok": True, "private_key": str(private), "public_key": str(public),
+                        "fingerprint": fingerprint})
+        else:
+            print(f"wrote {private} (private: keep it secret) and {public} (give it to "
+                  f"auditors); fingerprint {fingerprint}")
+        return 0
+    kid = write_key(args.path)
+    if args.json:
+        print_json({"ok": True, "path": args.path, "key_id": kid})
+    else:
+        print(f"wrote {args.path} (key id {kid}); keep it secret and off the ledger's disk, and "
+              f"set ODP_LEDGER_KEY_FILE={args.path} for every process using the ledger")
     return 0

@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     p.add_argument("--lean-file", metavar="PATH",
                    help="with --kernel: also write the Lean file that the kernel checked to PATH")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    from ..certs.trust import add_trust_arguments
+
+    add_trust_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -48,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"odp verify: {message}", file=sys.stderr)
         return 2
-    result = verify(text, sidecar)
+    from ..certs.trust import trust_from_args
+
+    result = verify(text, sidecar, trust_from_args(args))
     report = {"generated_checker": result.to_json()}
     code = 0 if result.ok else 1
     if result.ok and args.lean:
@@ -60,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.message if result.ok else
               "FAIL " + result.message + (f" [rule {result.rule}]" if result.rule else ""))
+        for line in result.statement_lines() if result.ok else []:
+            print(line)
         for key in ("lean", "kernel"):
             if key in report:
                 print(f"{key}: {report[key]['message']}")

@@ -1,7 +1,8 @@
 """Ledgers: the durable record of every budget transition (reserve, then settle).
 
 * :class:`MemoryLedger` — in memory, thread-safe, for notebooks and tests.
-* :class:`SQLiteLedger` — a SQLite file shared safely by several processes.
+* :class:`SQLiteLedger` — a SQLite file shared safely by several processes, hash-chained
+  (:mod:`odp.ledger.chain`) with a head file (:mod:`odp.ledger.head`); see docs/ledger.md.
 
 :func:`open_ledger` turns what a user passes to ``Accountant(ledger=…)`` into a ledger.
 """
@@ -12,8 +13,9 @@ import os
 from typing import Any
 
 from ..budget import Budget
-from ..errors import LedgerError
+from ..errors import LedgerCorrupted, LedgerError
 from .base import Admission, Ledger, MemoryLedger, sum_rule
+from .chain import ChainHead, EventRow, Genesis
 from .records import (
     REASON_ABORTED,
     REASON_CLOSED,
@@ -27,12 +29,14 @@ from .records import (
     RoundRecord,
     RoundRequest,
 )
-from .sqlite import SQLiteLedger
+from .sqlite import KEY_ENV, LedgerHeadWarning, SQLiteLedger, reanchor_ledger, upgrade_ledger
 
 __all__ = [
     "Admission", "sum_rule", "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
     "BudgetState", "SCHEMA_VERSION", "REASON_RELEASED", "REASON_FAILED", "REASON_RECOVERED",
     "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE", "REASON_CLOSED",
+    "LedgerCorrupted", "ChainHead", "EventRow", "Genesis", "KEY_ENV", "LedgerHeadWarning",
+    "upgrade_ledger", "reanchor_ledger",
 ]
 
 

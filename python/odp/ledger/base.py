@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
+from .chain import ChainHead, ChainVerifier, EventRow, Genesis
 from .records import (
     REASON_ENFORCED,
     REASON_OVERLAP,
@@ -18,6 +19,8 @@ from .records import (
     BudgetState,
     RoundRecord,
     RoundRequest,
+    reserve_row,
+    settle_row,
 )
 
 
@@ -181,6 +184,18 @@ class Ledger(ABC):
     def rounds(self) -> list[RoundRecord]:
         return list(self.snapshot().rounds)
 
+    #: Where the chain starts (identity, budget, key id); see :mod:`odp.ledger.chain`.
+    genesis: Genesis
+
+    @property
+    @abstractmethod
+    def chain_head(self) -> ChainHead:
+        """Rows, rounds and the hash of the last row (verified)."""
+
+    @abstractmethod
+    def events(self) -> list[tuple[EventRow, str]]:
+        """Every row, in order, with its verified hash (what a certificate records)."""
+
     def close(self) -> None:
         """Release resources (no-op for the in-memory ledger)."""
 
@@ -199,22 +214,48 @@ class MemoryLedger(Ledger):
 
         self._state = BudgetState(budget)
         self._lock = threading.Lock()
-        self._seq = 0
         self.ledger_id = uuid.uuid4().hex
+        self.genesis = Genesis(self.ledger_id, budget.epsilon, budget.delta)
+        self._chain = ChainVerifier(self.genesis, where="in-memory ledger")
+        self._pending: list[Callable[[], EventRow]] = []  # rows not hashed yet
+        self._events: list[tuple[EventRow, str]] = []
+        self._rows = 0
 
     @property
     def budget(self) -> Budget:
         return self._state.budget
 
     def _next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
+        self._rows += 1
+        return self._rows
+
+    def _reserve(self, req: RoundRequest, now: float) -> RoundRecord:
+        seq = self._next_seq()
+        rec = self._state.apply_reserve(seq, req, now)  # refuses before changing anything
+        self._pending.append(lambda: reserve_row(seq, req, None, now))
+        return rec
+
+    def _settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
+                now: float) -> RoundRecord:
+        seq = self._next_seq()
+        rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
+        self._pending.append(lambda: settle_row(seq, round_id, label, charged, reason, None,
+                                                now))
+        return rec
+
+    def _hash_pending(self) -> None:
+        """Chain the rows written since the last call: the same rows and hashes a durable
+        backend would write (computed lazily, off the charging path).  Caller holds _lock."""
+        for make in self._pending:
+            row = make()
+            self._events.append((row, self._chain.check(row, None, None)))
+        self._pending.clear()
 
     def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
         with self._lock:
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
-            return self._state.apply_reserve(self._next_seq(), req, time.time())
+            return self._reserve(req, time.time())
 
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
@@ -222,8 +263,7 @@ class MemoryLedger(Ledger):
         with self._lock:
             label, charged, reason, failed = settlement(self._state, round_id, label, charged,
                                                         reason, interactive_rule, check)
-            rec = self._state.apply_settle(self._next_seq(), round_id, label, charged, reason,
-                                           time.time())
+            rec = self._settle(round_id, label, charged, reason, time.time())
         if failed:
             raise enforcement_error(round_id)
         return rec
@@ -242,15 +282,29 @@ class MemoryLedger(Ledger):
                 if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks,
                              realized):
                     label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
-            reserve_seq = self._next_seq()
-            rec = state.apply_charge(reserve_seq, self._next_seq(), req, label, charged, reason,
-                                     time.time())
+            now = time.time()
+            reserve_seq, settle_seq = self._next_seq(), self._next_seq()
+            rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged, reason, now)
+            self._pending.append(lambda: reserve_row(reserve_seq, req, None, now))
+            self._pending.append(lambda: settle_row(settle_seq, req.round_id, label, charged,
+                                                    reason, None, now))
         if failed:
             raise enforcement_error(req.round_id)
         return rec
 
     def snapshot(self) -> BudgetState:
         return self._state
+
+    @property
+    def chain_head(self) -> ChainHead:
+        with self._lock:
+            self._hash_pending()
+            return ChainHead(**self._chain.state.to_json())
+
+    def events(self) -> list[tuple[EventRow, str]]:
+        with self._lock:
+            self._hash_pending()
+            return list(self._events)
 
     def rounds(self) -> list[RoundRecord]:
         with self._lock:

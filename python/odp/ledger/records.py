@@ -22,8 +22,10 @@ from typing import Any
 
 from ..budget import Budget, format_fraction
 from ..errors import LedgerError
+from .chain import EventRow
 
-SCHEMA_VERSION = 1
+#: Version of the SQLite ledger's schema (2: hash-chained rows; see :mod:`odp.ledger.schema`).
+SCHEMA_VERSION = 2
 
 #: Why a round was settled.
 REASON_RELEASED = "released"  # classified release, charged ℰ(P_k)
@@ -239,3 +241,40 @@ class BudgetState:
 def dumps(obj: Any) -> str:
     """Canonical JSON text (sorted keys, no spaces) for ledger columns."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float) -> EventRow:
+    """The ledger row that reserves ``req`` (every backend writes exactly these values)."""
+    return EventRow(seq, "reserve", req.round_id, req.mechanism, dumps(req.params),
+                    dumps(req.guarantee), Fraction(req.sup_epsilon), Fraction(req.delta),
+                    int(bool(req.interactive)), None, None, None, owner, float(at))
+
+
+def settle_row(seq: int, round_id: str, label: Any, charged: Fraction, reason: str,
+               owner: str | None, at: float) -> EventRow:
+    """The ledger row that settles ``round_id``."""
+    return EventRow(seq, "settle", round_id, None, None, None, None, None, None, dumps(label),
+                    Fraction(charged), reason, owner, float(at))
+
+
+def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
+    """Apply one (verified) ledger row to ``state``.  ``ValueError``/``LedgerError`` when the
+    row is not a well-formed reserve or settle event."""
+    if row.kind == "reserve":
+        if None in (row.mechanism, row.params, row.guarantee, row.sup_epsilon, row.delta,
+                    row.interactive):
+            raise ValueError("a reserve row lacks a value")
+        params, guarantee = json.loads(row.params), json.loads(row.guarantee)
+        if not isinstance(params, dict) or not isinstance(guarantee, dict):
+            raise ValueError("params and guarantee must be JSON objects")
+        req = RoundRequest(round_id=row.round_id, mechanism=row.mechanism, params=params,
+                           guarantee=guarantee, sup_epsilon=row.sup_epsilon, delta=row.delta,
+                           interactive=bool(row.interactive))
+        rec = state.apply_reserve(row.seq, req, row.created)
+        if row.owner:
+            rec.extra["owner"] = row.owner
+        return rec
+    if None in (row.label, row.charged, row.reason):
+        raise ValueError("a settle row lacks a value")
+    return state.apply_settle(row.seq, row.round_id, json.loads(row.label), row.charged,
+                              row.reason, row.created)

@@ -1,10 +1,19 @@
-"""A durable, multi-process ledger on SQLite (standard library).
+"""A durable, multi-process, hash-chained ledger on SQLite (standard library).
 
 * WAL journal with ``synchronous=FULL``: a committed row survives a crash or power loss.
 * ``BEGIN IMMEDIATE`` around admit + reserve: the admission check (Alg. 1 line 4) and the
   reservation row are one atomic step, serialised across processes sharing the file.
 * Append-only: triggers refuse ``UPDATE`` and ``DELETE``; a settle is a new row.
-* A schema version in the ``meta`` table; a ledger made by a newer schema is refused.
+* Hash-chained (:mod:`odp.ledger.chain`): every row carries the previous row's hash and its
+  own; opening verifies the whole chain, each refresh the new rows, and any break is a
+  :class:`~odp.errors.LedgerCorrupted` naming the first bad row.  With a key (``key_file=`` or
+  ``$ODP_LEDGER_KEY_FILE``) every row and the head also carry an HMAC tag.
+* A head file ``LEDGER.head`` (and any ``anchors``), written atomically after every commit
+  (:mod:`odp.ledger.head`): a lost ``-wal``, a truncated file or a restored older copy is
+  refused with "the ledger lost committed rounds N..M".
+* The schema is checked before anything is written: a file that is not an odp ledger of a
+  known version is refused and left byte-identical; an altered schema (a dropped trigger) is
+  refused as corrupted.  Version-1 ledgers open read-only; ``odp ledger upgrade`` chains them.
 * Recovery on open: a reservation whose owning process is gone (same host, pid no longer
   running, or running with another start time) is settled at its sup (reason ``recovered``).
   Reservations of live processes, or of other hosts, stay pending — and pending rounds are
@@ -18,16 +27,19 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
+import warnings
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from ..budget import Budget
-from ..errors import LedgerError
+from ..errors import LedgerCorrupted, LedgerError
+from . import schema
 from .base import (
     Admission,
     Ledger,
@@ -39,95 +51,39 @@ from .base import (
     sum_rule,
     validate_charge,
 )
+from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key, row_hash, row_mac
+from .head import HeadRecord, check_head, head_path, read_head, write_head
+from .owner import owner_is_dead, owner_token
 from .records import (
     REASON_ENFORCED,
     REASON_RECOVERED,
     REASON_RELEASED,
-    SCHEMA_VERSION,
     BudgetState,
     RoundRecord,
     RoundRequest,
+    apply_row,
     dumps,
+    reserve_row,
+    settle_row,
 )
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-)""",
-    """CREATE TABLE IF NOT EXISTS events (
-    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind        TEXT NOT NULL CHECK (kind IN ('reserve', 'settle')),
-    round_id    TEXT NOT NULL,
-    mechanism   TEXT,
-    params      TEXT,
-    guarantee   TEXT,
-    sup_epsilon TEXT,
-    delta       TEXT,
-    interactive INTEGER,
-    label       TEXT,
-    charged     TEXT,
-    reason      TEXT,
-    owner       TEXT,
-    created     REAL NOT NULL
-)""",
-    """CREATE UNIQUE INDEX IF NOT EXISTS events_one_reserve ON events (round_id) WHERE kind = 'reserve'""",
-    """CREATE UNIQUE INDEX IF NOT EXISTS events_one_settle ON events (round_id) WHERE kind = 'settle'""",
-    """CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'odp ledger rows are append-only'); END""",
-    """CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'odp ledger rows are append-only'); END""",
-    """CREATE TRIGGER IF NOT EXISTS meta_no_update BEFORE UPDATE ON meta
-BEGIN SELECT RAISE(ABORT, 'odp ledger metadata is write-once'); END""",
-    """CREATE TRIGGER IF NOT EXISTS meta_no_delete BEFORE DELETE ON meta
-BEGIN SELECT RAISE(ABORT, 'odp ledger metadata is write-once'); END""",
-)
-
-_COLUMNS = ("seq, kind, round_id, mechanism, params, guarantee, sup_epsilon, delta, interactive, "
-            "label, charged, reason, owner, created")
+#: Environment variable naming the HMAC key file of keyed ledgers (see docs/ledger.md).
+KEY_ENV = "ODP_LEDGER_KEY_FILE"
+CHECKPOINT_MODES = (None, "passive", "full", "truncate")
 
 
-def _process_start(pid: int) -> str | None:
-    """Start time of ``pid`` in clock ticks since boot (Linux), '' for a zombie, None if gone
-    or unknown."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            data = fh.read().decode("ascii", "replace")
-    except OSError:
-        return None
-    rest = data[data.rfind(")") + 2:].split()
-    if rest and rest[0] in ("Z", "X"):
-        return ""  # zombie / dead: it will never settle
-    return rest[19] if len(rest) > 19 else None
+class LedgerHeadWarning(UserWarning):
+    """A commit succeeded but its head file could not be written (the head lags behind)."""
 
 
-def _owner_token() -> dict[str, Any]:
-    pid = os.getpid()
-    return {"host": socket.gethostname(), "pid": pid, "start": _process_start(pid)}
-
-
-def _owner_is_dead(owner: dict[str, Any]) -> bool:
-    """True only when we are sure the reserving process is gone (same host)."""
-    if owner.get("host") != socket.gethostname():
-        return False
-    pid = owner.get("pid")
-    if not isinstance(pid, int):
-        return False
-    start = _process_start(pid)
-    if start is None:
-        if not os.path.exists("/proc/self/stat"):  # no procfs: fall back to kill(pid, 0)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return True
-            except OSError:
-                return False
-            return False
-        return True
-    if start == "":
-        return True
-    recorded = owner.get("start")
-    return recorded is not None and recorded != start
+def _resolve_key(key: bytes | None, key_file: str | os.PathLike | None) -> bytes | None:
+    if key is not None:
+        if not isinstance(key, (bytes, bytearray)) or len(key) < 32:
+            raise LedgerError("a ledger key must be at least 32 bytes")
+        return bytes(key)
+    if key_file is None:
+        key_file = os.environ.get(KEY_ENV) or None
+    return None if key_file is None else load_key(key_file)
 
 
 class SQLiteLedger(Ledger):
@@ -135,144 +91,348 @@ class SQLiteLedger(Ledger):
 
     ``budget`` is required to create a new file; for an existing file it may be omitted (the
     file's budget is used) or must equal the recorded budget.  ``readonly=True`` opens without
-    writing anything (no recovery), for inspection.
+    writing anything (no recovery, no head update), for inspection; where the file and its
+    directory are not writable it reads a private copy.
+
+    Integrity options (docs/ledger.md): ``key``/``key_file`` — an HMAC key (default
+    ``$ODP_LEDGER_KEY_FILE``); a new ledger made with a key is keyed for good.  ``anchors`` —
+    further head files (e.g. on another volume) that must be extended like ``LEDGER.head``.
+    ``checkpoint`` — after each commit, copy the WAL into the database (``"passive"``,
+    ``"full"`` or ``"truncate"``), so deleting the ``-wal`` file loses nothing.
+    ``head_sync=False`` writes the head without ``fdatasync`` (one fewer flush per charge: a
+    lost ``-wal`` is still detected after a process crash, but not after a power loss).
+    ``head_file=False`` turns the head file off (for measurements only: lost rows then go
+    unnoticed).
     """
 
     def __init__(self, path: str | os.PathLike, budget: Budget | None = None, *,
-                 readonly: bool = False, busy_timeout: float = 120.0):
+                 readonly: bool = False, busy_timeout: float = 120.0, key: bytes | None = None,
+                 key_file: str | os.PathLike | None = None,
+                 anchors: Sequence[str | os.PathLike] = (), checkpoint: str | None = None,
+                 head_file: bool = True, head_sync: bool = True, _check_heads: bool = True):
+        if checkpoint not in CHECKPOINT_MODES:
+            raise LedgerError(f"checkpoint must be one of {CHECKPOINT_MODES}, got {checkpoint!r}")
         self.path = Path(path)
         self._lock = threading.Lock()
         self._readonly = readonly
-        self._owner = dumps(_owner_token())
+        self._owner = dumps(owner_token())
+        self._key = _resolve_key(key, key_file)
+        self._checkpoint = checkpoint
+        self._head_sync = head_sync
+        self._heads = ([head_path(self.path)] if head_file else []) + [Path(a) for a in anchors]
+        self._snapshot_dir: str | None = None
+        self.snapshot_copy = False
+        self._cursor: list[Any] = [0, ""]
+        where = str(self.path)
         exists = self.path.exists() and self.path.stat().st_size > 0
-        if not exists and (readonly or budget is None):
-            raise LedgerError(
-                f"no ledger at {self.path}; give a budget to create one"
-                if not readonly else f"no ledger at {self.path}"
-            )
+        if not exists:
+            self._refuse_missing(budget, readonly)
+        if exists and not readonly:
+            # Decide whether this file is ours through a read-only connection: a file that is
+            # not an odp ledger of a known version is refused without a single byte written
+            # (a writable connection would at least checkpoint a foreign WAL on close).
+            probe = self._connect(True, busy_timeout)
+            try:
+                if not self._empty(probe):
+                    self._check_file(probe, readonly=False, where=where)
+            finally:
+                probe.close()
+                self._drop_snapshot()
+        self._conn = self._connect(readonly, busy_timeout)
         try:
-            if readonly:
-                uri = f"file:{self.path.resolve()}?mode=ro"
-                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None,
-                                             check_same_thread=False, timeout=busy_timeout)
-            else:
-                self._conn = sqlite3.connect(str(self.path), isolation_level=None,
-                                             check_same_thread=False, timeout=busy_timeout)
-            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            if not exists or self._empty():
+                if readonly:
+                    raise LedgerError(f"no ledger at {self.path}")
+                self._create(budget)
+            self.schema_version, meta = self._check_file(self._conn, readonly, where)
             if not readonly:
-                mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
-                if mode.lower() != "wal":
-                    self._conn.execute("PRAGMA journal_mode = WAL")
-                self._conn.execute("PRAGMA synchronous = FULL")
-        except sqlite3.Error as exc:
-            raise LedgerError(f"cannot open ledger {self.path}: {exc}") from None
-        try:
-            if exists:
-                self._budget = self._read_meta(budget)
-            else:
-                self._budget = self._create(budget)
+                self._pragmas()
+            self._budget = self._open_meta(meta, budget, where)
             self._state = BudgetState(self._budget)
             with self._lock:
                 self._refresh()
+                self._check_rowids(where)
+            if self.chained and _check_heads:
+                self._check_heads()
             if not readonly:
+                self._write_heads()
                 self._recover()
         except sqlite3.DatabaseError as exc:
-            self._conn.close()
+            self.close()
             raise LedgerError(f"{self.path} is not a usable odp ledger: {exc}") from None
-        except Exception:
-            self._conn.close()
+        except BaseException:
+            self.close()
             raise
 
-    # ------------------------------------------------------------------ setup
-    def _read_meta(self, budget: Budget | None) -> Budget:
-        try:
-            meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.OperationalError as exc:
-            if "no such table" in str(exc) and budget is not None and not self._readonly:
-                return self._create(budget)  # another process is creating this file right now
-            raise LedgerError(f"{self.path} is not an odp ledger ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path} is not an odp ledger ({exc})") from None
-        if "schema_version" not in meta:
-            raise LedgerError(f"{self.path} is not an odp ledger (no schema version)")
-        version = int(meta["schema_version"])
-        if version > SCHEMA_VERSION:
-            raise LedgerError(
-                f"{self.path} has schema version {version}; this odp reads up to "
-                f"{SCHEMA_VERSION} — upgrade odp"
-            )
-        recorded = Budget(meta["epsilon"], meta["delta"])
-        if budget is not None and budget != recorded:
-            raise LedgerError(
-                f"{self.path} holds the budget {recorded}, not {budget}; open it without a "
-                "budget (or with the same one) to continue it"
-            )
-        self.ledger_id = meta.get("ledger_id", "")
-        return recorded
+    # ------------------------------------------------------------------ opening
+    def _refuse_missing(self, budget: Budget | None, readonly: bool) -> None:
+        for head in self._heads:
+            record = read_head(head)
+            if record is not None:
+                raise LedgerCorrupted(
+                    f"the ledger file {self.path} is missing or empty, but {head} records "
+                    f"{record.rows} committed rows of ledger {record.ledger_id}: the spent "
+                    f"budget is unknown.  Restore the ledger file, or remove {head} to start "
+                    "a new ledger")
+        if readonly or budget is None:
+            raise LedgerError(f"no ledger at {self.path}; give a budget to create one"
+                              if not readonly else f"no ledger at {self.path}")
 
-    def _create(self, budget: Budget) -> Budget:
+    def _connect(self, readonly: bool, busy_timeout: float) -> sqlite3.Connection:
+        def connect(target: str, uri: bool) -> sqlite3.Connection:
+            conn = sqlite3.connect(target, uri=uri, isolation_level=None,
+                                   check_same_thread=False, timeout=busy_timeout)
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            return conn
+
+        try:
+            if not readonly:
+                return connect(str(self.path), False)
+            conn = connect(f"file:{self.path.resolve()}?mode=ro", True)
+            try:
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                return conn
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                if "readonly" not in str(exc) and "unable to open" not in str(exc):
+                    raise
+            # A WAL ledger we may not write next to (no -shm): read a private copy instead.
+            self._snapshot_dir = tempfile.mkdtemp(prefix="odp-ledger-ro-")
+            copy = Path(self._snapshot_dir) / self.path.name
+            shutil.copyfile(self.path, copy)
+            wal = Path(str(self.path) + "-wal")
+            if wal.exists():
+                shutil.copyfile(wal, Path(str(copy) + "-wal"))
+            self.snapshot_copy = True
+            return connect(str(copy), False)
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc):
+                raise LedgerError(f"{self.path} is not an odp ledger ({exc}); odp leaves it "
+                                  "untouched") from None
+            raise LedgerError(f"cannot open ledger {self.path}: {exc}") from None
+        except OSError as exc:
+            raise LedgerError(f"cannot read ledger {self.path}: {exc}") from None
+
+    def _check_file(self, conn: sqlite3.Connection, readonly: bool, where: str
+                    ) -> tuple[int, dict[str, str]]:
+        """The schema version and metadata of an odp ledger of a known, unaltered schema;
+        else an error (nothing is written)."""
+        version, meta = schema.read_version(conn, where)
+        schema.check_schema(conn, version, meta, where)
+        if version < schema.SCHEMA_VERSION and not readonly:
+            raise LedgerError(
+                f"{self.path} is a version-{version} ledger without a hash chain; this odp "
+                f"writes only version {schema.SCHEMA_VERSION}.  Upgrade it once with "
+                f"`{schema.UPGRADE_COMMAND} {self.path}` (it hashes every row; nothing else "
+                "changes), or open it read-only")
+        return version, meta
+
+    def _drop_snapshot(self) -> None:
+        if self._snapshot_dir is not None:
+            shutil.rmtree(self._snapshot_dir, ignore_errors=True)
+            self._snapshot_dir = None
+            self.snapshot_copy = False
+
+    def _empty(self, conn: sqlite3.Connection | None = None) -> bool:
+        try:
+            return schema.is_empty(conn or self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path} is not an odp ledger ({exc}); odp leaves it "
+                              "untouched") from None
+
+    def _pragmas(self) -> None:
+        mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode.lower() != "wal":
+            self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = FULL")
+
+    def _create(self, budget: Budget | None) -> None:
         import uuid
 
+        if budget is None:
+            raise LedgerError(f"no ledger at {self.path}; give a budget to create one")
+        self._pragmas()
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _SCHEMA:
-                self._conn.execute(statement)
-            present = self._conn.execute("SELECT COUNT(*) FROM meta").fetchone()[0]
-            if not present:
-                rows = [("schema_version", str(SCHEMA_VERSION)), ("epsilon", str(budget.epsilon)),
-                        ("delta", str(budget.delta)), ("ledger_id", uuid.uuid4().hex),
-                        ("created", repr(time.time()))]
-                self._conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", rows)
+            if schema.is_empty(self._conn):  # else another process created it meanwhile
+                genesis = Genesis(uuid.uuid4().hex, budget.epsilon, budget.delta,
+                                  key_id(self._key) if self._key else None)
+                rows = [("schema_version", str(schema.SCHEMA_VERSION)),
+                        ("epsilon", str(budget.epsilon)), ("delta", str(budget.delta)),
+                        ("ledger_id", genesis.ledger_id), ("created", repr(time.time())),
+                        ("chain_version", str(schema.CHAIN_VERSION)),
+                        ("genesis_hash", genesis.hash)]
+                if genesis.key_id:
+                    rows.append(("key_id", genesis.key_id))
+                schema.create(self._conn, rows)
             self._conn.execute("COMMIT")
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
-        return self._read_meta(budget)
+
+    def _open_meta(self, meta: dict[str, str], budget: Budget | None, where: str) -> Budget:
+        self.genesis = schema.genesis_of(meta, where)
+        self.ledger_id = self.genesis.ledger_id
+        if self.schema_version >= 2 and meta["genesis_hash"] != self.genesis.hash:
+            raise LedgerCorrupted(f"{where}: the ledger's recorded budget or identity was "
+                                  "edited (its genesis hash does not match); the ledger "
+                                  "refuses to charge")
+        keyed = self.genesis.key_id
+        if self._key is not None and keyed != key_id(self._key):
+            raise LedgerError(
+                f"{where}: the key given (id {key_id(self._key)}) is not this ledger's "
+                + (f"(id {keyed})" if keyed else
+                   "(the ledger records no key: it was made without one, or its key id was "
+                   "removed)"))
+        if keyed and self._key is None and not self._readonly:
+            raise LedgerError(f"{where} is keyed (key id {keyed}): give its key with key_file= "
+                              f"or ${KEY_ENV} to write to it")
+        self._verifier = ChainVerifier(self.genesis, self._key if keyed else None, where)
+        try:
+            recorded = Budget(meta["epsilon"], meta["delta"])
+        except Exception as exc:  # noqa: BLE001 - InvalidBudget is the likely one
+            raise LedgerCorrupted(f"{where}: unreadable budget in the metadata ({exc})") from None
+        if budget is not None and budget != recorded:
+            raise LedgerError(
+                f"{self.path} holds the budget {recorded}, not {budget}; open it without a "
+                "budget (or with the same one) to continue it")
+        return recorded
+
+    @property
+    def chained(self) -> bool:
+        """Whether the rows on disk carry their hashes (schema version ≥ 2)."""
+        return self.schema_version >= 2
+
+    @property
+    def mac_checked(self) -> bool:
+        """Whether HMAC tags were verified (the ledger is keyed and its key was given)."""
+        return self._verifier.key is not None
+
+    def _check_rowids(self, where: str) -> None:
+        n = self._verifier.state.rows  # rows past n are another process's newer commits
+        count, low = self._conn.execute("SELECT COUNT(*), MIN(seq) FROM events WHERE seq <= ?",
+                                        (n,)).fetchone()
+        if count != n or (count and low != 1):
+            raise LedgerCorrupted(f"{where}: the events table holds {count} rows but its chain "
+                                  f"{self._verifier.state.rows} (rows were added outside odp)")
+
+    def _hash_at(self, n: int) -> str | None:
+        """The verified hash of row ``n`` (the genesis hash for 0); None past the end."""
+        if n == 0:
+            return self.genesis.hash
+        if not self.chained:  # version 1: the chain its rows imply, computed in memory
+            events = self.events()
+            return events[n - 1][1] if n <= len(events) else None
+        row = self._conn.execute("SELECT row_hash FROM events WHERE seq = ?", (n,)).fetchone()
+        return None if row is None else row[0]
+
+    def _check_heads(self) -> None:
+        # Read the heads first, then the rows: a head is written only after its rows were
+        # committed, so rows read afterwards include every row a head can name (other
+        # processes keep committing meanwhile).
+        records = [(path, read_head(path)) for path in self._heads]
+        with self._lock:
+            self._refresh()
+            head = self._verifier.state
+        for path, record in records:
+            if record is None:
+                if head.rows == 0:
+                    continue
+                if path != head_path(self.path):
+                    raise LedgerCorrupted(
+                        f"{self.path} has {head.rows} rows but its anchor {path} is missing: "
+                        "rows lost since it was last written cannot be ruled out.  Make the "
+                        "anchor available again (or open the ledger without it)")
+                raise LedgerCorrupted(
+                    f"{self.path} has {head.rows} rows but no head file {path}: rows lost since "
+                    "it was last written cannot be ruled out.  If you moved or copied the "
+                    f"ledger, bring {path.name} with it; to accept the rows as they are, run "
+                    f"`odp ledger reanchor {self.path}` (docs/ledger.md)")
+            check_head(record, path, self.ledger_id, head, self._hash_at, self._verifier.key)
+
+    def _write_heads(self) -> None:
+        if not self.chained:
+            return
+        record = HeadRecord.of(self.ledger_id, self._verifier.state, self._key)
+        for path in self._heads:
+            try:
+                write_head(path, record, sync=self._head_sync)
+            except (OSError, LedgerError) as exc:
+                warnings.warn(f"the ledger committed, but its head file {path} was not "
+                              f"updated ({exc}); lost rows after this commit would go "
+                              "unnoticed until it is", LedgerHeadWarning, stacklevel=3)
 
     # ------------------------------------------------------------------ reading
     def _refresh(self) -> None:
-        """Apply events written since the last refresh (by any process).  Caller holds _lock."""
+        """Verify and apply the rows written since the last refresh (by any process).
+        Caller holds _lock."""
+        columns = schema.ROW_COLUMNS + (", " + schema.CHAIN_COLUMNS if self.chained else "")
         rows = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM events WHERE seq > ? ORDER BY seq", (self._state.last_seq,)
-        ).fetchall()
-        for row in rows:
-            self._apply_row(row)
+            f"SELECT {columns} FROM events WHERE seq > ? ORDER BY seq",
+            (self._verifier.state.rows,)).fetchall()
+        for stored in rows:
+            self._apply_stored(stored)
 
-    def _apply_row(self, row: tuple) -> RoundRecord:
-        (seq, kind, round_id, mechanism, params, guarantee, sup_eps, delta, interactive, label,
-         charged, reason, owner, created) = row
+    def _apply_stored(self, stored: tuple) -> RoundRecord:
+        n = len(schema.ROW_COLUMNS.split(","))
         try:
-            if kind == "reserve":
-                req = RoundRequest(
-                    round_id=round_id, mechanism=mechanism, params=json.loads(params),
-                    guarantee=json.loads(guarantee), sup_epsilon=Fraction(sup_eps),
-                    delta=Fraction(delta), interactive=bool(interactive),
-                )
-                rec = self._state.apply_reserve(seq, req, created)
-                if owner:
-                    rec.extra["owner"] = owner
-                return rec
-            return self._state.apply_settle(seq, round_id, json.loads(label), Fraction(charged),
-                                            reason, created)
-        except (ValueError, TypeError, KeyError) as exc:
-            raise LedgerError(f"{self.path}: corrupt event #{seq}: {exc}") from None
+            row = EventRow.from_stored(stored[:n])
+        except (ValueError, TypeError, ZeroDivisionError) as exc:
+            raise self._verifier.corrupted(stored[0], f"unreadable value ({exc})") from None
+        prev = digest = mac = None
+        if self.chained:
+            prev, digest, mac = stored[n:]
+            if prev is None or digest is None:
+                raise self._verifier.corrupted(row.seq, "it carries no hash")
+        self._verifier.check(row, prev, digest, mac)
+        return self._apply(row)
+
+    def _apply(self, row: EventRow) -> RoundRecord:
+        try:
+            return apply_row(self._state, row)
+        except (ValueError, TypeError, KeyError, LedgerError) as exc:
+            raise self._verifier.corrupted(row.seq, f"not a valid transition ({exc})") from None
 
     @property
     def budget(self) -> Budget:
         return self._budget
+
+    @property
+    def chain_head(self) -> ChainHead:
+        with self._lock:
+            self._refresh()
+            return ChainHead(**self._verifier.state.to_json())
 
     def snapshot(self) -> BudgetState:
         with self._lock:
             self._refresh()
             return self._state
 
+    def events(self) -> list[tuple[EventRow, str]]:
+        """Every row with its hash, re-read and re-verified from the file (for certificates)."""
+        with self._lock:
+            self._refresh()
+            columns = schema.ROW_COLUMNS + (", " + schema.CHAIN_COLUMNS if self.chained else "")
+            stored = self._conn.execute(
+                f"SELECT {columns} FROM events WHERE seq <= ? ORDER BY seq",
+                (self._verifier.state.rows,)).fetchall()
+        verifier = ChainVerifier(self.genesis, self._verifier.key, str(self.path))
+        n = len(schema.ROW_COLUMNS.split(","))
+        out = []
+        for values in stored:
+            row = EventRow.from_stored(values[:n])
+            prev, digest, mac = values[n:] if self.chained else (None, None, None)
+            out.append((row, verifier.check(row, prev, digest, mac)))
+        return out
+
     # ------------------------------------------------------------------ writing
     def _require_writable(self) -> None:
         if self._readonly:
             raise LedgerError(f"{self.path} is open read-only")
 
-    def _write(self, fn):
-        """Run ``fn`` inside BEGIN IMMEDIATE after refreshing; commit, then apply its rows."""
+    def _write(self, fn: Callable[[], list[tuple]]) -> list[RoundRecord]:
+        """Run ``fn`` inside BEGIN IMMEDIATE after refreshing; commit, then apply its rows,
+        checkpoint (if asked) and advance the head files."""
         self._require_writable()
         with self._lock:
             try:
@@ -281,7 +441,8 @@ class SQLiteLedger(Ledger):
                 raise LedgerError(f"cannot lock ledger {self.path}: {exc}") from None
             try:
                 self._refresh()
-                rows = fn()
+                self._cursor = [self._verifier.state.rows, self._verifier.state.head]
+                written = fn()
                 self._conn.execute("COMMIT")
             except BaseException:
                 try:
@@ -289,27 +450,38 @@ class SQLiteLedger(Ledger):
                 except sqlite3.Error:
                     pass
                 raise
-            return [self._apply_row(r) for r in rows]
+            records = []
+            for row, prev, digest, mac in written:
+                self._verifier.check(row, prev, digest, mac)
+                records.append(self._apply(row))
+        if self._checkpoint:
+            try:
+                self._conn.execute(f"PRAGMA wal_checkpoint({self._checkpoint.upper()})")
+            except sqlite3.Error:  # busy: the rows are committed in the WAL all the same
+                pass
+        self._write_heads()
+        return records
+
+    def _insert(self, make: Callable[[int], EventRow]) -> tuple:
+        rows, prev = self._cursor
+        row = make(rows + 1)
+        digest = row_hash(prev, row)
+        mac = row_mac(self._key, digest) if self._verifier.key is not None else None
+        self._conn.execute(
+            f"INSERT INTO events ({schema.ROW_COLUMNS}, {schema.CHAIN_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [str(v) if isinstance(v, Fraction) else v for v in row.values()]
+            + [prev, digest, mac])
+        self._cursor = [row.seq, digest]
+        return row, prev, digest, mac
 
     def _insert_reserve(self, req: RoundRequest, now: float) -> tuple:
-        values = ("reserve", req.round_id, req.mechanism, dumps(req.params), dumps(req.guarantee),
-                  str(req.sup_epsilon), str(req.delta), int(req.interactive), None, None, None,
-                  self._owner, now)
-        cur = self._conn.execute(
-            "INSERT INTO events (kind, round_id, mechanism, params, guarantee, sup_epsilon, "
-            "delta, interactive, label, charged, reason, owner, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
-        return (cur.lastrowid,) + values
+        return self._insert(lambda seq: reserve_row(seq, req, self._owner, now))
 
     def _insert_settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
                        now: float) -> tuple:
-        values = ("settle", round_id, None, None, None, None, None, None, dumps(label),
-                  str(charged), reason, self._owner, now)
-        cur = self._conn.execute(
-            "INSERT INTO events (kind, round_id, mechanism, params, guarantee, sup_epsilon, "
-            "delta, interactive, label, charged, reason, owner, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
-        return (cur.lastrowid,) + values
+        return self._insert(lambda seq: settle_row(seq, round_id, label, charged, reason,
+                                                   self._owner, now))
 
     def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
         def op():
@@ -368,7 +540,7 @@ class SQLiteLedger(Ledger):
     def _recover(self) -> None:
         """Settle at sup the pending reservations of processes that are gone."""
         dead = [r.round_id for r in self._state.rounds
-                if r.status == "pending" and _owner_is_dead(json.loads(r.extra.get("owner", "{}")))]
+                if r.status == "pending" and owner_is_dead(json.loads(r.extra.get("owner", "{}")))]
         if not dead:
             return
 
@@ -389,7 +561,62 @@ class SQLiteLedger(Ledger):
             return list(self._state.rounds)
 
     def close(self) -> None:
-        try:
-            self._conn.close()
-        except sqlite3.Error:  # pragma: no cover
-            pass
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:  # pragma: no cover
+                pass
+        self._drop_snapshot()
+
+
+def upgrade_ledger(path: str | os.PathLike, *, key_file: str | os.PathLike | None = None
+                   ) -> int:
+    """Upgrade a version-1 ledger to the hash-chained version 2 in place (one transaction),
+    then write its head file.  Returns the number of rows chained."""
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:
+        raise LedgerError(f"no ledger at {path}")
+    key = _resolve_key(None, key_file)
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, timeout=120.0)
+    except sqlite3.Error as exc:
+        raise LedgerError(f"cannot open ledger {path}: {exc}") from None
+    try:
+        n = schema.upgrade_v1(conn, str(path), key)
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"{path} is not a usable odp ledger: {exc}") from None
+    finally:
+        conn.close()
+    # Verify the new chain and write the first head file (a version-1 ledger has none).
+    SQLiteLedger(path, key=key, _check_heads=False).close()
+    return n
+
+
+def reanchor_ledger(path: str | os.PathLike, *, accept_loss: bool = False,
+                    key_file: str | os.PathLike | None = None) -> tuple[ChainHead, HeadRecord | None]:
+    """Verify the ledger's chain and write its head file from the rows as they are (after the
+    head file was lost, or — with ``accept_loss`` — after rows it recorded were lost).
+    Returns (the new head, the head file's previous record)."""
+    ledger = SQLiteLedger(path, key_file=key_file, _check_heads=False, readonly=True)
+    try:
+        if not ledger.chained:
+            raise LedgerError(f"{path} is a version-1 ledger: run `odp ledger upgrade` first")
+        if ledger.genesis.key_id and not ledger.mac_checked:
+            raise LedgerError(f"{path} is keyed (key id {ledger.genesis.key_id}): give its key "
+                              f"with --key-file or ${KEY_ENV}")
+        head = ledger.chain_head
+        target = head_path(ledger.path)
+        previous = read_head(target) if target.exists() else None
+        if previous is not None and not accept_loss:
+            try:
+                check_head(previous, target, ledger.ledger_id, head, ledger._hash_at,
+                           ledger._verifier.key)
+            except LedgerCorrupted as exc:
+                raise LedgerCorrupted(f"{exc}.  Re-anchoring would accept this loss: pass "
+                                      "--accept-loss if you are sure") from None
+        record = HeadRecord.of(ledger.ledger_id, head, ledger._key)
+        write_head(target, record, force=True)
+        return head, previous
+    finally:
+        ledger.close()

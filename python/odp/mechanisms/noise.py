@@ -119,6 +119,27 @@ class GaussianMechanism(_GridMechanism):
                  granularity: Any = None):
         super().__init__(query, sensitivity, granularity)
         self.epsilon = parse_positive(epsilon, name="epsilon")
+        if self.epsilon > self.MAX_EPSILON:
+            raise InvalidParameter(
+                f"epsilon={epsilon} is above {self.MAX_EPSILON}, the largest ε for which odp "
+                "bounds the discrete Gaussian's δ (exp(ε) must be a finite float); such an ε "
+                "protects nothing")
+        try:
+            declared = self._calibrate(epsilon, delta, sigma, noise_multiplier)
+        except ArithmeticError as exc:  # float over/underflow in the δ bound: say which input
+            raise InvalidParameter(
+                f"epsilon={epsilon}, sigma={sigma}, noise_multiplier={noise_multiplier}, "
+                f"sensitivity={sensitivity}: outside the range where odp can bound δ "
+                f"({type(exc).__name__}); keep σ within 1e-6..1e100 grid units") from None
+        self._guarantee = DP(self.epsilon, declared)
+
+    #: Largest ε accepted (the δ bound evaluates exp(ε) in floating point).
+    MAX_EPSILON = 700
+    #: σ² in grid units (σ/granularity)² must lie in this range (float-safe δ bound).
+    SIGMA2_UNITS_RANGE = (Fraction(1, 10**12), Fraction(10**200))
+
+    def _calibrate(self, epsilon: Any, delta: Any, sigma: Any, noise_multiplier: Any):
+        """Set ``sigma2_units`` and return the declared δ."""
         if noise_multiplier is not None:
             if sigma is not None:
                 raise InvalidParameter("give sigma or noise_multiplier, not both")
@@ -134,6 +155,13 @@ class GaussianMechanism(_GridMechanism):
         else:
             s = parse_positive(sigma, name="sigma") / self.granularity
             self.sigma2_units = s * s
+            low, high = self.SIGMA2_UNITS_RANGE
+            if not low <= self.sigma2_units <= high:
+                where = "below 1e-6" if self.sigma2_units < low else "above 1e100"
+                raise InvalidParameter(
+                    f"sigma={sigma} is {where} grid units (granularity {self.granularity}); "
+                    "odp bounds δ for σ between 1e-6 and 1e100 grid units (set granularity= "
+                    "to move the grid)")
             bound = discrete_gaussian_delta_upper(self.epsilon, self.sigma2_units, self.units)
             if delta is not None and bound > parse_delta(delta):
                 raise InvalidParameter(
@@ -143,7 +171,7 @@ class GaussianMechanism(_GridMechanism):
             if bound >= 1:
                 raise InvalidParameter(f"sigma={sigma} is too small for epsilon={self.epsilon}")
             declared = parse_delta(delta) if delta is not None else bound
-        self._guarantee = DP(self.epsilon, declared)
+        return declared
 
     @property
     def guarantee(self) -> DP:
@@ -178,8 +206,13 @@ class RandomizedResponse(Mechanism):
             raise InvalidParameter("query must be a function data -> category")
         self.query = query
         self.epsilon = parse_epsilon(epsilon)
-        self.categories = tuple(categories)
-        if len(self.categories) < 2 or len(set(self.categories)) != len(self.categories):
+        try:
+            self.categories = tuple(categories)
+            distinct = len(set(self.categories))
+        except TypeError:
+            raise InvalidParameter("categories must be a sequence of hashable values, got "
+                                   f"{categories!r}") from None
+        if len(self.categories) < 2 or distinct != len(self.categories):
             raise InvalidParameter("randomized response needs at least 2 distinct categories")
         self._guarantee = DP(self.epsilon)
 

@@ -83,8 +83,17 @@ def svt_split(epsilon: Any, c: int, *, denominator: int = 10**6) -> tuple[Fracti
     return eps1, eps - eps1
 
 
+#: Largest cut-off accepted: the declared guarantee has c + 1 classes, each recorded in the
+#: ledger row of every SVT round.
+MAX_C = 10**5
+
+
 def _check_c(c: Any) -> int:
-    return parse_positive_int(c, name="the cut-off c")
+    value = parse_positive_int(c, name="the cut-off c")
+    if value > MAX_C:
+        raise InvalidParameter(f"the cut-off c={value} is above the limit {MAX_C} (its guarantee "
+                               f"would declare c + 1 classes, each recorded in the ledger)")
+    return value
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,229 @@
+"""What a verified certificate establishes, and what it does not (docs/certificates.md).
+
+A certificate's rows passing the generated Lean rules shows that *this sequence of transitions
+obeys the rules*.  Version-2 certificates also carry the ledger's hash chain: the check here
+recomputes every row's hash from its exact values, replays the rows, and requires the
+certificate's text and rounds to be exactly what those rows produce — so the certificate names
+one ledger history, by the hash of its head row, and commits to every prefix of it.
+
+Who wrote that history is a separate question.  Without a signature checked against a key the
+data owner holds, or a head hash the data owner kept (``--expect-head``) or the ledger file
+itself (``--ledger``), anyone can write a self-consistent certificate; :func:`assess` says so
+in its output instead of staying silent.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..budget import Budget
+from ..errors import CertificateError, LedgerError, OdpError
+from ..ledger.chain import ChainVerifier, EventRow, Genesis, ROW_FIELDS
+from ..ledger.records import BudgetState, apply_row
+
+
+@dataclass
+class Trust:
+    """What the auditor brings: a key the data owner holds, a head the data owner kept, or
+    read access to the ledger itself."""
+
+    public_key: str | os.PathLike | None = None  # Ed25519 public key (PEM)
+    hmac_key: str | os.PathLike | None = None  # HMAC key file
+    expect_head: tuple[int, str] | None = None  # (row, hash)
+    ledger: str | os.PathLike | None = None  # the ledger file, opened read-only
+
+
+@dataclass
+class TrustReport:
+    failure: str | None = None
+    established: list[str] = field(default_factory=list)
+    not_established: list[str] = field(default_factory=list)
+    head: dict[str, Any] | None = None
+    signer: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"established": self.established, "not_established": self.not_established,
+                "head": self.head, "signer": self.signer}
+
+
+def parse_expect_head(text: str) -> tuple[int, str]:
+    """``ROWS:HASH`` (as ``odp ledger verify`` prints it)."""
+    rows, sep, digest = text.partition(":")
+    try:
+        n = int(rows)
+        bytes.fromhex(digest)
+    except ValueError:
+        n = -1
+    if not sep or n < 0 or len(digest) != 64:
+        raise CertificateError(f"--expect-head wants ROWS:HASH (64 hex digits), got {text!r}")
+    return n, digest.lower()
+
+
+def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """(failure, hashes): verify the chain a v2 sidecar records and that the certificate is
+    exactly what its rows produce."""
+    from .export import build_certificate
+
+    ledger = sidecar.get("ledger")
+    if not isinstance(ledger, dict):
+        return "a version-2 certificate without its ledger chain", []
+    try:
+        genesis = Genesis.from_json(ledger["genesis"])
+        if ledger["genesis"].get("hash") != genesis.hash:
+            return "the genesis hash does not match the ledger's identity and budget", []
+        if list(ledger.get("fields", [])) != list(ROW_FIELDS) + ["row_hash"]:
+            return "the chain's row fields are not the expected ones", []
+        budget = Budget.from_json(sidecar["budget"])
+        if (budget.epsilon, budget.delta) != (genesis.epsilon, genesis.delta):
+            return "the certificate's budget is not the budget the chain starts from", []
+        if sidecar.get("run_id") != genesis.ledger_id:
+            return "the run id is not the ledger id the chain starts from", []
+        verifier = ChainVerifier(genesis, where="certificate chain")
+        state = BudgetState(Budget._trusted(genesis.epsilon, genesis.delta))
+        hashes = []
+        for entry in ledger["rows"]:
+            if not isinstance(entry, list) or len(entry) != len(ROW_FIELDS) + 1:
+                return "a chain row has the wrong number of fields", []
+            row = EventRow.from_json(entry[:-1])
+            hashes.append(verifier.check(row, None, entry[-1]))
+            apply_row(state, row)
+        head = ledger["head"]
+        if head != verifier.state.to_json():
+            return (f"the recorded head {head} is not the chain's head "
+                    f"{verifier.state.to_json()}"), []
+        rebuilt = build_certificate(state.budget, list(state.rounds), genesis.ledger_id)
+    except LedgerError as exc:
+        return str(exc), []
+    except OdpError as exc:
+        return f"the chain's rows do not make a certificate ({exc})", []
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        return f"malformed ledger chain in the sidecar ({type(exc).__name__}: {exc})", []
+    if rebuilt.text != text:
+        return ("the certificate's text is not the one its chained rows produce (rows edited "
+                "without their chain?)"), []
+    for key in ("D", "expected_final", "rounds"):
+        if rebuilt.sidecar[key] != sidecar.get(key):
+            return (f"the sidecar's {key!r} is not what its chained rows produce (edited "
+                    "without the chain?)"), []
+    return None, hashes
+
+
+def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int) -> TrustReport:
+    """Check the chain and what the auditor brought; say what that establishes."""
+    from .signing import check_signature
+
+    trust = trust or Trust()
+    report = TrustReport()
+    report.established.append(f"the {rounds} transitions obey the ledger rules generated from "
+                              "Odp/LedgerCore.lean")
+    report.not_established.append(
+        "that the releases happened as written, or that each mechanism's declared guarantee "
+        "is true (Theorem 7 takes them as hypotheses)")
+    if sidecar.get("version") == 1 or "ledger" not in sidecar:
+        if trust.public_key or trust.hmac_key or trust.expect_head or trust.ledger:
+            report.failure = ("a version-1 certificate records no ledger chain: it cannot be "
+                              "checked against a key, a head or a ledger")
+            return report
+        report.not_established.append(
+            "which ledger it comes from: a version-1 certificate carries no hash chain, so "
+            "anyone can write a self-consistent one")
+        return report
+    failure, hashes = check_chain(text, sidecar)
+    if failure:
+        report.failure = f"chain: {failure}"
+        return report
+    head = sidecar["ledger"]["head"]
+    report.head = dict(head, ledger_id=sidecar["ledger"]["genesis"]["ledger_id"])
+    report.established.append(
+        f"they are exactly the {head['rows']} hash-chained rows of ledger "
+        f"{report.head['ledger_id']} whose head (row {head['rows']}) has hash {head['head']}")
+    anchored = False
+    if trust.expect_head is not None:
+        n, digest = trust.expect_head
+        at = (sidecar["ledger"]["genesis"]["hash"] if n == 0
+              else hashes[n - 1] if n <= len(hashes) else None)
+        if at is None:
+            report.failure = (f"the head you expect is row {n}, but the certificate has only "
+                              f"{len(hashes)} rows")
+            return report
+        if at != digest:
+            report.failure = (f"row {n} of the certificate's chain has hash {at}, not the "
+                              f"{digest} you expect: a different ledger history")
+            return report
+        anchored = True
+        report.established.append(f"its row {n} has the hash you expected: it extends the "
+                                  "head you hold")
+    if trust.ledger is not None:
+        failure = _against_ledger(trust.ledger, sidecar, head)
+        if failure:
+            report.failure = failure
+            return report
+        anchored = True
+        report.established.append(f"the ledger file {trust.ledger} holds this history (its row "
+                                  f"{head['rows']} carries the same hash)")
+    verdict, sentence = check_signature(sidecar, public_key=trust.public_key,
+                                        hmac_key=trust.hmac_key)
+    if verdict is False:
+        report.failure = f"signature: {sentence}"
+        return report
+    if verdict:
+        anchored = True
+        report.signer = sentence
+        report.established.append(sentence)
+    elif sentence != "not signed":
+        report.not_established.append(sentence)
+    if not anchored:
+        report.not_established.append(
+            "who wrote it: without a signature checked against the data owner's key "
+            "(--public-key / --hmac-key) or a head kept by the data owner (--expect-head, "
+            "--ledger), anyone can write a self-consistent certificate")
+    report.not_established.append(
+        f"that the ledger ends at row {head['rows']}: a certificate commits to a prefix; "
+        "later rows may exist")
+    return report
+
+
+def _against_ledger(path: str | os.PathLike, sidecar: dict[str, Any],
+                    head: dict[str, Any]) -> str | None:
+    from ..ledger import SQLiteLedger
+
+    try:
+        ledger = SQLiteLedger(Path(path), readonly=True)
+    except LedgerError as exc:
+        return f"the ledger {path} cannot be checked: {exc}"
+    try:
+        if ledger.ledger_id != sidecar["ledger"]["genesis"]["ledger_id"]:
+            return f"{path} is ledger {ledger.ledger_id}, not the certificate's"
+        if ledger.chain_head.rows < head["rows"]:
+            return (f"{path} has {ledger.chain_head.rows} rows, fewer than the certificate's "
+                    f"{head['rows']}")
+        if ledger._hash_at(head["rows"]) != head["head"]:
+            return (f"row {head['rows']} of {path} does not carry the certificate's head hash: "
+                    "the certificate is not this ledger's history")
+    finally:
+        ledger.close()
+    return None
+
+
+def add_trust_arguments(parser) -> None:
+    """``odp verify``'s options for what the auditor brings."""
+    parser.add_argument("--public-key", help="the data owner's Ed25519 public key (PEM): the "
+                                             "certificate must be signed by it")
+    parser.add_argument("--hmac-key", help="the HMAC key file the certificate must be "
+                                           "signed with")
+    parser.add_argument("--expect-head", metavar="ROWS:HASH",
+                        help="a head the data owner kept (odp ledger verify prints it): the "
+                             "certificate's chain must pass through it")
+    parser.add_argument("--ledger", help="the ledger file (read-only): it must hold the "
+                                         "certificate's history")
+
+
+def trust_from_args(args) -> Trust:
+    expect = getattr(args, "expect_head", None)
+    return Trust(public_key=getattr(args, "public_key", None),
+                 hmac_key=getattr(args, "hmac_key", None),
+                 expect_head=None if expect is None else parse_expect_head(expect),
+                 ledger=getattr(args, "ledger", None))

@@ -1,0 +1,313 @@
+"""The ledger's hash chain: one canonical encoding of every row, SHA-256 links, optional HMAC.
+
+This module is backend-independent on purpose: every ledger backend (the in-memory ledger,
+SQLite, and a later server backend) computes its hashes *only* through these functions, from
+the exact values it stores, so two backends holding the same rows hold the same chain, byte for
+byte.  Nothing here knows about SQL.
+
+Encoding (version 1)
+--------------------
+A value is encoded as a type tag, its payload's length in bytes (ASCII decimal), ``:`` and the
+payload; ``None`` is the single byte ``N``:
+
+========================  ====  ===============================================================
+value                     tag   payload
+========================  ====  ===============================================================
+``None``                  N     (none: the encoding is just ``N``)
+int                       i     decimal digits, ``-`` for negatives
+str                       s     UTF-8 bytes
+Fraction                  q     ``numerator/denominator`` in lowest terms, denominator ≥ 1
+float (a timestamp)       f     16 lower-case hex digits of the IEEE-754 binary64, big-endian
+========================  ====  ===============================================================
+
+JSON-valued columns (params, guarantee, label, owner) are ``str``: the canonical JSON text the
+ledger stores (:func:`odp.ledger.records.dumps`: sorted keys, no spaces, ASCII escapes).
+
+* ``genesis_hash = SHA-256(b"odp-ledger-genesis-v1\\0" + enc(ledger_id) + enc(ε_t) + enc(δ_t)
+  + enc(key_id))`` binds the ledger's identity, its budget and (if any) its HMAC key id.
+* ``row_hash_n = SHA-256(b"odp-ledger-row-v1\\0" + prev + enc(seq) + enc(kind) + enc(round_id)
+  + enc(mechanism) + enc(params) + enc(guarantee) + enc(sup_epsilon) + enc(delta)
+  + enc(interactive) + enc(label) + enc(charged) + enc(reason) + enc(owner) + enc(created))``
+  where ``prev`` is the 32 raw bytes of ``row_hash_{n−1}`` (of the genesis hash for row 1) and
+  ``seq`` runs 1, 2, 3, … without gaps.
+* With an HMAC key, each row also carries ``HMAC-SHA256(key, b"odp-ledger-row-mac-v1\\0" +
+  row_hash)`` and the head file ``HMAC-SHA256(key, b"odp-ledger-head-v1\\0" + enc(ledger_id) +
+  enc(rows) + enc(rounds) + head_hash)``: without the key nobody can write a chain or a head
+  that verifies.
+
+Hashes are written as 64 lower-case hex digits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import os
+import struct
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import LedgerCorrupted, LedgerError
+
+CHAIN_VERSION = 1
+_GENESIS_TAG = b"odp-ledger-genesis-v1\0"
+_ROW_TAG = b"odp-ledger-row-v1\0"
+_ROW_MAC_TAG = b"odp-ledger-row-mac-v1\0"
+_HEAD_MAC_TAG = b"odp-ledger-head-v1\0"
+_KEY_ID_TAG = b"odp-ledger-key-id-v1\0"
+MIN_KEY_BYTES = 32
+KINDS = ("reserve", "settle")
+
+
+def _field(tag: bytes, payload: bytes) -> bytes:
+    return tag + str(len(payload)).encode("ascii") + b":" + payload
+
+
+def encode_value(value: Any) -> bytes:
+    """The canonical encoding of one value (see the module docstring).  ``bool`` is refused
+    (store 0/1), as is every type outside the table, so a row can never hash ambiguously."""
+    if value is None:
+        return b"N"
+    if isinstance(value, bool):
+        raise TypeError("booleans are not encoded; store 0 or 1")
+    if isinstance(value, int):
+        return _field(b"i", str(value).encode("ascii"))
+    if isinstance(value, str):
+        return _field(b"s", value.encode("utf-8"))
+    if isinstance(value, Fraction):
+        return _field(b"q", f"{value.numerator}/{value.denominator}".encode("ascii"))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise TypeError(f"a timestamp must be finite, got {value!r}")
+        return _field(b"f", struct.pack(">d", value).hex().encode("ascii"))
+    raise TypeError(f"cannot encode {type(value).__name__} in a ledger row")
+
+
+@dataclass(frozen=True)
+class Genesis:
+    """What the chain starts from: the ledger's identity, its budget and its HMAC key id."""
+
+    ledger_id: str
+    epsilon: Fraction
+    delta: Fraction
+    key_id: str | None = None
+
+    def encode(self) -> bytes:
+        return _GENESIS_TAG + b"".join(encode_value(v) for v in (
+            self.ledger_id, Fraction(self.epsilon), Fraction(self.delta), self.key_id))
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(self.encode()).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ledger_id": self.ledger_id, "epsilon": str(self.epsilon),
+                "delta": str(self.delta), "key_id": self.key_id, "hash": self.hash}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Genesis":
+        return cls(str(data["ledger_id"]), Fraction(data["epsilon"]), Fraction(data["delta"]),
+                   data.get("key_id"))
+
+
+#: The hashed columns of a row, in encoding order (``seq`` first).
+ROW_FIELDS = ("seq", "kind", "round_id", "mechanism", "params", "guarantee", "sup_epsilon",
+              "delta", "interactive", "label", "charged", "reason", "owner", "created")
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One ledger row as its exact values (the hashed columns, in :data:`ROW_FIELDS` order)."""
+
+    seq: int
+    kind: str
+    round_id: str
+    mechanism: str | None
+    params: str | None
+    guarantee: str | None
+    sup_epsilon: Fraction | None
+    delta: Fraction | None
+    interactive: int | None
+    label: str | None
+    charged: Fraction | None
+    reason: str | None
+    owner: str | None
+    created: float
+
+    def values(self) -> tuple:
+        return tuple(getattr(self, name) for name in ROW_FIELDS)
+
+    def encode(self) -> bytes:
+        return b"".join(encode_value(v) for v in self.values())
+
+    def to_json(self) -> list[Any]:
+        """The row as a JSON list (Fractions as ``"p/q"`` text, the timestamp as its float)."""
+        return [str(v) if isinstance(v, Fraction) else v for v in self.values()]
+
+    @classmethod
+    def from_stored(cls, values: Iterable[Any]) -> "EventRow":
+        """Parse a row as a backend stores it (amounts as text, ``created`` a number); raise
+        ``ValueError``/``TypeError`` on anything malformed."""
+        v = list(values)
+        if len(v) != len(ROW_FIELDS):
+            raise ValueError(f"a row has {len(ROW_FIELDS)} columns, got {len(v)}")
+        (seq, kind, round_id, mechanism, params, guarantee, sup_eps, delta, interactive, label,
+         charged, reason, owner, created) = v
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+            raise ValueError(f"bad sequence number {seq!r}")
+        if kind not in KINDS:
+            raise ValueError(f"bad row kind {kind!r}")
+        for name, text in (("round_id", round_id), ("mechanism", mechanism), ("params", params),
+                           ("guarantee", guarantee), ("label", label), ("reason", reason),
+                           ("owner", owner)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"{name} is {type(text).__name__}, not text")
+        if not isinstance(round_id, str):
+            raise TypeError("round_id is missing")
+        if interactive is not None and (not isinstance(interactive, int)
+                                        or isinstance(interactive, bool)
+                                        or interactive not in (0, 1)):
+            raise ValueError(f"bad interactive flag {interactive!r}")
+        if isinstance(created, bool) or not isinstance(created, (int, float)):
+            raise TypeError(f"created is {type(created).__name__}, not a number")
+        return cls(seq, kind, round_id, mechanism, params, guarantee, _amount(sup_eps),
+                   _amount(delta), interactive, label, _amount(charged), reason, owner,
+                   float(created))
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> "EventRow":
+        return cls.from_stored(data)
+
+
+def _amount(text: Any) -> Fraction | None:
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise TypeError(f"an amount is stored as text, got {type(text).__name__}")
+    value = Fraction(text)
+    if value < 0:
+        raise ValueError(f"negative amount {text!r}")
+    return value
+
+
+def row_hash(prev_hash: str, row: EventRow) -> str:
+    """``SHA-256(tag + prev + enc(row))`` as hex (see the module docstring)."""
+    return hashlib.sha256(_ROW_TAG + bytes.fromhex(prev_hash) + row.encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------- keys and MACs
+def key_id(key: bytes) -> str:
+    """A public identifier of an HMAC key (reveals nothing usable about the key)."""
+    return hashlib.sha256(_KEY_ID_TAG + key).hexdigest()[:32]
+
+
+def row_mac(key: bytes, row_hash_hex: str) -> str:
+    return hmac.new(key, _ROW_MAC_TAG + bytes.fromhex(row_hash_hex), hashlib.sha256).hexdigest()
+
+
+def head_mac(key: bytes, ledger_id: str, rows: int, rounds: int, head: str) -> str:
+    message = (_HEAD_MAC_TAG + encode_value(ledger_id) + encode_value(rows)
+               + encode_value(rounds) + bytes.fromhex(head))
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def load_key(path: str | os.PathLike) -> bytes:
+    """Read an HMAC key file: 64 or more hex digits (as ``odp ledger keygen`` writes), or at
+    least 32 raw bytes."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise LedgerError(f"cannot read the ledger key file {path}: {exc}") from None
+    text = raw.strip()
+    try:
+        key = bytes.fromhex(text.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        key = raw
+    if len(key) < MIN_KEY_BYTES:
+        raise LedgerError(f"the ledger key in {path} has {len(key)} bytes; at least "
+                          f"{MIN_KEY_BYTES} are needed (make one with `odp ledger keygen`)")
+    return key
+
+
+def write_key(path: str | os.PathLike) -> str:
+    """Write a new random 32-byte HMAC key (hex) to ``path`` with mode 0600; refuse to
+    overwrite.  Returns the key id."""
+    key = os.urandom(MIN_KEY_BYTES)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise LedgerError(f"{path} already exists; not overwriting a key") from None
+    except OSError as exc:
+        raise LedgerError(f"cannot write {path}: {exc}") from None
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key.hex() + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    return key_id(key)
+
+
+# ---------------------------------------------------------------------------- verification
+@dataclass
+class ChainHead:
+    """The verified end of a chain: how many rows, how many of them reserve a round, and the
+    hash of the last row (the genesis hash for an empty ledger)."""
+
+    rows: int
+    rounds: int
+    head: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "rounds": self.rounds, "head": self.head}
+
+
+class ChainVerifier:
+    """Checks rows one at a time against the chain (incrementally: it remembers the last
+    verified row).  Any break raises :class:`LedgerCorrupted` naming the row."""
+
+    def __init__(self, genesis: Genesis, key: bytes | None = None, where: str = "ledger"):
+        self.genesis = genesis
+        self.key = key
+        self.where = where
+        self.state = ChainHead(0, 0, genesis.hash)
+
+    def corrupted(self, seq: int | None, message: str) -> LedgerCorrupted:
+        at = f" row {seq}" if seq is not None else ""
+        return LedgerCorrupted(f"{self.where}{at}: {message}; the ledger refuses to charge "
+                               "(the spent budget cannot be trusted)", row=seq)
+
+    def next_hash(self, row: EventRow) -> str:
+        """The hash the next row must carry (no state change)."""
+        return row_hash(self.state.head, row)
+
+    def check(self, row: EventRow, prev: str | None, stored: str | None,
+              mac: str | None = None) -> str:
+        """Verify one row (its stored ``prev`` link, ``stored`` hash and, with a key, its MAC);
+        advance and return its hash."""
+        expected_seq = self.state.rows + 1
+        if row.seq != expected_seq:
+            if row.seq > expected_seq:
+                missing = (f"row {expected_seq} is missing" if row.seq == expected_seq + 1
+                           else f"rows {expected_seq}..{row.seq - 1} are missing")
+                raise self.corrupted(row.seq, f"{missing} (deleted?)")
+            raise self.corrupted(row.seq, f"out of order (expected row {expected_seq})")
+        if prev is not None and prev != self.state.head:
+            raise self.corrupted(row.seq, "its link to the previous row does not match the "
+                                          "previous row's hash (a row was deleted, inserted "
+                                          "or edited before it)")
+        digest = row_hash(self.state.head, row)
+        if stored is not None and stored != digest:
+            raise self.corrupted(row.seq, "its values do not match its hash (edited?)")
+        if self.key is not None and (mac is None or not hmac.compare_digest(
+                mac, row_mac(self.key, digest))):
+            raise self.corrupted(row.seq, "its HMAC tag does not verify with the ledger key")
+        self.state = ChainHead(row.seq, self.state.rounds + (row.kind == "reserve"), digest)
+        return digest
+
+
+def chain_of(genesis: Genesis, rows: Iterable[EventRow]) -> list[str]:
+    """The hash of every row in order (no stored values to compare against)."""
+    verifier = ChainVerifier(genesis)
+    return [verifier.check(row, None, None) for row in rows]

@@ -1,0 +1,210 @@
+"""The ledger's head file: loss- and rollback-evidence kept outside the database.
+
+After every commit the ledger records its head in ``LEDGER.head`` (and in every *anchor*:
+further head files the data owner keeps elsewhere)::
+
+    {"format": "odp-ledger-head", "version": 1, "ledger_id": "…", "rows": 12, "rounds": 6,
+     "head": "<hash of row 12>", "mac": "<HMAC, only with a ledger key>"}
+
+The file has two 512-byte slots, each one such record with its SHA-256; a write replaces the
+older slot and is made durable with ``fdatasync`` before the charge returns, so a crash at any
+moment leaves a valid head (the new one or the previous one — a prefix, which is accepted).  It
+only ever moves forward: an exclusive ``flock`` on the file serialises writers, and a head
+never replaces one with more rows, so processes sharing a ledger never move it back.  On open, the ledger must *extend* every head it finds: the row the head
+names must exist and carry the head's hash.  Fewer rows means committed rows were lost (a
+deleted or truncated ``-wal`` file, a truncated database, an older copy restored); a different
+hash means the history was rewritten.  What this does and does not detect is in docs/ledger.md.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import hmac
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import LedgerCorrupted, LedgerError
+from .chain import ChainHead, head_mac
+
+HEAD_FORMAT = "odp-ledger-head"
+HEAD_VERSION = 1
+
+
+def head_path(ledger_path: str | os.PathLike) -> Path:
+    """Where the head file of ``ledger_path`` lives: ``LEDGER.head``."""
+    return Path(str(ledger_path) + ".head")
+
+
+@dataclass(frozen=True)
+class HeadRecord:
+    ledger_id: str
+    rows: int
+    rounds: int
+    head: str
+    mac: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"format": HEAD_FORMAT, "version": HEAD_VERSION, "ledger_id": self.ledger_id,
+               "rows": self.rows, "rounds": self.rounds, "head": self.head}
+        if self.mac is not None:
+            out["mac"] = self.mac
+        return out
+
+    @classmethod
+    def of(cls, ledger_id: str, chain: ChainHead, key: bytes | None) -> "HeadRecord":
+        mac = (head_mac(key, ledger_id, chain.rows, chain.rounds, chain.head)
+               if key is not None else None)
+        return cls(ledger_id, chain.rows, chain.rounds, chain.head, mac)
+
+
+_SLOT = 512  # bytes per slot: one disk sector, so a torn write damages at most one slot
+_DIGEST = "sha256"
+
+
+def _encode_slot(record: HeadRecord) -> bytes:
+    body = json.dumps(record.to_json(), sort_keys=True, separators=(",", ":"))
+    line = json.dumps({"record": json.loads(body),
+                       _DIGEST: hashlib.sha256(body.encode("utf-8")).hexdigest()},
+                      sort_keys=True, separators=(",", ":")).encode("utf-8")
+    if len(line) >= _SLOT:
+        raise LedgerError(f"a head record does not fit in {_SLOT} bytes")
+    return line + b"\n" + b" " * (_SLOT - len(line) - 2) + b"\n"
+
+
+def _decode_slot(raw: bytes) -> HeadRecord | None:
+    """The record in one slot, or None if the slot is empty or torn."""
+    try:
+        outer = json.loads(raw.decode("utf-8"))
+        data = outer["record"]
+        body = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        if hashlib.sha256(body.encode("utf-8")).hexdigest() != outer[_DIGEST]:
+            return None
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != HEAD_FORMAT \
+            or data.get("version") != HEAD_VERSION:
+        return None
+    rows, rounds, head, mac = data.get("rows"), data.get("rounds"), data.get("head"), data.get("mac")
+    if not (isinstance(rows, int) and isinstance(rounds, int) and 0 <= rounds <= rows
+            and isinstance(head, str) and len(head) == 64 and (mac is None or isinstance(mac, str))):
+        return None
+    try:
+        bytes.fromhex(head)
+    except ValueError:
+        return None
+    return HeadRecord(str(data.get("ledger_id")), rows, rounds, head, mac)
+
+
+def _slots(fd: int) -> list[HeadRecord | None]:
+    return [_decode_slot(os.pread(fd, _SLOT, i * _SLOT).rstrip(b" \n\x00")) for i in (0, 1)]
+
+
+def _best(slots: list[HeadRecord | None]) -> HeadRecord | None:
+    valid = [s for s in slots if s is not None]
+    return max(valid, key=lambda r: r.rows) if valid else None
+
+
+def read_head(path: Path) -> HeadRecord | None:
+    """The head recorded in ``path`` (the valid slot with the most rows); ``None`` if there is
+    no such file."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise LedgerError(f"cannot read the ledger head file {path}: {exc}") from None
+    try:
+        size = os.fstat(fd).st_size
+        best = _best(_slots(fd)) if size <= 2 * _SLOT else None
+    finally:
+        os.close(fd)
+    if best is None:
+        raise LedgerCorrupted(f"the ledger head file {path} is unreadable (no valid head "
+                              "record); the spent budget is unknown")
+    return best
+
+
+def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
+               hash_at: Callable[[int], str | None], key: bytes | None) -> None:
+    """Raise :class:`LedgerCorrupted` unless the verified chain extends ``record``.
+    ``hash_at(n)`` is the verified hash of row ``n`` (the genesis hash for ``n = 0``)."""
+    if record.ledger_id != ledger_id:
+        raise LedgerCorrupted(
+            f"the head file {path} belongs to ledger {record.ledger_id}, not to {ledger_id} "
+            "(a different ledger file was put in its place?); the spent budget is unknown")
+    if key is not None:
+        if record.mac is None or not hmac.compare_digest(
+                record.mac, head_mac(key, record.ledger_id, record.rows, record.rounds,
+                                     record.head)):
+            raise LedgerCorrupted(f"the head file {path} does not verify with the ledger key "
+                                  "(forged or replaced); the spent budget is unknown")
+    if record.rows > chain.rows:
+        if record.rounds > chain.rounds:
+            lost = (f"committed rounds {chain.rounds + 1}..{record.rounds} "
+                    f"(rows {chain.rows + 1}..{record.rows})")
+        else:
+            lost = f"committed rows {chain.rows + 1}..{record.rows} (settlements)"
+        raise LedgerCorrupted(
+            f"the ledger lost {lost}; the spent budget is unknown. {path} records "
+            f"{record.rows} rows but the ledger holds {chain.rows} (a deleted or truncated "
+            "-wal file, a truncated database, or an older copy restored?). Restore the "
+            "missing rows from a complete copy (the database with its -wal file); see "
+            "docs/ledger.md", row=chain.rows + 1)
+    if hash_at(record.rows) != record.head:
+        raise LedgerCorrupted(
+            f"row {record.rows} of the ledger does not carry the hash recorded in {path}: "
+            "its history was rewritten or replaced; the spent budget is unknown",
+            row=record.rows)
+
+
+def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True) -> bool:
+    """Record ``record`` in ``path`` unless it already records as many rows or more (``force``
+    replaces both slots anyway: ``odp ledger reanchor``).  Returns whether it wrote.
+
+    The file holds two 512-byte slots, each a checksummed record; a write goes to the slot
+    that does not hold the current head and is made durable with one ``fdatasync`` (the
+    directory is ``fsync``-ed once, when the file is created).  A crash mid-write leaves the
+    other slot — the previous head, a prefix of the ledger — intact.  An exclusive ``flock``
+    on the file serialises writers, so the head never moves back.  ``sync=False`` skips the
+    ``fdatasync``: the head then survives a crash of the process but may fall back to an
+    older one (still a prefix) on power loss."""
+    created = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        slots = _slots(fd) if os.fstat(fd).st_size else [None, None]
+        current = _best(slots)
+        if not force and current is not None and current.rows >= record.rows:
+            return False
+        data = _encode_slot(record)
+        if force:
+            os.pwrite(fd, data + data, 0)
+        else:  # replace the slot that does not hold the current head
+            target = 0 if current is None or slots[1] is current else 1
+            os.pwrite(fd, data, target * _SLOT)
+        if sync:
+            os.fdatasync(fd)
+    finally:
+        os.close(fd)  # releases the flock
+    if created:
+        _fsync_dir(path.parent)
+    return True
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - a platform without directory handles
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:  # pragma: no cover - some file systems refuse directory fsync
+        if exc.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)

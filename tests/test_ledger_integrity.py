@@ -1,0 +1,624 @@
+"""The ledger cannot lose or quietly rewrite spent budget (issue 18).
+
+Every edit is made the way an operator or an attacker would: with plain ``sqlite3`` (the
+triggers dropped and put back exactly), by editing bytes of the file, by deleting or truncating
+the ``-wal`` file of a killed process, or by restoring an older copy.  Each must give a clear
+refusal on the next open, naming the first bad row where there is one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import odp
+from odp.errors import LedgerCorrupted, LedgerError
+from odp.ledger import SQLiteLedger, reanchor_ledger, upgrade_ledger
+from odp.ledger.chain import (
+    ChainVerifier,
+    EventRow,
+    Genesis,
+    encode_value,
+    row_hash,
+    write_key,
+)
+from odp.ledger.head import HeadRecord, head_path, read_head, write_head
+
+SRC = str(Path(__file__).resolve().parents[1] / "python")
+
+
+def _python(code: str, *args: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _ledger(path: Path, charges=("0.1", "0.2", "0.05"), **kwargs) -> None:
+    acc = odp.Accountant("1", "1e-6", ledger=SQLiteLedger(path, odp.Budget("1", "1e-6"),
+                                                          **kwargs))
+    for eps in charges:
+        acc.charge(odp.DP(eps))
+    acc.close()
+
+
+def _tamper(path: Path, *statements: str) -> None:
+    """Run ``statements`` with plain sqlite3, the append-only triggers dropped first and put
+    back exactly as they were (so only the edit itself remains)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    for name, _ in triggers:
+        conn.execute(f"DROP TRIGGER {name}")
+    for statement in statements:
+        conn.execute(statement)
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.close()
+
+
+def _spent(path: Path) -> Fraction:
+    with SQLiteLedger(path, readonly=True) as ledger:
+        return ledger.spent.epsilon
+
+
+# ------------------------------------------------------------------ the audit's edits
+def test_a_byte_edited_in_a_value_names_the_row(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path, charges=("1/10", "3/17", "1/10"))
+    data = path.read_bytes()  # closed cleanly: everything is checkpointed into the file
+    assert data.count(b"3/17") == 3 and not Path(str(path) + "-wal").exists()
+    for at in (i for i in range(len(data)) if data.startswith(b"3/17", i)):
+        path.write_bytes(data[:at] + b"2/17" + data[at + 4:])  # guarantee, sup or charge
+        with pytest.raises(LedgerCorrupted, match=r"row [34]: its values do not match its "
+                                                  r"hash") as err:
+            odp.Accountant(ledger=path)
+        assert err.value.row in (3, 4)
+    with pytest.raises(LedgerCorrupted):  # read-only inspection refuses too
+        SQLiteLedger(path, readonly=True)
+
+
+def test_a_zeroed_charge_is_caught(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    _tamper(path, "UPDATE events SET charged = '0' WHERE seq = 4")
+    with pytest.raises(LedgerCorrupted, match=r"row 4: its values do not match its hash") as err:
+        odp.Accountant(ledger=path)
+    assert err.value.row == 4
+
+
+def test_a_deleted_row_is_caught(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    _tamper(path, "DELETE FROM events WHERE seq = 3")
+    with pytest.raises(LedgerCorrupted, match=r"row 4: row 3 is missing"):
+        odp.Accountant(ledger=path)
+
+
+def test_deleted_last_rows_are_caught_by_the_head(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    _tamper(path, "DELETE FROM events WHERE seq >= 5")  # the whole third round
+    with pytest.raises(LedgerCorrupted, match=r"lost committed rounds 3\.\.3 \(rows 5\.\.6\); "
+                                              r"the spent budget is unknown"):
+        odp.Accountant(ledger=path)
+
+
+def test_a_raised_budget_is_caught(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    _tamper(path, "UPDATE meta SET value = '1000' WHERE key = 'epsilon'")
+    with pytest.raises(LedgerCorrupted, match="recorded budget or identity was edited"):
+        odp.Accountant(ledger=path)
+
+
+def test_a_raised_budget_with_its_genesis_recomputed_breaks_row_1(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    conn = sqlite3.connect(path)
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    conn.close()
+    forged = Genesis(meta["ledger_id"], Fraction(1000), Fraction(meta["delta"])).hash
+    _tamper(path, "UPDATE meta SET value = '1000' WHERE key = 'epsilon'",
+            f"UPDATE meta SET value = '{forged}' WHERE key = 'genesis_hash'")
+    with pytest.raises(LedgerCorrupted, match="row 1: its link to the previous row"):
+        odp.Accountant(ledger=path)
+
+
+def test_a_raised_budget_on_an_empty_ledger_is_caught_by_the_head(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path, charges=())
+    conn = sqlite3.connect(path)
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    conn.close()
+    forged = Genesis(meta["ledger_id"], Fraction(1000), Fraction(meta["delta"])).hash
+    _tamper(path, "UPDATE meta SET value = '1000' WHERE key = 'epsilon'",
+            f"UPDATE meta SET value = '{forged}' WHERE key = 'genesis_hash'")
+    with pytest.raises(LedgerCorrupted, match="history was rewritten"):
+        odp.Accountant(ledger=path)
+
+
+@pytest.mark.parametrize("trigger", ["events_no_update", "events_no_delete", "meta_no_update",
+                                     "meta_no_delete"])
+def test_a_dropped_trigger_is_caught(tmp_path, trigger):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    conn = sqlite3.connect(path)
+    conn.execute(f"DROP TRIGGER {trigger}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(LedgerCorrupted, match=f"trigger {trigger} is missing"):
+        odp.Accountant(ledger=path)
+
+
+def test_an_added_trigger_or_a_row_outside_the_chain_is_caught(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TRIGGER sneaky AFTER INSERT ON events BEGIN SELECT 1; END")
+    conn.commit()
+    conn.close()
+    with pytest.raises(LedgerCorrupted, match="unexpected schema objects trigger sneaky"):
+        odp.Accountant(ledger=path)
+    path2 = tmp_path / "l2.db"
+    _ledger(path2)
+    conn = sqlite3.connect(path2)
+    conn.execute("INSERT INTO events (seq, kind, round_id, created) VALUES (0, 'settle', 'x', 0)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(LedgerCorrupted, match="rows were added outside odp"):
+        odp.Accountant(ledger=path2)
+
+
+def test_a_consistently_rewritten_chain_passes_without_a_key_but_not_with_one(tmp_path):
+    """Without a key anyone who can write the files can rewrite history consistently (the
+    documented limit); with a key the rewrite fails its HMAC tags."""
+
+    def rewrite(path: Path) -> None:
+        conn = sqlite3.connect(path)
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        rows = conn.execute("SELECT seq, kind, round_id, mechanism, params, guarantee, "
+                            "sup_epsilon, delta, interactive, label, charged, reason, owner, "
+                            "created FROM events ORDER BY seq").fetchall()
+        conn.close()
+        genesis = Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]),
+                          meta.get("key_id"))
+        verifier = ChainVerifier(genesis)
+        statements = []
+        for stored in rows:
+            stored = list(stored)
+            if stored[1] == "settle":
+                stored[10] = "0"  # every charge zeroed
+            row = EventRow.from_stored(stored)
+            prev = verifier.state.head
+            digest = verifier.check(row, None, None)
+            statements.append(f"UPDATE events SET charged = {stored[10]!r}, prev_hash = "
+                              f"'{prev}', row_hash = '{digest}' WHERE seq = {row.seq}"
+                              if stored[1] == "settle" else
+                              f"UPDATE events SET prev_hash = '{prev}', row_hash = '{digest}' "
+                              f"WHERE seq = {row.seq}")
+        _tamper(path, *statements)
+        head = read_head(head_path(path))
+        write_head(head_path(path), HeadRecord(head.ledger_id, verifier.state.rows,
+                                               verifier.state.rounds, verifier.state.head),
+                   force=True)
+
+    plain = tmp_path / "plain.db"
+    _ledger(plain)
+    rewrite(plain)
+    assert _spent(plain) == 0  # the limit of an unkeyed ledger, stated in docs/ledger.md
+
+    key = tmp_path / "ledger.key"
+    write_key(key)
+    keyed = tmp_path / "keyed.db"
+    _ledger(keyed, key_file=key)
+    rewrite(keyed)
+    with pytest.raises(LedgerCorrupted, match="HMAC tag does not verify"):
+        SQLiteLedger(keyed, key_file=key)
+
+
+# ------------------------------------------------------------------ lost commits and rollback
+_CHARGE_THEN_DIE = """
+    import os, signal, sys, odp
+    from odp.ledger import SQLiteLedger
+    ledger = SQLiteLedger(sys.argv[1], odp.Budget(1), checkpoint=sys.argv[2] or None,
+                          head_sync=sys.argv[3] == "sync")
+    acc = odp.Accountant(ledger=ledger)
+    for _ in range(5):
+        acc.charge(odp.DP("0.1"))
+    os.kill(os.getpid(), signal.SIGKILL)  # a crash: the WAL is not checkpointed on close
+    """
+
+
+def _crashed_ledger(path: Path, checkpoint: str = "", sync: str = "sync") -> Path:
+    SQLiteLedger(path, odp.Budget(1)).close()
+    child = _python(_CHARGE_THEN_DIE, str(path), checkpoint, sync)
+    child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGKILL
+    return Path(str(path) + "-wal")
+
+
+@pytest.mark.parametrize("damage,sync", [("delete", "sync"), ("truncate", "sync"),
+                                         ("delete", "nosync")])
+def test_a_lost_wal_is_refused_with_the_lost_rounds(tmp_path, damage, sync):
+    path = tmp_path / "l.db"
+    wal = _crashed_ledger(path, sync=sync)
+    assert wal.stat().st_size > 0
+    if damage == "delete":
+        wal.unlink()
+        Path(str(path) + "-shm").unlink(missing_ok=True)
+    else:
+        os.truncate(wal, 0)
+    with pytest.raises(LedgerCorrupted, match=r"the ledger lost committed rounds 1\.\.5 "
+                                              r"\(rows 1\.\.10\); the spent budget is unknown"):
+        odp.Accountant(ledger=path)
+
+
+def test_with_checkpointing_a_deleted_wal_loses_nothing(tmp_path):
+    path = tmp_path / "l.db"
+    wal = _crashed_ledger(path, "truncate")
+    wal.unlink(missing_ok=True)
+    Path(str(path) + "-shm").unlink(missing_ok=True)
+    acc = odp.Accountant(ledger=path)
+    assert acc.spent.epsilon == Fraction(1, 2) and len(acc.history) == 5
+    acc.close()
+
+
+def test_a_restored_older_copy_is_refused(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path, charges=("0.1", "0.1"))
+    backup = tmp_path / "backup.db"
+    shutil.copyfile(path, backup)  # yesterday's copy (the ledger was closed: no -wal)
+    _ledger(path, charges=())  # reopen: nothing changes
+    acc = odp.Accountant(ledger=path)
+    for _ in range(3):
+        acc.charge(odp.DP("0.1"))
+    acc.close()
+    shutil.copyfile(backup, path)
+    with pytest.raises(LedgerCorrupted, match=r"lost committed rounds 3\.\.5 \(rows 5\.\.10\)"):
+        odp.Accountant(ledger=path)
+
+
+def test_a_deleted_ledger_file_is_not_silently_recreated(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    path.unlink()
+    with pytest.raises(LedgerCorrupted, match="records 6 committed rows"):
+        odp.Accountant("1", "1e-6", ledger=path)
+    assert not path.exists()
+
+
+def test_a_restored_pair_needs_an_anchor_kept_elsewhere(tmp_path):
+    """Restoring the ledger *and* its head file together is only caught by an anchor that
+    was not restored with them."""
+    path, anchor = tmp_path / "l.db", tmp_path / "elsewhere" / "l.anchor"
+    anchor.parent.mkdir()
+    _ledger(path, charges=("0.1",), anchors=[anchor])
+    saved = {p: p.read_bytes() for p in (path, head_path(path))}
+    _ledger(path, charges=("0.1", "0.1"), anchors=[anchor])
+    for p, data in saved.items():
+        p.write_bytes(data)
+    odp.Accountant(ledger=SQLiteLedger(path)).close()  # without the anchor: not detectable
+    for p, data in saved.items():
+        p.write_bytes(data)
+    with pytest.raises(LedgerCorrupted, match=r"lost committed rounds 2\.\.3"):
+        SQLiteLedger(path, anchors=[anchor])
+
+
+def test_a_missing_head_file_is_refused_and_reanchor_accepts_the_rows(tmp_path, capsys):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    head_path(path).unlink()
+    with pytest.raises(LedgerCorrupted, match="no head file"):
+        odp.Accountant(ledger=path)
+    from odp.cli import main
+
+    assert main(["ledger", "reanchor", str(path)]) == 0
+    assert "re-anchored" in capsys.readouterr().out
+    acc = odp.Accountant(ledger=path)
+    assert acc.spent.epsilon == Fraction(35, 100)
+    acc.close()
+
+
+def test_reanchor_after_a_loss_needs_accept_loss(tmp_path, capsys):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    _tamper(path, "DELETE FROM events WHERE seq >= 5")
+    with pytest.raises(LedgerCorrupted, match="--accept-loss"):
+        reanchor_ledger(path)
+    head, previous = reanchor_ledger(path, accept_loss=True)
+    assert (head.rows, previous.rows) == (4, 6)
+    assert _spent(path) == Fraction(3, 10)
+
+
+def test_a_head_file_of_another_ledger_is_refused(tmp_path):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    _ledger(a)
+    _ledger(b)
+    shutil.copyfile(head_path(b), head_path(a))
+    with pytest.raises(LedgerCorrupted, match="belongs to ledger"):
+        odp.Accountant(ledger=a)
+
+
+def test_the_head_file_is_written_atomically_and_only_forward(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path, charges=("0.1",))
+    record = read_head(head_path(path))
+    assert (record.rows, record.rounds) == (2, 1)
+    older = HeadRecord(record.ledger_id, 1, 1, "0" * 64)
+    assert write_head(head_path(path), older) is False  # never moves back
+    assert read_head(head_path(path)) == record
+    assert head_path(path).stat().st_size == 1024  # two 512-byte slots, nothing else
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.db", "l.db.head"]
+
+
+def test_a_torn_head_slot_leaves_the_previous_head(tmp_path):
+    """A crash while a head is written damages at most the slot being written: the other
+    slot's (older) head is a prefix of the ledger and is accepted."""
+    path = tmp_path / "l.db"
+    _ledger(path, charges=("0.1", "0.1"))
+    head = head_path(path)
+    data = bytearray(head.read_bytes())
+    newest = read_head(head)
+    slot = 0 if f'"rows":{newest.rows}'.encode() in data[:512] else 1
+    data[slot * 512 + 40: slot * 512 + 60] = b"#" * 20  # tear the newest slot
+    head.write_bytes(bytes(data))
+    assert read_head(head).rows < newest.rows
+    acc = odp.Accountant(ledger=path)  # opens, and moves the head forward again
+    assert acc.spent.epsilon == Fraction(1, 5)
+    acc.close()
+    assert read_head(head) == newest
+    head.write_bytes(b"\x00" * 1024)
+    with pytest.raises(LedgerCorrupted, match="unreadable"):
+        odp.Accountant(ledger=path)
+
+
+# ------------------------------------------------------------------ keys
+def test_keyed_ledger_needs_its_key_to_write_and_refuses_a_wrong_one(tmp_path, monkeypatch):
+    key, other = tmp_path / "k", tmp_path / "other"
+    kid = write_key(key)
+    write_key(other)
+    path = tmp_path / "l.db"
+    _ledger(path, key_file=key)
+    with pytest.raises(LedgerError, match="is keyed"):
+        odp.Accountant(ledger=path)
+    with pytest.raises(LedgerError, match="is not this ledger's"):
+        SQLiteLedger(path, key_file=other)
+    ro = SQLiteLedger(path, readonly=True)  # inspection without the key: tags unchecked
+    assert not ro.mac_checked and ro.genesis.key_id == kid
+    ro.close()
+    monkeypatch.setenv("ODP_LEDGER_KEY_FILE", str(key))
+    acc = odp.Accountant(ledger=path)
+    assert acc.ledger.mac_checked
+    acc.charge(odp.DP("0.1"))
+    acc.close()
+    assert read_head(head_path(path)).mac is not None
+    with pytest.raises(LedgerError, match="already exists"):
+        write_key(key)
+    short = tmp_path / "short"
+    short.write_text("abcd")
+    with pytest.raises(LedgerError, match="at least 32"):
+        SQLiteLedger(path, key_file=short)
+
+
+def test_a_key_removed_from_a_keyed_ledger_is_noticed_by_its_owner(tmp_path):
+    key = tmp_path / "k"
+    write_key(key)
+    path = tmp_path / "l.db"
+    _ledger(path, charges=(), key_file=key)
+    conn = sqlite3.connect(path)
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    conn.close()
+    genesis = Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]))
+    _tamper(path, "DELETE FROM meta WHERE key = 'key_id'",
+            f"UPDATE meta SET value = '{genesis.hash}' WHERE key = 'genesis_hash'")
+    with pytest.raises(LedgerError, match="records no key"):
+        SQLiteLedger(path, key_file=key)
+
+
+# ------------------------------------------------------------------ the encoding
+def test_the_row_encoding_is_the_documented_byte_string():
+    """Pins the canonical encoding (a server backend must reproduce it byte for byte)."""
+    row = EventRow(7, "settle", "r1", None, None, None, None, None, None, '"all"',
+                   Fraction(1, 10), "released", '{"pid":1}', 1.5)
+    expected = (b"i1:7" b"s6:settle" b"s2:r1" b"N" b"N" b"N" b"N" b"N" b"N" b"s5:\"all\""
+                b"q4:1/10" b"s8:released" b"s9:{\"pid\":1}"
+                b"f16:" + struct.pack(">d", 1.5).hex().encode())
+    assert row.encode() == expected
+    prev = "ab" * 32
+    assert row_hash(prev, row) == hashlib.sha256(
+        b"odp-ledger-row-v1\0" + bytes.fromhex(prev) + expected).hexdigest()
+    genesis = Genesis("id", Fraction(1), Fraction(1, 1000000))
+    assert genesis.hash == hashlib.sha256(
+        b"odp-ledger-genesis-v1\0" b"s2:id" b"q3:1/1" b"q9:1/1000000" b"N").hexdigest()
+    assert encode_value(Fraction(2, 20)) == encode_value(Fraction(1, 10))
+    assert encode_value(-3) == b"i2:-3" and encode_value("é") == b"s2:\xc3\xa9"
+    for bad in (True, 1.0j, float("nan"), [1]):
+        with pytest.raises(TypeError):
+            encode_value(bad)
+
+
+def test_memory_and_sqlite_ledgers_hash_the_same_rows_alike(tmp_path):
+    """The chain is a function of the rows' values only: replaying a SQLite ledger's rows into
+    a fresh verifier gives the hashes stored on disk, and an in-memory run's events verify."""
+    path = tmp_path / "l.db"
+    _ledger(path)
+    ledger = SQLiteLedger(path, readonly=True)
+    events = ledger.events()
+    verifier = ChainVerifier(ledger.genesis)
+    assert [verifier.check(r, None, None) for r, _ in events] == [h for _, h in events]
+    assert verifier.state.head == ledger.chain_head.head
+    ledger.close()
+    acc = odp.Accountant(1)
+    acc.charge(odp.ODP(lambda r: r, {"a": "0.1", "b": "0.2"}), "a")
+    mem = acc.ledger
+    v = ChainVerifier(mem.genesis)
+    assert [v.check(r, None, None) for r, _ in mem.events()] == [h for _, h in mem.events()]
+    assert mem.chain_head.rows == 2
+
+
+# ------------------------------------------------------------------ foreign files, versions
+def _files(path: Path) -> dict[str, bytes]:
+    return {s: Path(str(path) + s).read_bytes() for s in ("", "-wal", "-shm", ".head")
+            if Path(str(path) + s).exists()}
+
+
+def test_an_unrelated_sqlite_database_is_refused_and_left_byte_identical(tmp_path):
+    """Issue 14, item 5: Accountant(ledger=path) on a database of another program."""
+    path = tmp_path / "app.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("INSERT INTO users (name) VALUES ('ada')")
+    conn.commit()
+    conn.close()
+    half = tmp_path / "half.db"  # an odp-looking meta table, but no odp schema version
+    conn = sqlite3.connect(half)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT INTO meta VALUES ('owner', 'someone else')")
+    conn.commit()
+    conn.close()
+    text = tmp_path / "notes.txt"
+    text.write_bytes(b"\x00\xffnot a database at all\n" * 50)
+    for target, message in ((path, "another program"), (half, "no schema version"),
+                            (text, "not an odp ledger")):
+        before = _files(target)
+        for call in (lambda: odp.Accountant("1", ledger=target),
+                     lambda: odp.Accountant(ledger=target),
+                     lambda: SQLiteLedger(target, readonly=True)):
+            with pytest.raises(LedgerError, match=message):
+                call()
+            assert _files(target) == before
+        assert not head_path(target).exists()
+
+
+_V1_SCHEMA = [
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind        TEXT NOT NULL CHECK (kind IN ('reserve', 'settle')),
+    round_id    TEXT NOT NULL,
+    mechanism   TEXT,
+    params      TEXT,
+    guarantee   TEXT,
+    sup_epsilon TEXT,
+    delta       TEXT,
+    interactive INTEGER,
+    label       TEXT,
+    charged     TEXT,
+    reason      TEXT,
+    owner       TEXT,
+    created     REAL NOT NULL
+)""",
+    "CREATE UNIQUE INDEX events_one_reserve ON events (round_id) WHERE kind = 'reserve'",
+    "CREATE UNIQUE INDEX events_one_settle ON events (round_id) WHERE kind = 'settle'",
+    "CREATE TRIGGER events_no_update BEFORE UPDATE ON events\n"
+    "BEGIN SELECT RAISE(ABORT, 'odp ledger rows are append-only'); END",
+    "CREATE TRIGGER events_no_delete BEFORE DELETE ON events\n"
+    "BEGIN SELECT RAISE(ABORT, 'odp ledger rows are append-only'); END",
+    "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta\n"
+    "BEGIN SELECT RAISE(ABORT, 'odp ledger metadata is write-once'); END",
+    "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta\n"
+    "BEGIN SELECT RAISE(ABORT, 'odp ledger metadata is write-once'); END",
+]
+
+
+def _v1_ledger(path: Path) -> None:
+    """A ledger exactly as odp 0.1.0 (schema version 1) wrote it: two rounds."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    for statement in _V1_SCHEMA:
+        conn.execute(statement)
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", [
+        ("schema_version", "1"), ("epsilon", "1"), ("delta", "1/1000000"),
+        ("ledger_id", "0123456789abcdef0123456789abcdef"), ("created", "1700000000.0")])
+    owner = json.dumps({"host": "h", "pid": 1, "start": "1"}, sort_keys=True,
+                       separators=(",", ":"))
+    guarantee = '{"costs":[["all","1/10"]],"delta":"0","type":"ODP"}'
+    for i, (round_id, eps) in enumerate((("a", "1/10"), ("b", "1/10"))):
+        g = guarantee.replace("1/10", eps)
+        conn.execute("INSERT INTO events (kind, round_id, mechanism, params, guarantee, "
+                     "sup_epsilon, delta, interactive, owner, created) VALUES "
+                     "('reserve', ?, 'external', '{}', ?, ?, '0', 0, ?, ?)",
+                     (round_id, g, eps, owner, 1700000000.0 + i))
+        conn.execute("INSERT INTO events (kind, round_id, label, charged, reason, owner, created) "
+                     "VALUES ('settle', ?, '\"all\"', ?, 'released', ?, ?)",
+                     (round_id, eps, owner, 1700000000.5 + i))
+    conn.close()
+
+
+def test_a_version_1_ledger_opens_read_only_and_upgrades_in_place(tmp_path, capsys):
+    from odp.cli import main
+
+    path = tmp_path / "old.db"
+    _v1_ledger(path)
+    ro = SQLiteLedger(path, readonly=True)  # inspection works as before
+    assert ro.schema_version == 1 and not ro.chained and ro.spent.epsilon == Fraction(1, 5)
+    in_memory_chain = ro.events()
+    ro.close()
+    before = _files(path)
+    with pytest.raises(LedgerError, match=r"odp ledger upgrade .*old\.db"):
+        odp.Accountant(ledger=path)
+    assert _files(path) == before  # refused without writing
+    assert main(["ledger", "show", str(path)]) == 0
+    assert "odp ledger upgrade" in capsys.readouterr().out
+    assert main(["ledger", "upgrade", str(path)]) == 0
+    assert "4 rows hash-chained" in capsys.readouterr().out
+    acc = odp.Accountant(ledger=path)
+    assert acc.ledger.schema_version == 2 and acc.spent.epsilon == Fraction(1, 5)
+    assert acc.ledger.events() == in_memory_chain  # the same chain the v1 rows implied
+    acc.charge(odp.DP("0.1"))
+    assert acc.certificate().sidecar["ledger"]["head"]["rows"] == 6
+    acc.close()
+    with pytest.raises(LedgerError, match="only version 1 is upgraded"):
+        upgrade_ledger(path)
+
+
+# ------------------------------------------------------------------ read-only show
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_ledger_show_works_on_a_read_only_ledger_without_writing(tmp_path):
+    import tempfile
+
+    from odp.cli import main
+    import odp.cli.ledger  # noqa: F401 - loaded before privileges are dropped
+
+    base = Path(tempfile.mkdtemp(prefix="odp-ro-"))
+    try:
+        path = base / "l.db"
+        _ledger(path)
+        before = _files(path)
+        for p in base.iterdir():
+            p.chmod(0o444)
+        base.chmod(0o555)
+        out = base.parent / f"{base.name}.out"
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child reports through its exit code
+            code = 3
+            try:
+                if os.getuid() == 0:  # root ignores permissions: become nobody
+                    os.setgid(65534)
+                    os.setuid(65534)
+                with open(out, "w") as fh:
+                    sys.stdout = fh
+                    code = main(["ledger", "show", str(path)])
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        text = out.read_text()
+        assert os.waitstatus_to_exitcode(status) == 0, text
+        assert "remaining  ε=0.65" in text and "6 rows verified" in text
+        assert _files(path) == before and sorted(p.name for p in base.iterdir()) == sorted(
+            ["l.db", "l.db.head"])
+    finally:
+        base.chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
+        Path(str(base) + ".out").unlink(missing_ok=True)
