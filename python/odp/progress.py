@@ -5,6 +5,8 @@ Every long entry point takes ``progress``:
 * ``None`` or ``True`` (the default): a progress bar on standard error **if standard error is a
   terminal**; nothing otherwise (pipes, files, notebooks' captured streams, CI logs).  The bar
   appears only after half a second, so quick calls print nothing, and it is erased when done.
+  A long call made while another bar is open (e.g. the OptDel cross-checks inside Table 1)
+  draws none of its own.
 * ``False``: nothing.
 * a callable ``progress(done, total)``: called after each unit of work (no bar).
 
@@ -25,10 +27,13 @@ ProgressArg = Union[bool, None, Callable[[int, int], Any]]
 #: seconds before a bar is drawn (quick work prints nothing)
 BAR_DELAY = 0.5
 
+#: bars currently open: a long call made inside another one's bar draws no bar of its own
+_open_bars = 0
+
 
 def bar_wanted(progress: ProgressArg) -> bool:
     """Whether ``progress`` asks for a terminal bar and standard error is a terminal."""
-    if progress is False or callable(progress):
+    if progress is False or callable(progress) or _open_bars > 0:
         return False
     stream = sys.stderr
     try:
@@ -51,6 +56,7 @@ class Reporter:
 
             self._bar = tqdm(total=self.total, desc=desc, unit=unit, file=sys.stderr,
                              leave=False, delay=BAR_DELAY, dynamic_ncols=True)
+            _opened(+1)
 
     def advance(self, n: int = 1) -> None:
         self.done += n
@@ -63,6 +69,7 @@ class Reporter:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+            _opened(-1)
 
     def __enter__(self) -> "Reporter":
         return self
@@ -94,6 +101,7 @@ class timed:
                              file=sys.stderr, leave=False, delay=BAR_DELAY, dynamic_ncols=True,
                              bar_format="{l_bar}{bar}| {elapsed} of ~{postfix}")
             self._bar.set_postfix_str(_short(self._seconds), refresh=False)
+            _opened(+1)
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
         return self
@@ -113,8 +121,14 @@ class timed:
             self._thread.join()
         if self._bar is not None:
             self._bar.close()
+            _opened(-1)
         if callable(self._progress) and exc[0] is None:
             self._progress(1, 1)
+
+
+def _opened(change: int) -> None:
+    global _open_bars
+    _open_bars += change
 
 
 def _short(seconds: float) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import print_json
+from ._common import check_output_path, print_json
 
 
 def register(subparsers) -> None:
@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from ..certs import build_certificate
     from ..ledger import SQLiteLedger
 
+    check_output_path(args.output, "-o")  # before reading: nothing half-written
     ledger = SQLiteLedger(args.ledger, readonly=True)
     try:
         state = ledger.snapshot()
