@@ -55,7 +55,7 @@ class Reporter:
             from tqdm import tqdm
 
             self._bar = tqdm(total=self.total, desc=desc, unit=unit, file=sys.stderr,
-                             leave=False, delay=BAR_DELAY, dynamic_ncols=True)
+                             leave=False, delay=BAR_DELAY, **_width())
             _opened(+1)
 
     def advance(self, n: int = 1) -> None:
@@ -98,7 +98,7 @@ class timed:
             from tqdm import tqdm
 
             self._bar = tqdm(total=100, desc=f"{self._desc} (estimated)", unit="%",
-                             file=sys.stderr, leave=False, delay=BAR_DELAY, dynamic_ncols=True,
+                             file=sys.stderr, leave=False, delay=BAR_DELAY, **_width(),
                              bar_format="{l_bar}{bar}| {elapsed} of ~{postfix}")
             self._bar.set_postfix_str(_short(self._seconds), refresh=False)
             _opened(+1)
@@ -124,6 +124,20 @@ class timed:
             _opened(-1)
         if callable(self._progress) and exc[0] is None:
             self._progress(1, 1)
+
+
+def _width() -> dict[str, Any]:
+    """Follow the terminal's size; a terminal that reports none (0 x 0, e.g. a fresh
+    pseudo-terminal) gets 80 x 24, where tqdm would otherwise draw nothing."""
+    import os
+
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        size = os.terminal_size((0, 0))
+    if size.columns > 0 and size.lines > 0:
+        return {"dynamic_ncols": True}
+    return {"ncols": 80, "nrows": 24}  # tqdm hides a bar on a terminal of 0 rows
 
 
 def _opened(change: int) -> None:

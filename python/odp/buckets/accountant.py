@@ -141,7 +141,10 @@ def _initial_step(
 
 def _too_wide(mech: Mechanism, reverse: bool, buckets: int, tail: float) -> InvalidParameter:
     lo, hi = mech.loss_range(reverse, tail)
-    need = math.ceil((hi - lo) / MAX_GRID_STEP) + 4 if math.isfinite(hi - lo) else None
+    lattice = mech.lattice()
+    need = (math.ceil((hi - lo) / MAX_GRID_STEP) + 4
+            if math.isfinite(hi - lo) and hi > lo and not (lattice and lattice > MAX_GRID_STEP)
+            else None)
     more = (f"--buckets/buckets >= {need:.3g} would fit it, but " if need and need < 2**40
             else "")
     desc = ", ".join(f"{k}={v}" for k, v in mech.describe().items())
@@ -247,8 +250,10 @@ class PrivacyBucketsAccountant:
                 items * BYTES_PER_ATOM, knobs=f"{items:.3g} support points"))
         for reverse in ((False,) if mech.symmetric else (False, True)):
             lo, hi = mech.loss_range(reverse, self.tail_mass)
+            lattice = mech.lattice()
             if not (math.isfinite(lo) and math.isfinite(hi)) or \
-                    (hi - lo) / (self.buckets - 4) > MAX_GRID_STEP:
+                    (hi - lo) / (self.buckets - 4) > MAX_GRID_STEP or \
+                    (lattice is not None and lattice > MAX_GRID_STEP):
                 raise _too_wide(mech, reverse, self.buckets, self.tail_mass)
 
     def estimate(self) -> Estimate:
