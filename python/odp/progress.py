@@ -99,8 +99,7 @@ class timed:
 
             self._bar = tqdm(total=100, desc=f"{self._desc} (estimated)", unit="%",
                              file=sys.stderr, leave=False, delay=BAR_DELAY, **_width(),
-                             bar_format="{l_bar}{bar}| {elapsed} of ~{postfix}")
-            self._bar.set_postfix_str(_short(self._seconds), refresh=False)
+                             bar_format="{l_bar}{bar}| {elapsed} of ~" + _short(self._seconds))
             _opened(+1)
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
