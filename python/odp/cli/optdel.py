@@ -131,10 +131,12 @@ def register(subparsers) -> None:
 
 
 def _gap_study(args: argparse.Namespace) -> int:
+    from ..optdel.cost import gap_study_estimate
     from ..optdel.gap import DEFAULT_GRID, QUICK_GRID, gap_study
     from ..progress import Reporter
 
     grid = QUICK_GRID if args.quick else DEFAULT_GRID
+    limits_from_args(args).check(gap_study_estimate(grid))
     jobs = 1
     for axis in grid:
         jobs *= len(axis)

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from ..limits import Estimate, Limits
 from ..progress import timed
 
-__all__ = ["estimate", "guarded"]
+__all__ = ["estimate", "gap_study_estimate", "guarded"]
 
 SECONDS_PER_STEP = 3e-5  # per lattice pass, per depth
 SECONDS_PER_CELL = 1.5e-8  # per lattice cell visited
@@ -42,7 +42,8 @@ def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int) -> Estimate:
     """Estimated time and peak memory of one entry point (``quantity`` one of ``thm15``,
     ``thm15_upper``, ``lemma11``, ``lemma11_upper``, ``lemma11_costs``, ``saving``)."""
     k_n, n_stops = max(int(k_n), 1), max(int(n_stops), 1)
-    one_pass = SECONDS_PER_STEP * k_n + SECONDS_PER_CELL * max_cells
+    cells = min(max_cells, k_n * k_n)  # a pass visits at most ~k_n^2 cells, and max_cells
+    one_pass = SECONDS_PER_STEP * k_n + SECONDS_PER_CELL * cells
     eq4 = SECONDS_EQ4 * k_n * k_n * max(n_stops, 10)
     seconds = {
         "thm15": 2 * one_pass,
@@ -50,10 +51,26 @@ def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int) -> Estimate:
         "lemma11": eq4 + 2 * one_pass,
         "lemma11_upper": eq4 / 2 + one_pass,
         "lemma11_costs": eq4 / 2 + 2 * one_pass,
-        "saving": 40 * one_pass,
+        "saving": 15 * one_pass,  # a bisection of about 15 upper passes
     }[quantity]
     return Estimate(_LABELS[quantity], seconds, BYTES_PER_STEP * k_n + BASE_BYTES,
                     knobs=f"k_n = {k_n} steps, {n_stops} stops")
+
+
+def gap_study_estimate(grid: Any) -> Estimate:
+    """Estimated cost of :func:`odp.optdel.gap.gap_study` on ``grid`` = (epsilons, delta_ks,
+    k_ns, ns): per row Thm. 15, Eq. (4) and two saving searches."""
+    epsilons, deltas, kns, ns = grid
+    seconds, memory = 0.0, 0.0
+    for k_n in kns:
+        for n in ns:
+            row = (estimate("thm15", k_n, n, 40_000_000) + estimate("lemma11", k_n, n, 40_000_000)
+                   + estimate("saving", k_n, n, 40_000_000) + estimate("saving", k_n, n, 40_000_000))
+            seconds += row.seconds * len(epsilons) * len(deltas)
+            memory = max(memory, row.memory)
+    rows = len(epsilons) * len(deltas) * len(kns) * len(ns)
+    return Estimate(f"the gap study ({rows} rows)", seconds, memory,
+                    knobs="--quick is about 20x faster")
 
 
 def _size(value: Any) -> int | None:
