@@ -62,6 +62,7 @@ def test_refusal_names_the_limit_and_the_option():
     (["table1", "--epsilon", "12", "--k-max", "100000000000", "--deltas", "1e-5"],
      "--max-seconds"),
     (["figure", "optdel", "-o", "{tmp}/f.png", "--max-seconds", "5"], "--max-seconds"),
+    (["optdel", "--gap-study", "--max-seconds", "5"], "--max-seconds"),
     (["demo", "--records", "1000000", "--max-memory", "100M", "--ledger", "{tmp}/d.db"],
      "--max-memory"),
 ])

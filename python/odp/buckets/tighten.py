@@ -114,9 +114,11 @@ def tighten(
         est = acc.estimate()
         if attempts:  # the first attempt is checked (and refused) by the accountant itself
             if est.memory > limits.memory or spent + est.seconds > limits.seconds:
+                option = (limits.memory_option if est.memory > limits.memory
+                          else limits.seconds_option)
                 reason = (f"the next attempt ({n} buckets, {prec} precision, {est.describe()}) "
-                          f"would exceed {limits.memory_option if est.memory > limits.memory else limits.seconds_option}"
-                          f" (already spent {format_seconds(spent)}); raise it to go further")
+                          f"would exceed {option} (already spent {format_seconds(spent)}); "
+                          "raise it to go further")
                 break
         t0 = time.perf_counter()
         iv = acc.get_epsilon_interval(delta) if delta is not None else \
