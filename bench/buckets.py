@@ -84,7 +84,7 @@ def odp_method(buckets: int | None, precision: str = "auto"):
         if buckets is not None:
             opts["buckets"] = buckets
         mech = Gaussian(1) if kind == "gaussian" else Laplace(10)
-        iv = PrivacyBucketsAccountant(**opts).compose(mech, k).get_epsilon("1e-5")
+        iv = PrivacyBucketsAccountant(**opts).compose(mech, k).get_epsilon_interval("1e-5")
         return float(iv.lower), float(iv.upper)
 
     label = f"odp buckets ({'default 32768' if buckets is None else buckets} buckets"

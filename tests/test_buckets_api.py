@@ -43,18 +43,18 @@ def test_no_finite_epsilon_raises_or_returns_inf():
     with pytest.raises(InvalidParameter, match="no finite epsilon"):
         composition_epsilon_upper(mechs, "0.05")
     acc = PrivacyBucketsAccountant().compose(ApproximateDP("0.5", "0.01"), 10)
-    assert acc.get_epsilon("0.05").upper == math.inf
-    assert acc.get_epsilon("0.5").upper < math.inf
+    assert acc.get_epsilon_interval("0.05").upper == math.inf
+    assert acc.get_epsilon_interval("0.5").upper < math.inf
 
 
 def test_incremental_composition_matches_batch():
     a = PrivacyBucketsAccountant(buckets=2048)
     a.compose(Gaussian(2), 3)
-    first = a.get_delta("1")
+    first = a.get_delta_interval("1")
     a.compose(Laplace(5), 2).compose(Gaussian(2), 5)
     b = PrivacyBucketsAccountant(buckets=2048)
     b.compose(Gaussian(2), 3).compose(Laplace(5), 2).compose(Gaussian(2), 5)
-    ia, ib = a.get_delta("1"), b.get_delta("1")
+    ia, ib = a.get_delta_interval("1"), b.get_delta_interval("1")
     assert ia.lower <= ib.upper and ib.lower <= ia.upper
     assert ia.lower > first.upper  # more composition, more leakage
     assert [n for _, n in a.ledger] == [3, 2, 5]
@@ -63,18 +63,18 @@ def test_incremental_composition_matches_batch():
 def test_asymmetric_mechanism_added_after_symmetric_ones():
     p, q = ["0.5", "0.5", "0"], ["0.25", "0.25", "0.5"]
     a = PrivacyBucketsAccountant(buckets=512).compose(Gaussian(3), 2)
-    a.get_delta("0")  # computes the symmetric part first
+    a.get_delta_interval("0")  # computes the symmetric part first
     a.compose(FinitePair(p, q), 1)
     b = PrivacyBucketsAccountant(buckets=512).compose(Gaussian(3), 2).compose(FinitePair(p, q), 1)
     for eps in ("0", "0.5"):
-        ia, ib = a.get_delta(eps), b.get_delta(eps)
+        ia, ib = a.get_delta_interval(eps), b.get_delta_interval(eps)
         assert ia.lower <= ib.upper and ib.lower <= ia.upper
     assert len(a.report()["directions"]) == 2
 
 
 def test_interval_and_report():
     acc = PrivacyBucketsAccountant(buckets=1024).compose(Gaussian(1), 4)
-    iv = acc.get_epsilon("1e-3")
+    iv = acc.get_epsilon_interval("1e-3")
     assert isinstance(iv, Interval) and isinstance(iv.lower, Fraction)
     lo, up = iv
     assert lo <= up and iv.width >= 0
@@ -104,10 +104,10 @@ def test_interval_and_report():
         (lambda: PrivacyBucketsAccountant(precision="quad"), InvalidParameter),
         (lambda: PrivacyBucketsAccountant().compose("gaussian"), InvalidParameter),
         (lambda: PrivacyBucketsAccountant().compose(Gaussian(1), 0), InvalidParameter),
-        (lambda: PrivacyBucketsAccountant().get_delta("1"), InvalidParameter),
-        (lambda: PrivacyBucketsAccountant().compose(Gaussian(1)).get_epsilon("0"), InvalidBudget),
-        (lambda: PrivacyBucketsAccountant().compose(Gaussian(1)).get_epsilon("1"), InvalidBudget),
-        (lambda: PrivacyBucketsAccountant().compose(Gaussian(1)).get_delta("-1"), InvalidBudget),
+        (lambda: PrivacyBucketsAccountant().get_delta_interval("1"), InvalidParameter),
+        (lambda: PrivacyBucketsAccountant().compose(Gaussian(1)).get_epsilon_interval("0"), InvalidBudget),
+        (lambda: PrivacyBucketsAccountant().compose(Gaussian(1)).get_epsilon_interval("1"), InvalidBudget),
+        (lambda: PrivacyBucketsAccountant().compose(Gaussian(1)).get_delta_interval("-1"), InvalidBudget),
         (lambda: composition_delta_upper([], "1"), InvalidParameter),
     ],
 )
@@ -118,10 +118,10 @@ def test_bad_input_raises_typed_errors(make, exc):
 
 def test_bad_compose_changes_nothing():
     acc = PrivacyBucketsAccountant(buckets=512).compose(Gaussian(1), 2)
-    before = acc.get_delta("1")
+    before = acc.get_delta_interval("1")
     with pytest.raises(InvalidParameter):
         acc.compose(Gaussian(1), -3)
-    assert acc.get_delta("1") == before and len(acc.ledger) == 1
+    assert acc.get_delta_interval("1") == before and len(acc.ledger) == 1
 
 
 def test_mechanism_descriptions_round_trip():

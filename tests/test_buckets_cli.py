@@ -40,7 +40,7 @@ def test_text_output_and_errors(capsys):
     assert main(["buckets", "--mechanism", "laplace", "--scale", "10", "--compositions", "10", "--delta", "1e-5"]) == 0
     text = capsys.readouterr().out
     assert "epsilon lower bound" in text and "epsilon upper bound" in text
-    assert main(["buckets", "--mechanism", "laplace", "--delta", "1e-5"]) == 1
+    assert main(["buckets", "--mechanism", "laplace", "--delta", "1e-5"]) == 2
     assert "needs --scale" in capsys.readouterr().err
-    assert main(["buckets", "--mechanism", "gaussian", "--sigma", "-1", "--delta", "1e-5"]) == 1
+    assert main(["buckets", "--mechanism", "gaussian", "--sigma", "-1", "--delta", "1e-5"]) == 2
     assert "sigma must be > 0" in capsys.readouterr().err

@@ -39,7 +39,7 @@ from test_buckets_refs import (
 
 def check_delta(acc, eps, exact, rel_width):
     """lower <= exact <= upper, and upper - lower <= rel_width * exact (+ 1e-15)."""
-    iv = acc.get_delta(eps)
+    iv = acc.get_delta_interval(eps)
     lo, up = mpf(iv.lower), mpf(iv.upper)
     assert lo <= exact <= up, (eps, float(lo), float(exact), float(up))
     assert up - lo <= rel_width * exact + mp.mpf("1e-15"), (eps, float(lo), float(exact), float(up))
@@ -64,7 +64,7 @@ def test_gaussian_delta_matches_closed_form(sigma, k, eps_list, rel_width):
 
 def test_gaussian_k1000_epsilon_interval():
     acc = PrivacyBucketsAccountant().compose(Gaussian(1), 1000)
-    iv = acc.get_epsilon("1e-5")
+    iv = acc.get_epsilon_interval("1e-5")
     exact = gaussian_epsilon(mp.sqrt(1000), "1e-5")
     assert mpf(iv.lower) <= exact <= mpf(iv.upper)
     assert (iv.upper - iv.lower) / iv.upper <= Fraction(1, 1000)  # the issue's goal: <= 0.1 %
@@ -80,7 +80,7 @@ def test_heterogeneous_gaussians_compose_to_one_gaussian():
     mu = composed_gaussian_mu(parts)
     for eps in ["0", "1", "4"]:
         check_delta(acc, eps, gaussian_delta(mu, eps), 1e-5)
-    iv = acc.get_epsilon("1e-6")
+    iv = acc.get_epsilon_interval("1e-6")
     assert mpf(iv.lower) <= gaussian_epsilon(mu, "1e-6") <= mpf(iv.upper)
 
 
@@ -158,7 +158,7 @@ def test_asymmetric_finite_pair_reports_the_worse_direction():
             check_delta(acc, eps, exact, 1e-9)
         # at ε = 1 the reverse direction dominates: a one-way accountant would report too little
         assert exact > one_way(k, "1") + mp.mpf("1e-6")
-        lower = acc.get_delta("1").lower
+        lower = acc.get_delta_interval("1").lower
         assert mp.mpf(lower.numerator) / lower.denominator > one_way(k, "1")
 
 
@@ -167,5 +167,5 @@ def test_distinguishing_events_are_counted():
     acc = PrivacyBucketsAccountant(buckets=256).compose(FinitePair(["0.1", "0.9"], ["0", "1"]), 4)
     exact = 1 - mp.mpf("0.9") ** 4
     check_delta(acc, "50", exact, 1e-9)
-    iv = acc.get_epsilon("0.3")  # below 1 - 0.9^4 = 0.3439: no finite ε
+    iv = acc.get_epsilon_interval("0.3")  # below 1 - 0.9^4 = 0.3439: no finite ε
     assert iv.upper == float("inf")

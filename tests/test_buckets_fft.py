@@ -70,13 +70,13 @@ def test_bounds_stay_sound_at_delta_1e_10(k, precision, width):
     mu = mp.sqrt(k)
     acc = PrivacyBucketsAccountant(precision=precision).compose(Gaussian(1), k)
     exact_eps = gaussian_epsilon(mu, "1e-10")
-    iv = acc.get_epsilon("1e-10")
+    iv = acc.get_epsilon_interval("1e-10")
     assert mpf(iv.lower) <= exact_eps <= mpf(iv.upper)
     assert (iv.upper - iv.lower) / iv.upper < width
     # δ at that ε, and at larger ε where δ ~ 1e-12
     for factor in ("1", "1.05"):
         eps = Fraction(mp.nstr(exact_eps * mp.mpf(factor), 30))
-        iv_d = acc.get_delta(eps)
+        iv_d = acc.get_delta_interval(eps)
         ex = gaussian_delta(mu, eps)
         assert mpf(iv_d.lower) <= ex <= mpf(iv_d.upper)
         if factor == "1" or precision == "extended":  # round-off margin does not swamp δ

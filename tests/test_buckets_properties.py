@@ -16,7 +16,7 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 
 
 def _sound(acc, eps, exact):
-    iv = acc.get_delta(eps)
+    iv = acc.get_delta_interval(eps)
     assert mpf(iv.lower) <= exact <= mpf(iv.upper), (eps, float(iv.lower), float(exact), float(iv.upper))
 
 
@@ -69,7 +69,7 @@ def test_epsilon_interval_brackets_and_rounding_up_is_looser(sigma, k, buckets):
     up = PrivacyBucketsAccountant(buckets=buckets, rounding="up").compose(Gaussian(sigma), k)
     for eps in ("0", "1", "3"):
         exact = gaussian_delta(mu, eps)
-        a, b = split.get_delta(eps), up.get_delta(eps)
+        a, b = split.get_delta_interval(eps), up.get_delta_interval(eps)
         assert mpf(a.lower) <= exact <= mpf(a.upper)
         assert mpf(b.lower) <= exact <= mpf(b.upper)
         # the paper's pure rounding-up is sound too, and never tighter than the split
@@ -82,8 +82,8 @@ def test_exploded_round_off_bounds_fall_back_to_trivial_bounds():
     The read-off must then report the trivial interval, never a negative or unsound bound."""
     acc = PrivacyBucketsAccountant(buckets=8192, factor="2").compose(Gaussian(Fraction(134, 23)), 64)
     exact = gaussian_delta(composed_gaussian_mu([(Fraction(134, 23), 64)]), Fraction(2, 69))
-    iv = acc.get_delta(Fraction(2, 69))
+    iv = acc.get_delta_interval(Fraction(2, 69))
     assert 0 <= iv.lower <= 1 and 0 <= iv.upper <= 1
     assert mpf(iv.lower) <= exact <= mpf(iv.upper)
-    eps_iv = acc.get_epsilon("1e-5")
+    eps_iv = acc.get_epsilon_interval("1e-5")
     assert eps_iv.lower >= 0 and eps_iv.upper >= eps_iv.lower

@@ -76,7 +76,7 @@ def violations(p, q, r, buckets):
     exact = exact_delta(p, r, EPS)
     bad, slack = [], []
     for eps, ex in zip(EPS, exact):
-        iv = acc.get_delta(Fraction(eps))
+        iv = acc.get_delta_interval(Fraction(eps))
         if float(iv.upper) < ex * (1 - 1e-10) or float(iv.lower) > ex * (1 + 1e-10):
             bad.append((eps, float(iv.lower), ex, float(iv.upper)))
         slack.append((float(iv.upper) - ex) / ex)

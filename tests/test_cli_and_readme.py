@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
-import venv
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,17 +20,55 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _setup_commands() -> list[str]:
     text = (ROOT / "README.md").read_text()
-    block = re.search(r"## Set-up\s+```bash\n(.*?)```", text, re.S)
+    block = re.search(r"## Set-up.*?```bash\n(.*?)```", text, re.S)
     assert block, "README.md needs a '## Set-up' section with one bash block"
     return [line for line in block.group(1).splitlines() if line.strip()]
 
 
-def test_readme_has_exactly_two_setup_commands():
-    demo, tests = _setup_commands()
-    assert "[demo]" in demo and demo.rstrip().endswith("odp demo")
-    assert "[test]" in tests and "pytest" in tests
+def test_readme_has_exactly_two_setup_commands_that_make_a_venv():
+    demo, tests = _setup_commands()  # exactly two lines
+    for line in (demo, tests):
+        # a fresh Debian machine's pip refuses installs outside a virtualenv (PEP 668)
+        assert line.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e ")
+    assert '".[demo]"' in demo and demo.rstrip().endswith("odp demo")
+    assert '".[test]"' in tests and tests.rstrip().endswith("python -m pytest")
+    setup = (ROOT / "README.md").read_text().split("## Set-up", 1)[1].split("## ", 1)[0]
+    assert "3.10" in setup and "python3-venv" in setup and "odp-accounting" in setup
+    for extra in ("demo", "plots", "lean", "test"):
+        assert f"`{extra}`" in setup  # every extra is explained
+
+
+def test_ci_extracts_the_readme_test_line():
+    """.ci/run runs the README's [test] line: its own grep, run on the README, yields it."""
     ci = (ROOT / ".ci" / "run").read_text()
-    assert 'grep -E \'^pip install -e "\\.\\[test\\]"\' README.md' in ci
+    grep = re.search(r"^cmd=\$\((grep .*?) \|\| true\)$", ci, re.M)
+    assert grep, ".ci/run must take its test command from the README with grep"
+    out = subprocess.run(["bash", "-c", grep.group(1)], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == _setup_commands()[1]
+
+
+def test_distribution_name_is_not_the_unrelated_pypi_odp():
+    meta = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^name = "odp-accounting"$', meta, re.M)
+    assert 'odp = "odp.cli:main"' in meta  # the command and the import name stay odp
+    hints = []
+    for path in (ROOT / "python" / "odp").rglob("*.py"):
+        text = path.read_text()
+        hints += [f"{path.name}: {m}" for m in re.findall(r"""pip install ["']?odp\b[^"'\s]*""", text)]
+    assert hints == []  # no hint sends a user to PyPI's unrelated `odp`
+
+
+def test_missing_extra_is_one_line_naming_the_editable_install(monkeypatch, tmp_path, capsys):
+    from odp.extras import MissingDependency
+
+    assert 'pip install -e ".[plots]"' in str(MissingDependency("matplotlib"))
+    # as if the [demo] extra were not installed (Python's documented import block)
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    assert main(["demo", "--ledger", str(tmp_path / "d.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and 'pip install -e ".[demo]"' in err, err
+    assert not (tmp_path / "d.db").exists()
 
 
 def test_help_lists_commands(capsys):
@@ -43,19 +82,20 @@ def test_help_lists_commands(capsys):
 
 @pytest.mark.slow
 def test_demo_runs_from_a_fresh_virtualenv_with_the_readme_command(tmp_path):
-    """Exactly what a newcomer does: a new virtualenv, then the README's demo line."""
+    """Exactly what a newcomer does on a fresh checkout: the README's demo line, which makes its
+    own virtualenv (run in a copy of the repository so the working tree is left alone)."""
     demo_command = _setup_commands()[0]
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
-    env = dict(os.environ, VIRTUAL_ENV=str(env_dir), PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run(["bash", "-c", demo_command], cwd=ROOT, env=env, capture_output=True,
+    repo = tmp_path / "odp"
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".ci-venv", "__pycache__", "*.egg-info", ".hypothesis", ".lake",
+        "*.db", "*.db-*", "*.png", "build", "dist"))
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    proc = subprocess.run(["bash", "-c", demo_command], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert "ledger written to" in proc.stdout
-    assert str(bin_dir) in subprocess.run(["bash", "-c", "command -v odp"], env=env,
-                                          capture_output=True, text=True).stdout
+    assert "of a worst case" in proc.stdout.strip().splitlines()[-1]
+    assert (repo / ".venv" / "bin" / "odp").exists()
 
 
 def test_readme_usage_example_runs(tmp_path, monkeypatch):
@@ -94,7 +134,7 @@ def test_every_command_in_the_readme_cli_table_runs(tmp_path, monkeypatch, capsy
 
 def test_json_mode_reports_failures_as_json(tmp_path, capsys):
     assert main(["buckets", "--mechanism", "gaussian", "--sigma", "-1", "--compositions", "3",
-                 "--delta", "1e-5", "--json"]) == 1
+                 "--delta", "1e-5", "--json"]) == 2
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is False and "sigma" in out["error"]
     assert main(["verify", str(tmp_path / "missing.cert"), "--json"]) == 2

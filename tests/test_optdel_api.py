@@ -190,8 +190,8 @@ def test_cli_optdel_costs_specs_and_steps_file(tmp_path, capsys):
         ["--epsilon", "0.1", "--steps-file", "/nonexistent", "--stops", "1", "--costs", "1"],
     ],
 )
-def test_cli_optdel_errors_exit_1(args, capsys):
-    assert main(["optdel", *args]) == 1
+def test_cli_optdel_errors_exit_2(args, capsys):
+    assert main(["optdel", *args]) == 2
     assert "error" in capsys.readouterr().err
 
 

@@ -12,9 +12,15 @@
 5. **settle** (lines 7–8): ``ε_r −= ℰ_i(P_k)`` and ``δ_r −= δ_i`` — δ_i whatever the class.
 
 Before step 1 the mechanism may validate the public shape of the data
-(:meth:`odp.Mechanism.check_public`); a failure there costs nothing.  A failure after the
-reservation (inside the mechanism, or an unclassifiable release) charges the round its worst
-case, because noise may already have been drawn.
+(:meth:`odp.Mechanism.check_public`), and the accountant checks that ``release(data, rng)`` and
+the mechanism's query functions (``query``/``queries``) accept the arguments they will be called
+with; a failure there costs nothing.  A failure after the reservation (the query raised or
+returned NaN, the mechanism failed, or its release fits none of the declared classes) charges
+the round its worst case, because noise may already have been drawn; the exception is re-raised
+unchanged with a note saying what was charged and why (shown in the traceback; also
+``exc.odp_round``, the settled :class:`~odp.ledger.RoundRecord`).  Whether a query *returns* a
+valid number cannot be checked before the reservation: that depends on the private data, and
+refusing for free would leak it.
 
 Theorem 7 then guarantees that everything released through one accountant is (ε_t, δ_t)-DP,
 for any adaptive choice of mechanisms, provided each mechanism's declared ODP guarantee is
@@ -28,6 +34,7 @@ if no other round was reserved on the same ledger while they were open (design.m
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from fractions import Fraction
@@ -78,6 +85,55 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
         delta=guarantee.delta,
         interactive=interactive,
     )
+
+
+def _check_call(fn: Any, args: tuple, what: str) -> None:
+    """Refuse, before anything is reserved, a callable that cannot accept ``args`` (a
+    programming error such as ``release(self, data)`` without ``rng``, or a query taking two
+    arguments).  Callables without an inspectable signature are not checked."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*args)
+    except TypeError as exc:
+        raise InvalidParameter(
+            f"{what} cannot be called with {len(args)} argument{'s' if len(args) != 1 else ''} "
+            f"({exc}); nothing was reserved or charged") from None
+
+
+def _check_signatures(mechanism: Any, release_fn: Any, data: Any, rng: Any) -> None:
+    _check_call(release_fn, (data, rng), f"{type(mechanism).__name__}.release(data, rng)")
+    query = getattr(mechanism, "query", None)
+    if callable(query):
+        _check_call(query, (data,), "the mechanism's query(data)")
+    queries = getattr(mechanism, "queries", None)
+    if isinstance(queries, (list, tuple)):
+        for i, q in enumerate(queries):
+            if callable(q):
+                _check_call(q, (data,), f"query {i} of the mechanism (query(data))")
+
+
+def _note_charged(exc: BaseException, record: RoundRecord | None, why: str) -> None:
+    """Attach to ``exc`` what its round was charged and why (a note in the traceback, and
+    ``exc.odp_round``)."""
+    if record is None:
+        return
+    from .budget import format_fraction
+
+    charged = record.charged if record.charged is not None else record.sup_epsilon
+    text = (f"odp: round {record.index} ({record.mechanism}) was charged its worst case "
+            f"epsilon={format_fraction(charged)}, delta={format_fraction(record.delta)} because "
+            f"{why}; noise may already have been drawn, so the round cannot be refunded")
+    try:
+        exc.odp_round = record  # type: ignore[attr-defined]
+        if hasattr(exc, "add_note"):
+            exc.add_note(text)
+        else:  # Python 3.10: keep the note where tools look for it
+            exc.__notes__ = [*getattr(exc, "__notes__", []), text]  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # exceptions that refuse new attributes
+        pass
 
 
 class Reservation:
@@ -251,9 +307,22 @@ class Accountant:
         check_public = getattr(mechanism, "check_public", None)
         if callable(check_public):
             check_public(data)  # a wrong public shape is refused before anything is reserved
+        _check_signatures(mechanism, release_fn, data, self.rng)  # a wrong call costs nothing
         with self.reserve(g, mechanism=name, params=params) as reservation:
-            release = release_fn(data, self.rng)
-            reservation.settle(release)
+            try:
+                release = release_fn(data, self.rng)
+            except BaseException as exc:
+                reservation.abort(REASON_FAILED)
+                _note_charged(exc, reservation.record,
+                              f"the mechanism raised {type(exc).__name__} after the round was "
+                              "reserved (e.g. its query failed or returned NaN)")
+                raise
+            try:
+                reservation.settle(release)
+            except InvalidGuarantee as exc:
+                _note_charged(exc, reservation.record,
+                              "the release fits none of the declared classes")
+                raise
         return release
 
     def charge(self, guarantee: DP | ODP, release: Any = None, *, mechanism: str = "external",

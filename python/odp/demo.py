@@ -1,25 +1,37 @@
 """The end-to-end analyst session behind ``odp demo`` (paper 002, Secs. 4–6).
 
-An analyst holds scikit-learn's bundled Wisconsin breast-cancer data (569 patients, shipped
-inside the scikit-learn package: no download) and a total budget of (ε, δ) = (6, 1e-5).  Two
-databases are neighbours when one patient's record is replaced (the patient count is public).
-Through one accountant backed by a SQLite ledger they make, in order:
+**The data.**  By default the analyst holds a *synthetic cohort* of 20,000 patient records
+(``--records N``), four tumour features and a diagnosis each, drawn with a fixed public seed from
+a per-diagnosis Gaussian model whose class ratio, means and covariances are those of
+scikit-learn's bundled Wisconsin breast-cancer data (569 real patients, shipped inside the
+scikit-learn package: no download); each feature is clipped to the range published in the data
+set's description.  The synthetic records are the individuals this run protects; the 569 real
+patients' summary statistics, used to build the model, are not protected by it.  Why synthetic:
+Propose-Test-Release (M_IQR) only answers when the IQR is stable under ~ln(1/δ)/ε replaced
+records, which 569 records never are, and the tested model needs enough data to pass its DP test;
+on the real 569 patients (``--real``) both are withheld (⊥) in essentially every run, so the demo
+would never show them *release*.
+
+Two databases are neighbours when one record is replaced (the record count is public).  With a
+total budget of (ε, δ) = (6, 1e-5) through one accountant backed by a SQLite ledger the analyst
+makes, in order:
 
 1. a count (Laplace) — plain DP, charged its worst case;
-2. a sparse-vector release (Sec. 4.1): SVT finds the histogram bins of "mean radius" with at
-   least 40 patients (Lemma 8: charged ε1 + (c'/c)·ε2), then each selected count is released
-   with the budget left over, split over the bins actually found;
-3. the interquartile range then the median of "mean radius" (Sec. 4.2): M_IQR is charged 2ε1
-   instead of 3ε1 when it returns ⊥ (Lemma 10), and the median then gets ε1 + ε2;
+2. a sparse-vector release (Sec. 4.1): SVT finds the histogram bins of "mean radius" holding at
+   least 5% of the records (Lemma 8: charged ε1 + (c'/c)·ε2), then each selected count is
+   released with the budget left over, split over the bins actually found;
+3. the interquartile range then the median of "mean radius" (Sec. 4.2): M_IQR is charged 3ε1
+   when it releases and 2ε1 when it returns ⊥ (Lemma 10); the median then gets ε2, or ε1 + ε2
+   after a ⊥;
 4. noisy gradient descent for logistic regression that stops when its noisy gradient is small
    (Sec. 5, Lemma 11): charged only the steps it ran;
 5. a logistic-regression model released only if it passes a DP test of its error on a held-out
    30% (Sec. 6, Alg. 5, Cor. 18): a model that fails is charged ε2 instead of ε1.
 
 The final table compares each round's worst case (plain DP accounting, Lemma 4) with its ODP
-charge; the run is exported as a certificate and verified by the checker generated from the
-Lean rules.  Feature scaling uses the per-feature ranges published in the data set's
-description (public information, not computed from the records).
+charge, the last lines summarise "charged X of a worst case Y" per mechanism, and the run is
+exported as a certificate verified by the checker generated from the Lean rules.  Feature
+scaling uses the published per-feature ranges (public information, not computed from records).
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ import numpy as np
 
 from .accountant import Accountant
 from .budget import format_fraction
-from .errors import BudgetExceeded, OdpError
+from .errors import BudgetExceeded, InvalidParameter, OdpError
 from .mechanisms import BOTTOM, LaplaceMechanism
 from .mechanisms.erm import TestedLogisticRegression
 from .mechanisms.iterative import NoisyGradientDescent
@@ -54,34 +66,92 @@ PUBLIC_RANGES = {
 }
 RADIUS_BINS = list(range(6, 31, 2))  # histogram bin edges of "mean radius" (public)
 
+#: size of the default synthetic cohort, the fixed public seed it is drawn with, and the bounds
+#: on --records (below MIN_RECORDS the SVT/IQR parameters make no sense; above MAX_RECORDS the
+#: demo is no longer quick: about 1 s per 10,000 records)
+DEFAULT_RECORDS = 20_000
+SYNTHETIC_SEED = 569
+MIN_RECORDS = 100
+MAX_RECORDS = 1_000_000
+SECONDS_PER_RECORD = 1e-4
+BYTES_PER_RECORD = 2_000
+
 
 @dataclass
 class DemoData:
-    """Patients' records: the radius column, the model features and labels (+1 malignant)."""
+    """Records: the radius column, the model features and labels (+1 malignant)."""
 
     radius: list[float]
     features: np.ndarray
     labels: np.ndarray
+    description: str = ""
 
     def __len__(self) -> int:
         return len(self.labels)
 
 
-def load_data() -> DemoData:
-    try:
-        from sklearn.datasets import load_breast_cancer
-    except ImportError as exc:
-        raise OdpError('the demo needs scikit-learn: pip install "odp[demo]"') from exc
-    bunch = load_breast_cancer()
+def _real_records() -> tuple[np.ndarray, np.ndarray]:
+    """The four features and the diagnosis (+1 malignant) of the 569 real patients."""
+    from .extras import require
+
+    datasets = require("sklearn.datasets", "the demo's bundled data (odp demo)")
+    bunch = datasets.load_breast_cancer()
     names = list(bunch.feature_names)
     cols = [names.index(k) for k in PUBLIC_RANGES]
+    labels = np.where(bunch.target == 0, 1.0, -1.0)  # sklearn: 0 = malignant
+    return bunch.data[:, cols], labels
+
+
+def synthetic_records(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` synthetic records from the per-diagnosis Gaussian model of the module docstring:
+    the real data's class ratio (rounded), means and covariances; features clipped to
+    :data:`PUBLIC_RANGES`; drawn with the public seed :data:`SYNTHETIC_SEED`."""
+    x, y = _real_records()
+    rng = np.random.default_rng(SYNTHETIC_SEED)
+    malignant = int(round(n * float(np.mean(y > 0))))
+    parts, labels = [], []
+    for label, count in ((1.0, malignant), (-1.0, n - malignant)):
+        rows = x[y == label]
+        parts.append(rng.multivariate_normal(rows.mean(axis=0), np.cov(rows, rowvar=False),
+                                             size=count))
+        labels.append(np.full(count, label))
+    features = np.vstack(parts)
     lo = np.array([v[0] for v in PUBLIC_RANGES.values()])
     hi = np.array([v[1] for v in PUBLIC_RANGES.values()])
-    scaled = (bunch.data[:, cols] - (lo + hi) / 2) / ((hi - lo) / 2)  # public ranges → [−1, 1]
+    features = np.clip(features, lo, hi)
+    order = rng.permutation(n)  # interleave the classes (record order is not meaningful)
+    return features[order], np.concatenate(labels)[order]
+
+
+def load_data(records: int | None = DEFAULT_RECORDS) -> DemoData:
+    """The demo's data: ``records`` synthetic records (module docstring), or the 569 real
+    patients of scikit-learn's bundled Wisconsin data when ``records`` is ``None``."""
+    if records is None:
+        raw, labels = _real_records()
+        description = "scikit-learn's Wisconsin breast-cancer data (569 real patients)"
+    else:
+        if isinstance(records, bool) or not isinstance(records, int) or \
+                not MIN_RECORDS <= records <= MAX_RECORDS:
+            raise InvalidParameter(f"records must be an integer in [{MIN_RECORDS}, "
+                                   f"{MAX_RECORDS}], got {records!r}")
+        raw, labels = synthetic_records(records)
+        description = (f"synthetic cohort of {records} records drawn from a per-diagnosis "
+                       "Gaussian model of scikit-learn's Wisconsin breast-cancer data "
+                       "(569 patients)")
+    lo = np.array([v[0] for v in PUBLIC_RANGES.values()])
+    hi = np.array([v[1] for v in PUBLIC_RANGES.values()])
+    scaled = (raw - (lo + hi) / 2) / ((hi - lo) / 2)  # public ranges → [−1, 1]
     features = np.hstack([scaled, np.ones((len(scaled), 1))])  # and an intercept
-    labels = np.where(bunch.target == 0, 1.0, -1.0)  # sklearn: 0 = malignant
-    return DemoData([float(v) for v in bunch.data[:, names.index("mean radius")]], features,
-                    labels)
+    return DemoData([float(v) for v in raw[:, 0]], features, labels, description)
+
+
+def estimate(records: int | None = DEFAULT_RECORDS):
+    """Estimated time and memory of :func:`run_demo` (an :class:`odp.limits.Estimate`)."""
+    from .limits import Estimate
+
+    n = 569 if records is None else int(records)
+    return Estimate(f"the demo on {n} records", 1.0 + SECONDS_PER_RECORD * n,
+                    100 * 2**20 + BYTES_PER_RECORD * n, knobs="--records")
 
 
 def malignant_count(d: DemoData) -> int:
@@ -111,10 +181,51 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def run_session(acc: Accountant, data: DemoData) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class Plan:
+    """The analyst's parameters (public, chosen before seeing the data).
+
+    ``svt_share``: SVT looks for radius bins holding at least this share of the records;
+    ``iqr``: (ε1, δ1) of M_IQR and ε2 of the median; ``gd_*``: the early-stopped gradient
+    descent; ``model_*``: the tested logistic regression (ε1, ε2, error threshold t,
+    regularisation Λ).  :data:`DEFAULT_PLAN` is tuned so that on the default synthetic cohort
+    every mechanism releases in most runs (``tests/test_demo.py`` checks 20 seeds)."""
+
+    svt_share: Fraction = Fraction(1, 20)
+    epsilon_iqr: str = "0.2"
+    delta_iqr: str = "1e-6"
+    epsilon_median: str = "0.3"
+    gd_epsilon_step: str = "0.05"
+    gd_learning_rate: float = 4.0
+    gd_tolerance: float = 0.03
+    model_epsilon1: str = "1"
+    model_epsilon2: str = "0.25"
+    model_threshold: str = "0.7"
+    model_regularization: str = "0.01"
+
+
+DEFAULT_PLAN = Plan()
+
+#: the plan of the original demo on the 569 real patients (``--real``): M_IQR and the tested
+#: model are withheld (⊥) in essentially every run at this size
+REAL_DATA_PLAN = Plan(svt_share=Fraction(40, 569), model_threshold="0.8",
+                      model_regularization="0.5", gd_tolerance=0.0)
+
+
+def run_session(acc: Accountant, data: DemoData, plan: Plan = DEFAULT_PLAN,
+                progress: Any = None) -> dict[str, dict[str, Any]]:
     """The analyst's releases; returns ``{round_id: {"release": title, "value": text}}`` and
     appends refusals under keys ``"refused-<i>"``."""
+    from .progress import Reporter
+
+    with Reporter(progress, 5, "odp demo", unit="release") as bar:
+        return _session(acc, data, plan, bar.advance)
+
+
+def _session(acc: Accountant, data: DemoData, plan: Plan,
+             step: Callable[[], None]) -> dict[str, dict[str, Any]]:
     notes: dict[str, dict[str, Any]] = {}
+    threshold = int(plan.svt_share * len(data))
 
     def note(title: str, value: Any, record: Any = None) -> None:
         rec = record if record is not None else acc.last_round
@@ -130,6 +241,8 @@ def run_session(acc: Accountant, data: DemoData) -> dict[str, dict[str, Any]]:
     except BudgetExceeded as exc:
         refused("malignant count (Laplace)", exc)
 
+    step()
+
     # 2. sparse-vector release of the large histogram bins (Sec. 4.1)
     edges = RADIUS_BINS
     entries = [_bin_count(a, b) for a, b in zip(edges, edges[1:])]
@@ -137,20 +250,22 @@ def run_session(acc: Accountant, data: DemoData) -> dict[str, dict[str, Any]]:
     eps1, eps2 = svt_split("1", 8)
 
     def note_svt(out: Any) -> None:
-        note(f"SVT: radius bins with ≥ 40 patients (c = 8, found c' = {out.count})",
+        note(f"SVT: radius bins with ≥ {threshold} records (c = 8, found c' = {out.count})",
              ", ".join(labels[i] for i in out.selected) or "none", out.svt_round)
         for i, rec in zip(out.values, out.entry_rounds):  # the entries released (in order)
             note(f"  count in radius bin {labels[i]} (Laplace, leftover split over c')",
                  out.values[i], rec)
 
     try:
-        note_svt(sparse_vector_release(acc, data, entries, 40, c=8, epsilon1=eps1,
+        note_svt(sparse_vector_release(acc, data, entries, threshold, c=8, epsilon1=eps1,
                                        epsilon2=eps2, epsilon3="0.6", names=labels))
     except BudgetExceeded as exc:
         partial = getattr(exc, "partial", None)  # rounds made before a later refusal
         if partial is not None:
             note_svt(partial)
         refused("SVT sparse-vector release", exc)
+
+    step()
 
     # 3. IQR then median of mean radius (Sec. 4.2)
     def note_iqr(res: Any) -> None:
@@ -161,22 +276,28 @@ def run_session(acc: Accountant, data: DemoData) -> dict[str, dict[str, Any]]:
                  res.median, res.median_round)
 
     try:
-        note_iqr(iqr_then_median(acc, data.radius, epsilon_iqr="0.2", delta_iqr="1e-6",
-                                 epsilon_median="0.3", lower=6, upper=30, candidates=2401))
+        # the IQR and the median are symmetric functions of the records: hand them the values
+        # already sorted and exact (floats sort exactly; sorting Fractions is 100x slower)
+        radius = [Fraction(v) for v in sorted(data.radius)]
+        note_iqr(iqr_then_median(acc, radius, epsilon_iqr=plan.epsilon_iqr,
+                                 delta_iqr=plan.delta_iqr, epsilon_median=plan.epsilon_median,
+                                 lower=6, upper=30, candidates=2401))
     except BudgetExceeded as exc:
         partial = getattr(exc, "partial", None)  # the IQR round, if the median was refused
         if partial is not None:
             note_iqr(partial)
         refused("IQR then median", exc)
 
+    step()
+
     # 4. early-stopped noisy gradient descent (Sec. 5)
-    # stop when the norm of the mean of the last 10 noisy gradients is within 20% of what the
-    # noise alone would give (a public, data-independent threshold)
+    # stop when the norm of the mean of the last 10 noisy gradients is below a public tolerance
+    # (or within 20% of what the noise alone would give, if that is larger)
     n, dim = data.features.shape
-    settings = dict(n=n, dim=dim, epsilon_step="0.05", stops=[10, 20, 30, 40],
-                    learning_rate=4.0, regularization=1e-3, window=10)
+    settings = dict(n=n, dim=dim, epsilon_step=plan.gd_epsilon_step, stops=[10, 20, 30, 40],
+                    learning_rate=plan.gd_learning_rate, regularization=1e-3, window=10)
     noise = NoisyGradientDescent(**settings).noise_norm() / np.sqrt(10)
-    gd = NoisyGradientDescent(**settings, stop_threshold=1.2 * noise)
+    gd = NoisyGradientDescent(**settings, stop_threshold=max(1.2 * noise, plan.gd_tolerance))
     try:
         fit = acc.run(gd, (data.features, data.labels))
         accuracy = float(np.mean(np.sign(data.features @ fit.weights) == data.labels))
@@ -185,10 +306,15 @@ def run_session(acc: Accountant, data: DemoData) -> dict[str, dict[str, Any]]:
     except BudgetExceeded as exc:
         refused("noisy gradient descent", exc)
 
+    step()
+
     # 5. a tested model (Sec. 6)
     train, test = _split(n)
-    model = TestedLogisticRegression(epsilon1="1", epsilon2="0.25", threshold="0.8",
-                                     regularization="0.5", n_train=len(train),
+    model = TestedLogisticRegression(epsilon1=plan.model_epsilon1,
+                                     epsilon2=plan.model_epsilon2,
+                                     threshold=plan.model_threshold,
+                                     regularization=plan.model_regularization,
+                                     n_train=len(train),
                                      n_test=len(test), dim=dim)
     try:
         released = acc.run(model, (data.features[train], data.labels[train],
@@ -199,25 +325,43 @@ def run_session(acc: Accountant, data: DemoData) -> dict[str, dict[str, Any]]:
             acc_test = float(np.mean(np.sign(data.features[test] @ released.weights)
                                      == data.labels[test]))
             text = f"released; test accuracy {acc_test:.1%}"
-        note("logistic regression, released only if its test error ≤ 0.8 (Alg. 5)", text)
+        note(f"logistic regression, released only if its test error ≤ {plan.model_threshold} "
+             "(Alg. 5)", text)
     except BudgetExceeded as exc:
         refused("tested logistic regression", exc)
+    step()
     return notes
 
 
-def run_demo(ledger: str | Path | None = None, seed: int | None = None) -> dict[str, Any]:
+def run_demo(ledger: str | Path | None = None, seed: int | None = None, *,
+             records: int | None = DEFAULT_RECORDS, plan: Plan | None = None,
+             limits: Any = None, progress: Any = None) -> dict[str, Any]:
     """Run the demo session; returns a JSON-able report (the ledger and a certificate are
-    written next to each other)."""
-    data = load_data()
+    written next to each other).  ``records=None`` uses the 569 real patients (with the plan of
+    the original demo, under which M_IQR and the tested model are withheld).  The run is
+    estimated first (:func:`estimate`, refused above ``limits``); ``progress`` shows one step
+    per release (:mod:`odp.progress`)."""
+    from .limits import Limits
+
+    if records is not None and (isinstance(records, bool) or not isinstance(records, int)
+                                or not MIN_RECORDS <= records <= MAX_RECORDS):
+        raise InvalidParameter(f"records must be an integer in [{MIN_RECORDS}, "
+                               f"{MAX_RECORDS}], got {records!r}")
+    (limits if limits is not None else Limits()).check(estimate(records))
     if ledger is None:
         ledger = Path(tempfile.mkdtemp(prefix="odp-demo-")) / "ledger.db"
     ledger = Path(ledger)
     if ledger.exists():
         raise OdpError(
             f"{ledger} already exists; the demo writes a new ledger — choose another path")
+    if not ledger.parent.is_dir():
+        raise InvalidParameter(f"the directory {ledger.parent} of the ledger does not exist")
+    data = load_data(records)
+    if plan is None:
+        plan = DEFAULT_PLAN if records is not None else REAL_DATA_PLAN
     rng = SeededRandom(seed) if seed is not None else SecureRandom()
     with Accountant(epsilon=TOTAL_EPSILON, delta=TOTAL_DELTA, ledger=ledger, rng=rng) as acc:
-        notes = run_session(acc, data)
+        notes = run_session(acc, data, plan, progress=progress)
         rows: list[dict[str, Any]] = []
         for rec in acc.history:
             info = notes.get(rec.round_id, {"release": rec.mechanism, "value": ""})
@@ -233,17 +377,52 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None) -> dict[
             })
         rows += [dict(v) for k, v in notes.items() if k.startswith("refused-")]
         summary = acc.summary()
+        per_mechanism = mechanism_summary(acc.history)
         certificate = _certificate(acc, ledger)
     return {
-        "dataset": f"scikit-learn breast cancer (n={len(data)})",
+        "dataset": data.description,
+        "records": len(data),
         "budget": {"epsilon": TOTAL_EPSILON, "delta": TOTAL_DELTA},
         "rng": ("insecure seeded RNG (for reproducibility)" if seed is not None
                 else "secure (secrets)"),
         "ledger": str(ledger),
         "releases": rows,
         "summary": summary,
+        "per_mechanism": per_mechanism,
         "certificate": certificate,
     }
+
+
+#: display names of the demo's mechanisms, in session order, and what their ODP charge means
+_FAMILIES = (
+    ("laplace", "Laplace count", "plain DP: always its worst case"),
+    ("svt", "SVT selection", "Lemma 8: ε1 + (c'/c)·ε2"),
+    ("laplace[", "SVT-selected counts", "the leftover ε3 split over the c' bins found"),
+    ("iqr", "M_IQR (PTR)", "Lemma 10: a value costs 3ε1, ⊥ 2ε1"),
+    ("median", "median", "plain DP: ε2, or ε1 + ε2 after a ⊥"),
+    ("noisy_gd", "noisy gradient descent", "Lemma 11: the steps it ran"),
+    ("logreg_with_test", "tested logistic regression", "Cor. 18: a model costs ε1, ⊥ ε2"),
+)
+
+
+def mechanism_summary(rounds: list) -> list[dict[str, Any]]:
+    """Per mechanism: what it released, ``charged`` and ``worst_case`` ε (exact), and the
+    class it fell into; the SVT-selected counts are summed into one line."""
+    out = []
+    for prefix, name, rule in _FAMILIES:
+        mine = [r for r in rounds
+                if (r.mechanism.startswith(prefix) if prefix.endswith("[")
+                    else r.mechanism == prefix)]
+        if not mine:
+            continue
+        charged = sum((r.epsilon_held for r in mine), Fraction(0))
+        worst = sum((r.sup_epsilon for r in mine), Fraction(0))
+        labels = [r.label for r in mine]
+        released = all(label != "bottom" and label is not None for label in labels)
+        out.append({"mechanism": name, "rule": rule, "rounds": len(mine),
+                    "released": released, "classes": labels,
+                    "charged": str(charged), "worst_case": str(worst)})
+    return out
 
 
 def _certificate(acc: Accountant, ledger: Path) -> dict[str, Any]:
@@ -270,7 +449,7 @@ def format_report(report: dict[str, Any]) -> str:
     from .cli._common import format_table
 
     lines = [
-        f"odp demo — {report['dataset']}, total budget ε={report['budget']['epsilon']}, "
+        f"odp demo — {report['dataset']}; total budget ε={report['budget']['epsilon']}, "
         f"δ={report['budget']['delta']}, randomness: {report['rng']}",
         "",
     ]
@@ -305,5 +484,12 @@ def format_report(report: dict[str, Any]) -> str:
         + ("verified by the checker generated from the Lean rules"
            if cert["verified"] else f"NOT verified: {cert['message']}"),
         f"ledger written to {report['ledger']}  (inspect: odp ledger show {report['ledger']})",
+        "",
+        "per mechanism — what ODP charged of its worst case:",
     ]
+    width = max((len(m["mechanism"]) for m in report["per_mechanism"]), default=0)
+    for m in report["per_mechanism"]:
+        outcome = "released" if m["released"] else "withheld (⊥)"
+        lines.append(f"  {m['mechanism']:<{width}}  {outcome:<12} charged ε={_short(m['charged'])} "
+                     f"of a worst case {_short(m['worst_case'])}  ({m['rule']})")
     return "\n".join(lines)

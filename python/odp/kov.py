@@ -36,6 +36,7 @@ on KOV's grid of epsilons.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ from typing import Any
 
 from .budget import parse_delta, parse_epsilon, parse_positive_int, to_fraction
 from .errors import InvalidParameter
-from .rational import exp_bracket
+from .rational import exp_bracket, log_bracket
 
 __all__ = [
     "PAPER_TABLE1",
@@ -54,8 +55,10 @@ __all__ = [
     "Table1Row",
     "kov_delta",
     "kov_delta_exp",
+    "delta1_bracket",
     "kov_epsilon",
     "table1",
+    "table1_estimate",
 ]
 
 #: Table 1 of paper 002 (App. A): delta -> I, for 0.1-DP mechanisms.
@@ -148,21 +151,74 @@ def kov_epsilon(k: int, epsilon0: Any, delta0: Any, delta: Any) -> tuple[int, Fr
     return best, (k - 2 * best) * e0
 
 
+def delta1_bracket(k: int, epsilon0: Any, *, digits: int = 40) -> tuple[Fraction, Fraction]:
+    """Rigorous bracket of ``delta_1(k)`` (KOV Thm. 3.3, ``i = 1``, ``delta0 = 0``) in time
+    independent of ``k``.
+
+    With ``v = e^{-eps0}``: ``delta_1(k) = (e^{k eps0} - e^{(k-2) eps0}) / (1 + e^{eps0})^k
+    = (1 - v) / (1 + v)^{k-1}`` (divide numerator and denominator by ``e^{k eps0}``).  Its
+    logarithm ``ln(1 - v) - (k - 1) ln(1 + v)`` is bracketed with rational log brackets of ``v``'s
+    own bracket (each term monotone in ``v``), then exponentiated with
+    :func:`odp.rational.exp_bracket`.  ``delta_1`` is strictly decreasing in ``k`` (ratio
+    ``1/(1 + v) < 1``), which :func:`table1` uses to find ``I`` without a scan."""
+    lo_log, hi_log = _log_delta1(k, parse_epsilon(epsilon0, name="epsilon0"), digits)
+    return exp_bracket(lo_log, digits=digits)[0], exp_bracket(hi_log, digits=digits)[1]
+
+
+def _log_delta1(k: int, e0: Fraction, digits: int) -> tuple[Fraction, Fraction]:
+    v_lo, v_hi = exp_bracket(-e0, digits=digits)
+    v_hi = min(v_hi, Fraction(1))
+    one_minus = (log_bracket(1 - v_hi, digits=digits)[0] if v_hi < 1 else None,
+                 log_bracket(1 - v_lo, digits=digits)[1])
+    one_plus = (log_bracket(1 + v_lo, digits=digits)[0], log_bracket(1 + v_hi, digits=digits)[1])
+    if one_minus[0] is None:  # v may be 1 (eps0 tiny): no finite lower bound
+        raise InvalidParameter(f"epsilon0 = {float(e0):.3g} is too small for Table 1")
+    return one_minus[0] - (k - 1) * one_plus[1], one_minus[1] - (k - 1) * one_plus[0]
+
+
+def _estimate_k(e0: Fraction, target: Fraction) -> float:
+    """Float estimate of ``min {k : delta_1(k) <= target}`` (``inf`` if astronomically large)."""
+    e = float(e0)
+    ln_one_plus = math.log1p(math.exp(-e))  # ln(1 + v), v = e^{-eps0}
+    if e <= 0 or ln_one_plus <= 0:
+        return math.inf
+    ln_target = math.log(target.numerator) - math.log(target.denominator)  # no underflow
+    return max(2.0, 1 + (math.log(-math.expm1(-e)) - ln_target) / ln_one_plus)
+
+
 def _first_k(e0: Fraction, target: Fraction, shift: int, k_max: int) -> int:
-    """min { I >= 2 + shift : delta_1(I - shift) <= target }, decided with rigorous brackets."""
-    for I in range(2 + shift, k_max + 1):
-        k = I - shift
+    """min { I >= 2 + shift : delta_1(I - shift) <= target }, decided with rigorous brackets.
+
+    ``delta_1`` is strictly decreasing in ``k`` (:func:`delta1_bracket`), so the minimum is found
+    from the closed-form estimate ``k ~ 1 + ln((1 - v)/target) / ln(1 + v)`` by stepping down while
+    ``delta_1(k - 1) <= target`` and up while ``delta_1(k) > target``: a handful of O(1) bracket
+    evaluations instead of a scan of ``k`` (whose exact powers cost O(k^2) each)."""
+    def at_most(k: int) -> bool:
         digits = 40
         while True:
-            lo, hi = kov_delta(k, e0, 0, 1, digits=digits)
-            if hi <= target:
-                return I
-            if lo > target:
-                break
+            ln_target = log_bracket(target, digits=digits)
+            lo, hi = _log_delta1(k, e0, digits)
+            if hi <= ln_target[0]:
+                return True
+            if lo > ln_target[1]:
+                return False
             digits *= 2  # pragma: no cover - the bracket straddles the target
             if digits > 2000:  # pragma: no cover
                 raise InvalidParameter(f"cannot decide delta_1({k}) <= {target}")
-    raise InvalidParameter(f"no I <= {k_max} reaches delta = {float(target):.3g}")
+
+    estimate = _estimate_k(e0, target)
+    if estimate > k_max - shift and not at_most(k_max - shift):
+        raise InvalidParameter(
+            f"no I <= {k_max} reaches delta = {float(target):.3g} "
+            + (f"(about {estimate:.3g} " if math.isfinite(estimate) else "(astronomically many ")
+            + "compositions are needed; raise k_max, --k-max on the command line)")
+    k = max(2, min(math.ceil(estimate), k_max - shift) if math.isfinite(estimate) else
+            k_max - shift)
+    while k > 2 and at_most(k - 1):
+        k -= 1
+    while not at_most(k):  # at most a step or two: the estimate is accurate
+        k += 1
+    return k + shift
 
 
 @dataclass(frozen=True)
@@ -189,12 +245,37 @@ class Table1Row:
         }
 
 
+#: Cost model of :func:`table1` (2-core machine, 2024): the PLD cross-check of a row with ``I``
+#: compositions visits about ``I**2`` lattice cells twice, at about 1e-7 s per cell.
+SECONDS_PER_CROSS_CHECK_CELL = 2e-7
+
+
+def table1_estimate(epsilon0: Any = "0.1", deltas: Sequence[Any] = TABLE1_DELTAS, *,
+                    cross_check: bool = True, k_max: int = 10_000):
+    """Estimated time and memory of :func:`table1` (an :class:`odp.limits.Estimate`)."""
+    from .limits import Estimate
+
+    e0 = parse_epsilon(epsilon0, name="epsilon0")
+    seconds, largest = 0.0, 0.0
+    for d in deltas:
+        target = parse_delta(d)
+        if e0 <= 0 or target <= 0:
+            continue
+        I = min(_estimate_k(e0, target), k_max + 1)
+        largest = max(largest, I)
+        seconds += 0.002 + (2 * SECONDS_PER_CROSS_CHECK_CELL * I * I if cross_check else 0.0)
+    return Estimate(f"Table 1 for epsilon0 = {float(e0):g}", seconds, 400 * largest + 2**20,
+                    knobs=f"up to {largest:.0f} compositions per row")
+
+
 def table1(
     epsilon0: Any = "0.1",
     deltas: Sequence[Any] = TABLE1_DELTAS,
     *,
     cross_check: bool = True,
     k_max: int = 10_000,
+    limits: Any = None,
+    progress: Any = None,
 ) -> list[Table1Row]:
     """Table 1 of paper 002 recomputed (see the module docstring for the conventions).
 
@@ -202,32 +283,53 @@ def table1(
     privacy-loss distribution of k-fold randomized response (:func:`odp.optdel.optdel` with a
     single stopping point): its bracket at ``k = I`` must be ``<= delta`` and at ``k = I - 1``
     (epsilon ``(I - 3) epsilon0``) ``> delta``.
+
+    The work is estimated first (:func:`table1_estimate`) and refused above ``limits``
+    (:class:`odp.limits.Limits`; default 4 GiB, 600 s); ``progress`` reports one step per
+    row (:mod:`odp.progress`).
     """
+    from .limits import Limits
+    from .progress import Reporter
+
     e0 = parse_epsilon(epsilon0, name="epsilon0")
     if e0 <= 0:
         raise InvalidParameter("epsilon0 must be > 0 for Table 1")
-    rows = []
+    k_max = parse_positive_int(k_max, name="k_max")
+    if k_max < 3:
+        raise InvalidParameter(f"k_max must be >= 3, got {k_max}")
+    targets = []
     for d in deltas:
         target = parse_delta(d)
         if target <= 0:
             raise InvalidParameter("Table 1 targets must be > 0")
-        I = _first_k(e0, target, 0, k_max)
-        I_conv = _first_k(e0, target, 1, k_max + 1)
-        at_I = kov_delta(I, e0, 0, 1)
-        at_prev = kov_delta(I - 1, e0, 0, 1) if I - 1 >= 2 else (Fraction(1), Fraction(1))
-        check: dict[str, Any] = {}
-        if cross_check:
-            from .optdel import optdel
-
-            b = optdel((I,), [(e0, 0)] * I, [(I - 2) * e0])
-            check["pld_delta_at_I"] = [float(b.lower), float(b.upper)]
-            check["pld_at_I_ok"] = bool(
-                b.upper <= target and b.lower <= at_I[1] and at_I[0] <= b.upper
-            )
-            if I - 1 >= 2:
-                b2 = optdel((I - 1,), [(e0, 0)] * (I - 1), [(I - 3) * e0])
-                check["pld_delta_at_I_minus_1"] = [float(b2.lower), float(b2.upper)]
-                check["pld_at_I_minus_1_ok"] = bool(b2.lower > target)
-        paper = PAPER_TABLE1.get(target) if e0 == Fraction(1, 10) else None
-        rows.append(Table1Row(target, I, paper, I_conv, at_I, at_prev, check))
+        targets.append(target)
+    (limits if limits is not None else Limits()).check(
+        table1_estimate(e0, targets, cross_check=cross_check, k_max=k_max))
+    rows = []
+    with Reporter(progress, len(targets), "Table 1", unit="row") as bar:
+        for target in targets:
+            rows.append(_row(e0, target, cross_check, k_max))
+            bar.advance()
     return rows
+
+
+def _row(e0: Fraction, target: Fraction, cross_check: bool, k_max: int) -> Table1Row:
+    I = _first_k(e0, target, 0, k_max)
+    I_conv = _first_k(e0, target, 1, k_max + 1)
+    at_I = delta1_bracket(I, e0)
+    at_prev = delta1_bracket(I - 1, e0) if I - 1 >= 2 else (Fraction(1), Fraction(1))
+    check: dict[str, Any] = {}
+    if cross_check:
+        from .optdel import optdel
+
+        b = optdel((I,), [(e0, 0)] * I, [(I - 2) * e0])
+        check["pld_delta_at_I"] = [float(b.lower), float(b.upper)]
+        check["pld_at_I_ok"] = bool(
+            b.upper <= target and b.lower <= at_I[1] and at_I[0] <= b.upper
+        )
+        if I - 1 >= 2:
+            b2 = optdel((I - 1,), [(e0, 0)] * (I - 1), [(I - 3) * e0])
+            check["pld_delta_at_I_minus_1"] = [float(b2.lower), float(b2.upper)]
+            check["pld_at_I_minus_1_ok"] = bool(b2.lower > target)
+    paper = PAPER_TABLE1.get(target) if e0 == Fraction(1, 10) else None
+    return Table1Row(target, I, paper, I_conv, at_I, at_prev, check)

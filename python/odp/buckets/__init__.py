@@ -18,8 +18,11 @@ Differential Privacy" (CCS 2018; ``shared/papers/003``), with a clean-room sound
   bound, r-fold composition by repeated squaring;
 * :mod:`~odp.buckets.readoff` -- δ(ε) and ε(δ) as upper and lower bounds;
 * :mod:`~odp.buckets.accountant` -- :class:`PrivacyBucketsAccountant` with
-  ``compose(mechanism, count=1)``, ``get_epsilon(delta)`` and ``get_delta(epsilon)``, each
-  returning an :class:`Interval` ``(lower, upper)`` of exact rationals.
+  ``compose(mechanism, count=1)``, ``get_epsilon(delta)`` and ``get_delta(epsilon)`` (a float
+  upper bound, rounded up: dp-accounting's convention), and ``get_epsilon_interval`` /
+  ``get_delta_interval`` returning an :class:`Interval` ``(lower, upper)`` of exact rationals;
+* :mod:`~odp.buckets.spec` -- compositions of several mechanisms from a JSON/TOML spec or
+  command-line groups; :mod:`~odp.buckets.tighten` -- more buckets until a target width.
 
 Both directions (A ‖ B) and (B ‖ A) are composed (unless every pair is symmetric) and the worse
 is reported.  Composition is of *fixed* pairs, chosen in advance (non-adaptive parameters).
@@ -41,8 +44,10 @@ Example::
 
     >>> from odp.buckets import PrivacyBucketsAccountant, Gaussian
     >>> acc = PrivacyBucketsAccountant().compose(Gaussian(sigma=1), count=1000)
-    >>> lo, up = acc.get_epsilon("1e-5")
+    >>> lo, up = acc.get_epsilon_interval("1e-5")
     >>> 633.92 < float(lo) <= 633.9299 <= float(up) < 633.94
+    True
+    >>> acc.get_epsilon(1e-5) == float(up)   # a float upper bound (rounded up)
     True
 """
 

@@ -1,9 +1,15 @@
 """Accountant interface for privacy buckets: compose mechanisms, ask for ε(δ) or δ(ε) bounds.
 
-Follows the field's convention (``compose(event, count)``, ``get_epsilon(delta)``,
-``get_delta(epsilon)``), but every answer is an :class:`Interval` ``(lower, upper)`` of exact
-rationals: the true value for the composed mechanisms lies in it.  ``upper`` is what you may
-spend; ``lower`` tells you how much tighter any analysis could possibly be.
+Follows the field's convention (dp-accounting's ``compose(event, count)``,
+``get_epsilon(delta)``, ``get_delta(epsilon)``): ``get_epsilon`` and ``get_delta`` return a
+float that is a rigorous **upper** bound (rounded up), the number you may spend.  The exact
+picture is ``get_epsilon_interval`` / ``get_delta_interval``: an :class:`Interval`
+``(lower, upper)`` of exact rationals that contains the true value (``lower`` tells you how much
+tighter any analysis could possibly be).
+
+Long work is estimated first (:meth:`PrivacyBucketsAccountant.estimate`, :mod:`odp.limits`): a
+composition whose estimated memory or time exceeds ``max_memory`` / ``max_seconds`` is refused
+before anything is allocated.  Progress is shown on a terminal (:mod:`odp.progress`).
 """
 
 from __future__ import annotations
@@ -14,11 +20,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple, Sequence
 
-from ..budget import format_fraction, parse_delta, parse_epsilon, parse_positive_int, to_fraction
+from ..budget import format_fraction, parse_positive_int, to_fraction
 from ..errors import InvalidBudget, InvalidParameter
 from ..floats import float_down, float_up, round_down_significant, round_up_significant
+from ..limits import Estimate, Limits
+from ..progress import ProgressArg, Reporter
 from .compose import compose as compose_states
-from .compose import needs_extended, self_compose
+from .compose import convolutions, needs_extended, self_compose
 from .mechanisms import Mechanism, as_sequence
 from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper
 from .state import BucketState, fit, from_cells
@@ -64,6 +72,30 @@ class Interval(NamedTuple):
 
 PRECISIONS = ("auto", "extended", "double")
 
+#: Largest grid step ``h = ln f`` the numerics support (``expm1(h)`` must stay finite); a pair
+#: whose loss range needs a coarser grid for the window is refused with a clear message.
+MAX_GRID_STEP = 700.0
+
+# Cost model (measured on a 2-core machine, 2024; see docs/buckets.md "Limits"): one product of
+# two states of n buckets takes about SECONDS_PER_BUCKET_LOG * n * log2(n) seconds in extended
+# precision (a third of that in double) and the peak working memory is about BYTES_PER_BUCKET * n;
+# building a discrete pair costs about SECONDS_PER_ATOM and BYTES_PER_ATOM per support point.
+SECONDS_PER_BUCKET_LOG = 5e-8
+BYTES_PER_BUCKET = 800
+SECONDS_PER_ATOM = 2e-7
+BYTES_PER_ATOM = 200
+
+
+def _query_number(value: Any, name: str) -> Fraction:
+    """ε or δ of a query: parsed exactly; a float means its exact binary value (no warning:
+    the float the caller passed *is* the number asked about)."""
+    x = to_fraction(value, name=name, warn=False)
+    if x < 0:
+        raise InvalidBudget(f"{name} must be >= 0, got {format_fraction(x)}")
+    if name == "delta" and x >= 1:
+        raise InvalidBudget(f"delta must be < 1, got {format_fraction(x)}")
+    return x
+
 
 def _check_options(buckets: int, tail_mass: float, rounding: str, factor: Any) -> float | None:
     if buckets < 16:
@@ -107,6 +139,22 @@ def _initial_step(
     return h
 
 
+def _too_wide(mech: Mechanism, reverse: bool, buckets: int, tail: float) -> InvalidParameter:
+    lo, hi = mech.loss_range(reverse, tail)
+    lattice = mech.lattice()
+    need = (math.ceil((hi - lo) / MAX_GRID_STEP) + 4
+            if math.isfinite(hi - lo) and hi > lo and not (lattice and lattice > MAX_GRID_STEP)
+            else None)
+    more = (f"--buckets/buckets >= {need:.3g} would fit it, but " if need and need < 2**40
+            else "")
+    desc = ", ".join(f"{k}={v}" for k, v in mech.describe().items())
+    return InvalidParameter(
+        f"privacy buckets cannot represent {desc}: one run's privacy loss lies in "
+        f"[{lo:.3g}, {hi:.3g}], too wide for {buckets} buckets (the bucket factor e^h would "
+        f"overflow); {more}a mechanism with such losses gives essentially no privacy "
+        f"(epsilon of order {max(abs(lo), abs(hi)):.3g})")
+
+
 def build_state(
     mech: Mechanism,
     reverse: bool,
@@ -121,6 +169,8 @@ def build_state(
     if min_step is None and lat is not None and lat == anchor:
         min_step = lat  # a lattice is represented exactly; no need for a finer grid
     h = _initial_step(mech, reverse, anchor, buckets, tail, min_step)
+    if h > MAX_GRID_STEP:
+        raise _too_wide(mech, reverse, buckets, tail)
     state = from_cells(
         mech.cells(h, reverse, tail, "upper"), rounding, lower=mech.cells(h, reverse, tail, "lower")
     )
@@ -133,8 +183,10 @@ class PrivacyBucketsAccountant:
 
     >>> acc = PrivacyBucketsAccountant()
     >>> acc.compose(Gaussian(sigma=1), count=1000)            # doctest: +SKIP
-    >>> acc.get_epsilon("1e-5")                                # doctest: +SKIP
-    Interval(lower=Fraction(...), upper=Fraction(...))         # contains 633.93
+    >>> acc.get_epsilon(1e-5)                                  # doctest: +SKIP
+    633.9303                                                   # upper bound, rounded up
+    >>> acc.get_epsilon_interval("1e-5")                       # doctest: +SKIP
+    Interval(lower=Fraction(...), upper=Fraction(...))         # contains 633.92985
 
     Options: ``buckets`` (window size ``n``; accuracy grows with it, time about linearly),
     ``factor`` (the finest grid ``f``; by default chosen per mechanism and squared as needed),
@@ -142,6 +194,12 @@ class PrivacyBucketsAccountant:
     default, or ``"up"``, the paper's pure pessimistic rounding), ``precision`` of the FFTs
     (``"auto"``: extended precision for the early, error-amplifying steps; ``"extended"``: all
     steps, ~3x slower, for the tightest bounds at tiny δ; ``"double"``: fastest).
+
+    Limits and progress: the pending composition is estimated before it runs
+    (:meth:`estimate`) and refused with :class:`~odp.limits.ResourceLimitExceeded` if it needs
+    more than ``max_memory`` (bytes or ``"8G"``; default 4 GiB) or ``max_seconds`` (default
+    600); ``limits`` gives both at once (the CLI passes its flags' names).  ``progress``: see
+    :mod:`odp.progress` (a bar on a terminal by default).
     """
 
     buckets: int = DEFAULT_BUCKETS
@@ -149,6 +207,10 @@ class PrivacyBucketsAccountant:
     tail_mass: float = DEFAULT_TAIL_MASS
     rounding: str = "split"
     precision: str = "auto"
+    max_memory: Any = None
+    max_seconds: Any = None
+    progress: ProgressArg = None
+    limits: Limits | None = None
     _ledger: list = field(default_factory=list, init=False, repr=False)
     _fwd: BucketState | None = field(default=None, init=False, repr=False)
     _rev: BucketState | None = field(default=None, init=False, repr=False)
@@ -161,6 +223,8 @@ class PrivacyBucketsAccountant:
         self._ln_factor = _check_options(self.buckets, self.tail_mass, self.rounding, self.factor)
         if self.precision not in PRECISIONS:
             raise InvalidParameter(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
+        self.limits = Limits.coerce(self.limits, max_memory=self.max_memory,
+                                    max_seconds=self.max_seconds)
 
     # ------------------------------------------------------------------ composing
     def compose(self, mechanism: Mechanism, count: int = 1) -> "PrivacyBucketsAccountant":
@@ -172,8 +236,54 @@ class PrivacyBucketsAccountant:
                 f"got {mechanism!r}"
             )
         ((mech, n),) = as_sequence([(mechanism, count)])
+        self._check_representable(mech)
         self._ledger.append((mech, n))
         return self
+
+    def _check_representable(self, mech: Mechanism) -> None:
+        """Refuse, before anything is recorded, a pair that is too large to build or whose loss
+        range cannot fit the window (e.g. a Gaussian with σ = 1e-10)."""
+        items = mech.work_items(self.tail_mass)
+        if items:
+            self.limits.check(Estimate(
+                f"privacy buckets for {mech.describe()['mechanism']}", items * SECONDS_PER_ATOM,
+                items * BYTES_PER_ATOM, knobs=f"{items:.3g} support points"))
+        for reverse in ((False,) if mech.symmetric else (False, True)):
+            lo, hi = mech.loss_range(reverse, self.tail_mass)
+            lattice = mech.lattice()
+            if not (math.isfinite(lo) and math.isfinite(hi)) or \
+                    (hi - lo) / (self.buckets - 4) > MAX_GRID_STEP or \
+                    (lattice is not None and lattice > MAX_GRID_STEP):
+                raise _too_wide(mech, reverse, self.buckets, self.tail_mass)
+
+    def estimate(self) -> Estimate:
+        """Estimated time and peak memory of the composition not computed yet (nothing runs).
+        See the cost model constants of this module and docs/buckets.md ("Limits")."""
+        pending = self._ledger[self._done:]
+        asymmetric = any(not m.symmetric for m, _ in self._ledger)
+        directions = 2 if asymmetric else 1
+        steps = self._steps(pending, asymmetric)
+        n = self.buckets
+        per_step = SECONDS_PER_BUCKET_LOG * n * math.log2(n)
+        if self.precision == "double":
+            per_step /= 3
+        atoms = sum(m.work_items(self.tail_mass) for m, _ in pending) * directions
+        seconds = steps * per_step + (len(pending) * directions) * per_step / 4 \
+            + atoms * SECONDS_PER_ATOM
+        memory = max(BYTES_PER_BUCKET * n * (2 if asymmetric else 1),
+                     atoms and max(m.work_items(self.tail_mass) for m, _ in pending) * BYTES_PER_ATOM)
+        total = sum(c for _, c in pending)
+        return Estimate(f"privacy buckets ({total} compositions, {n} buckets)", seconds, memory,
+                        knobs=f"{n} buckets, {steps} convolutions")
+
+    def _steps(self, pending: list, asymmetric: bool) -> int:
+        directions = 2 if asymmetric else 1
+        steps = 0
+        for i, (_, count) in enumerate(pending):
+            steps += convolutions(count)
+            if i > 0 or self._done > 0:
+                steps += 1  # joined to the composition so far
+        return steps * directions
 
     @property
     def ledger(self) -> list[tuple[Mechanism, int]]:
@@ -184,11 +294,11 @@ class PrivacyBucketsAccountant:
         pending = self._ledger[self._done:]
         if not pending:
             return
-        if not self._ledger:
-            raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
+        estimate = self.limits.check(self.estimate())
         t0 = time.perf_counter()
-        if self._anchor is None:
-            self._anchor = _grid_anchor([m for m, _ in self._ledger], self._ln_factor)
+        anchor = self._anchor
+        if anchor is None:
+            anchor = _grid_anchor([m for m, _ in self._ledger], self._ln_factor)
         total: int | None = sum(n for _, n in self._ledger)
         if self.precision == "extended":
             total = 2**62  # every step counts as error-amplifying
@@ -196,25 +306,35 @@ class PrivacyBucketsAccountant:
             total = None
         opts = dict(buckets=self.buckets, tail=self.tail_mass, rounding=self.rounding)
         asymmetric = any(not m.symmetric for m, _ in self._ledger)
-        if asymmetric and self._rev is None and self._fwd is not None:
-            self._rev = self._fwd  # everything so far was symmetric
-        for mech, n in pending:
-            for reverse in ((False, True) if asymmetric else (False,)):
-                use_rev = reverse and not mech.symmetric
-                single = build_state(
-                    mech, use_rev, self._anchor, min_step=self._ln_factor, **opts
-                )
-                comp = self_compose(single, n, total=total, **opts)
-                current = self._rev if reverse else self._fwd
-                if current is not None:
-                    ext = needs_extended(current.count + comp.count, total)
-                    comp = compose_states(current, comp, extended=ext, **opts)
-                if reverse:
-                    self._rev = comp
-                else:
-                    self._fwd = comp
-        if not asymmetric:
-            self._rev = None
+        fwd, rev = self._fwd, self._rev
+        if asymmetric and rev is None and fwd is not None:
+            rev = fwd  # everything so far was symmetric
+        steps = self._steps(pending, asymmetric)
+        # new states are built in local variables: a failure leaves the accountant unchanged
+        with Reporter(self.progress, steps, "privacy buckets", unit="conv") as bar:
+            try:
+                for mech, n in pending:
+                    for reverse in ((False, True) if asymmetric else (False,)):
+                        use_rev = reverse and not mech.symmetric
+                        single = build_state(mech, use_rev, anchor, min_step=self._ln_factor,
+                                             **opts)
+                        comp = self_compose(single, n, total=total, on_step=bar.advance, **opts)
+                        current = rev if reverse else fwd
+                        if current is not None:
+                            ext = needs_extended(current.count + comp.count, total)
+                            comp = compose_states(current, comp, extended=ext, **opts)
+                            bar.advance()
+                        if reverse:
+                            rev = comp
+                        else:
+                            fwd = comp
+            except (OverflowError, FloatingPointError) as exc:
+                raise InvalidParameter(
+                    f"privacy buckets overflowed while composing {estimate.what} ({exc}): the "
+                    "privacy loss grew beyond what the grid can represent; such a composition "
+                    "gives essentially no privacy (ask for fewer compositions)") from None
+        self._anchor, self._fwd = anchor, fwd
+        self._rev = rev if asymmetric else None
         self._done = len(self._ledger)
         self._seconds += time.perf_counter() - t0
 
@@ -228,19 +348,26 @@ class PrivacyBucketsAccountant:
         return states  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ queries
-    def get_delta(self, epsilon: Any) -> Interval:
-        """Interval ``(lower, upper)`` containing the tight δ(ε) of the composition (the larger of
-        the two directions).  ``upper`` is rounded up, ``lower`` down."""
-        eps = parse_epsilon(epsilon)
+    def get_delta_interval(self, epsilon: Any) -> Interval:
+        """Interval ``(lower, upper)`` of exact rationals containing the tight δ(ε) of the
+        composition (the larger of the two directions).  ``upper`` is rounded up, ``lower``
+        down.  A float ``epsilon`` means its exact binary value."""
+        eps = _query_number(epsilon, "epsilon")
         states = self._states()
         up = max(delta_upper(s, float_down(eps)) for s in states)
         low = max(delta_lower(s, float_up(eps)) for s in states)
         return Interval(round_down_significant(low), min(Fraction(1), round_up_significant(up)))
 
-    def get_epsilon(self, delta: Any) -> Interval:
-        """Interval ``(lower, upper)`` containing the smallest ε with δ(ε) <= ``delta`` for the
-        composition.  ``upper`` may be ``math.inf`` (no finite ε works)."""
-        d = parse_delta(delta)
+    def get_delta(self, epsilon: Any) -> float:
+        """A rigorous upper bound on δ(ε), as a float rounded up (dp-accounting's convention);
+        :meth:`get_delta_interval` gives the exact interval."""
+        return float_up(self.get_delta_interval(epsilon).upper)
+
+    def get_epsilon_interval(self, delta: Any) -> Interval:
+        """Interval ``(lower, upper)`` of exact rationals containing the smallest ε with
+        δ(ε) <= ``delta`` for the composition.  ``upper`` may be ``math.inf`` (no finite ε
+        works).  A float ``delta`` such as ``1e-5`` means its exact binary value."""
+        d = _query_number(delta, "delta")
         if d == 0:
             raise InvalidBudget(
                 "delta must be > 0 for a numerical accountant (with delta = 0 the answer is the "
@@ -252,6 +379,13 @@ class PrivacyBucketsAccountant:
         up = max(ups)
         upper: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
         return Interval(round_down_significant(max(lows)), upper)
+
+    def get_epsilon(self, delta: Any) -> float:
+        """A rigorous upper bound on the smallest ε with δ(ε) <= ``delta``, as a float rounded
+        up (dp-accounting's convention; ``math.inf`` if none is finite).
+        :meth:`get_epsilon_interval` gives the exact interval."""
+        upper = self.get_epsilon_interval(delta).upper
+        return math.inf if upper == math.inf else float_up(upper)
 
     def report(self) -> dict[str, Any]:
         """What was composed and the numerical state (grid, masses, error bounds, time)."""
@@ -285,17 +419,17 @@ def composition_delta_upper(mechanisms: Sequence[Any], epsilon: Any, **options: 
     """Rigorous upper bound, rounded up to a rational, on δ(ε) of the (non-adaptive, in-order)
     composition of ``mechanisms`` (each a :class:`Mechanism` or a ``(Mechanism, count)`` pair).
     ``options`` are those of :class:`PrivacyBucketsAccountant`."""
-    return _accountant(mechanisms, options).get_delta(epsilon).upper
+    return _accountant(mechanisms, options).get_delta_interval(epsilon).upper
 
 
 def composition_epsilon_upper(mechanisms: Sequence[Any], delta: Any, **options: Any) -> Fraction:
     """Rigorous upper bound, rounded up to a rational, on the smallest ε with δ(ε) <= ``delta``
     for the composition of ``mechanisms``.  Raises :class:`InvalidParameter` if there is no
     finite one (``delta`` at or below the composition's distinguishing/infinity mass)."""
-    upper = _accountant(mechanisms, options).get_epsilon(delta).upper
+    upper = _accountant(mechanisms, options).get_epsilon_interval(delta).upper
     if upper == math.inf:
         raise InvalidParameter(
-            f"no finite epsilon has delta <= {format_fraction(parse_delta(delta))} for this "
+            f"no finite epsilon has delta <= {format_fraction(_query_number(delta, 'delta'))} for this "
             "composition (its mass of infinite privacy loss is larger); raise delta or buckets"
         )
     return upper  # type: ignore[return-value]

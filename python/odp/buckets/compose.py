@@ -25,6 +25,7 @@ push an upper bound below the truth (tested at δ = 1e-10).  Negative FFT output
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 import scipy.fft as sfft
@@ -181,11 +182,13 @@ def self_compose(
     tail: float,
     rounding: str = "split",
     total: int | None = None,
+    on_step: Callable[[], object] | None = None,
 ) -> BucketState:
     """``count``-fold composition of ``x`` with itself by repeated squaring.
 
     ``total`` is the size of the whole composition this is part of; it decides which steps run
-    in extended precision (:func:`needs_extended`; ``None``: none).
+    in extended precision (:func:`needs_extended`; ``None``: none).  ``on_step`` is called after
+    each of the :func:`convolutions` ``(count)`` products (for progress bars).
     """
     if count < 1:
         raise ValueError("count must be >= 1")
@@ -198,8 +201,18 @@ def self_compose(
             else:
                 ext = needs_extended(result.count + base.count, total)
                 result = compose(result, base, buckets, tail, rounding, ext)
+                if on_step is not None:
+                    on_step()
         count >>= 1
         if count:
             base = compose(base, None, buckets, tail, rounding, needs_extended(2 * base.count, total))
+            if on_step is not None:
+                on_step()
     assert result is not None
     return result
+
+
+def convolutions(count: int) -> int:
+    """Products :func:`self_compose` computes for ``count`` copies: ``⌊log2 count⌋`` squarings
+    and ``popcount(count) - 1`` multiplications."""
+    return max(count.bit_length() - 1, 0) + bin(count).count("1") - 1

@@ -92,6 +92,13 @@ class Mechanism(ABC):
     def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
         """Losses outside this interval have A-mass at most ``tail`` on each side."""
 
+    def work_items(self, tail: float) -> int:
+        """How many array entries building this pair's buckets allocates before they are fitted
+        into the window (support points of a discrete distribution); 0 when the window bounds
+        it.  Computed from the parameters alone, for the up-front estimate of
+        :mod:`odp.limits`."""
+        return 0
+
     @abstractmethod
     def cells(self, h: float, reverse: bool, tail: float, side: str = "upper") -> Cells:
         """Buckets of step ``h`` covering :meth:`loss_range` (see :class:`Cells`).
@@ -423,6 +430,9 @@ class DiscreteLaplace(_AtomMechanism):
     def anchor(self) -> float | None:
         return float_up(1 / self.scale)
 
+    def work_items(self, tail: float) -> int:
+        return self.sensitivity + 1
+
     def lattice(self) -> float | None:
         return self.anchor()
 
@@ -457,6 +467,13 @@ class DiscreteGaussian(_AtomMechanism):
 
     def anchor(self) -> float | None:
         return float(Fraction(self.sensitivity) / (2 * self.sigma**2))
+
+    def work_items(self, tail: float) -> int:
+        sigma = math.sqrt(float(self.sigma**2))
+        z = max(-float(special.ndtri(max(tail, 1e-300))), 1.0) + 1.0
+        reach = math.ceil(z * sigma) + self.sensitivity + 1
+        wide = 2 * (reach + 40 * math.ceil(sigma) + 40) + 1
+        return wide + 2 * reach + self.sensitivity + 1
 
     def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
         s2 = self.sigma**2
@@ -519,6 +536,9 @@ class FinitePair(_AtomMechanism):
                 raise InvalidParameter(f"{name} must sum to 1, sums to {float(sum(vec))!r}")
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "q", q)
+
+    def work_items(self, tail: float) -> int:
+        return len(self.p)
 
     @property
     def symmetric(self) -> bool:  # type: ignore[override]

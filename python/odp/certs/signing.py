@@ -12,7 +12,7 @@ Because the head hash commits to every row before it (the chain of :mod:`odp.led
 the signature covers every transition.  ``odp verify`` recomputes the statement from the
 certificate itself, never from a copy stored next to the signature.
 
-* Ed25519 (``pip install "odp[sign]"``, the ``cryptography`` package): sign with a private key
+* Ed25519 (``pip install -e ".[sign]"``, the ``cryptography`` package): sign with a private key
   (PEM, PKCS#8), check with the public key (PEM).  ``odp ledger keygen --ed25519 KEY`` writes
   both.  Only a check against a public key *the auditor obtained from the data owner* means
   anything: a certificate can carry any public key.

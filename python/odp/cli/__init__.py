@@ -18,16 +18,30 @@ from typing import Sequence
 from ..errors import OdpError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit code 2), like every other odp error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="odp",
         description=(
             "Output differential privacy: exact per-output privacy accounting with a durable "
             "ledger and certificates checked against the ledger rules of the Lean 4 "
             "specification (Theorem 7 and the rules' soundness are machine-checked by "
             "scripts/check_lean.sh in CI)."
+        ),
+        epilog=(
+            "Exit codes: 0 ok; 1 a negative verdict on valid input (e.g. a certificate that "
+            "does not verify); 2 bad input or a refused request (one line on stderr, nothing "
+            "written); 70 internal error. Long commands estimate their memory and time first "
+            "and refuse above --max-memory / --max-seconds; they show a progress bar when "
+            "stderr is a terminal (never under --json)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"odp {__version__}")
@@ -42,25 +56,66 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit codes: 0 success; 1 a negative verdict on valid input (e.g. a certificate that does not
+#: replay); 2 bad input or a refused request (one line on stderr, nothing written); 70 an internal
+#: error (a bug: one line, and the traceback with ODP_TRACEBACK=1); 130 interrupted.
+EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
+
+
+def _fail(args: argparse.Namespace, exc: BaseException, message: str, code: int) -> int:
+    """Report a failure as one line on stderr (or one JSON object under --json)."""
+    if getattr(args, "json", False):  # scripts asked for JSON: give them a parsable failure
+        import json
+
+        print(json.dumps({"ok": False, "error": message, "type": type(exc).__name__}))
+    else:
+        print(f"odp {args.command}: error: {message}", file=sys.stderr)
+    return code
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     try:
         return int(func(args) or 0)
     except OdpError as exc:
-        if getattr(args, "json", False):  # scripts asked for JSON: give them a parsable failure
-            import json
+        notes = " ".join(getattr(exc, "__notes__", ()))
+        return _fail(args, exc, _one_line(f"{exc} {notes}"), EXIT_USAGE)
+    except ModuleNotFoundError as exc:  # an optional dependency (extra) is not installed
+        from ..extras import EXTRAS, MissingDependency
 
-            print(json.dumps({"ok": False, "error": str(exc), "type": type(exc).__name__}))
-        else:
-            print(f"odp {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        if (exc.name or "").split(".")[0] not in EXTRAS:
+            return _internal(args, exc)
+        return _fail(args, exc, str(MissingDependency(exc.name or "")), EXIT_USAGE)
     except BrokenPipeError:  # e.g. `odp ledger show X | head`
-        return 0
+        return EXIT_OK
+    except OSError as exc:  # a file that cannot be read or written
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return _fail(args, exc, _one_line(f"{where}{exc.strerror or exc}"), EXIT_USAGE)
+    except KeyboardInterrupt:
+        print(f"odp {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug: one line instead of a traceback
+        return _internal(args, exc)
+
+
+def _internal(args: argparse.Namespace, exc: BaseException) -> int:
+    import os
+
+    if os.environ.get("ODP_TRACEBACK"):
+        raise exc
+    message = (f"internal error ({type(exc).__name__}: {_one_line(str(exc))}); this is a bug in "
+               "odp, please report it with the command you ran (ODP_TRACEBACK=1 shows the "
+               "traceback)")
+    return _fail(args, exc, message, EXIT_INTERNAL)
 
 
 if __name__ == "__main__":  # pragma: no cover

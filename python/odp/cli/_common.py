@@ -43,3 +43,50 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     lines = [fmt(list(headers)), "  ".join("-" * w for w in widths)]
     lines.extend(fmt(row) for row in rows)
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ long work: limits, progress
+def add_limit_options(parser) -> None:
+    """``--max-memory`` / ``--max-seconds`` (see :mod:`odp.limits`)."""
+    from ..limits import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, format_bytes, format_seconds
+
+    group = parser.add_argument_group(
+        "limits", "the work is estimated first and refused above these limits")
+    group.add_argument("--max-memory", metavar="SIZE", default=None,
+                       help=f"memory limit, e.g. 8G or 512M; a bare number is GiB; 'inf' for none "
+                            f"(default {format_bytes(DEFAULT_MAX_MEMORY)})")
+    group.add_argument("--max-seconds", metavar="S", default=None,
+                       help=f"time limit in seconds for the estimated work; 'inf' for none "
+                            f"(default {format_seconds(DEFAULT_MAX_SECONDS)})")
+
+
+def limits_from_args(args):
+    """The :class:`odp.limits.Limits` of ``--max-memory`` / ``--max-seconds`` (named by flag)."""
+    from ..limits import cli_limits
+
+    return cli_limits(getattr(args, "max_memory", None), getattr(args, "max_seconds", None))
+
+
+def progress_from_args(args) -> bool:
+    """Progress bars: on a terminal, never under ``--json``."""
+    return not getattr(args, "json", False)
+
+
+def check_output_path(path: str, option: str = "-o") -> None:
+    """Refuse an output path whose directory does not exist or is not writable, or that is a
+    directory -- *before* any work is done."""
+    import os
+
+    from ..errors import InvalidParameter
+
+    if not path:
+        raise InvalidParameter(f"{option}: empty path")
+    if os.path.isdir(path):
+        raise InvalidParameter(f"{option} {path}: is a directory, not a file path")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InvalidParameter(f"{option} {path}: the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InvalidParameter(f"{option} {path}: the directory {parent} is not writable")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise InvalidParameter(f"{option} {path}: the file exists and is not writable")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import print_json
+from ._common import check_output_path, print_json
 
 
 def register(subparsers) -> None:
@@ -22,7 +22,7 @@ def register(subparsers) -> None:
     p.add_argument("ledger", help="SQLite ledger file (read-only)")
     p.add_argument("-o", "--output", required=True, help="certificate path (CERT and CERT.json)")
     p.add_argument("--sign-key", help="sign with this Ed25519 private key (PEM; needs the "
-                                      "cryptography package: odp[sign])")
+                                      "cryptography package: pip install -e \".[sign]\")")
     p.add_argument("--hmac-key", help="sign with this HMAC key file (odp ledger keygen)")
     p.add_argument("--key-file", help="the ledger's own HMAC key file, to check its tags "
                                       "(default: $ODP_LEDGER_KEY_FILE)")
@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..certs import certificate_of
     from ..ledger import SQLiteLedger
 
+    check_output_path(args.output, "-o")  # before reading: nothing half-written
     ledger = SQLiteLedger(args.ledger, readonly=True, key_file=args.key_file)
     try:
         cert = certificate_of(ledger)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import print_json
+from ._common import (
+    add_limit_options,
+    check_output_path,
+    limits_from_args,
+    print_json,
+    progress_from_args,
+)
 
 
 def register(subparsers) -> None:
@@ -18,11 +24,12 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="also print the plotted data as JSON")
     p.add_argument("--seed", type=int, default=None, help="seed for simulated parts (insecure RNG)")
     p.add_argument("--quick", action="store_true", help="fewer simulation runs (for tests)")
+    add_limit_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import OdpError
+    from ..errors import InvalidParameter
     from ..figures import registry
 
     figures = registry()
@@ -31,9 +38,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name}\t{fig.description}")
         return 0
     if args.name not in figures:
-        raise OdpError(f"unknown figure {args.name!r}; known: {', '.join(figures) or 'none'}")
+        raise InvalidParameter(f"unknown figure {args.name!r}; known: "
+                               f"{', '.join(figures) or 'none'} (or 'list')")
+    figure = figures[args.name]
     output = args.output or f"fig{args.name}.png"
-    data = figures[args.name].render(output, {"seed": args.seed, "quick": args.quick})
+    check_output_path(output, "-o")  # before any work: a bad path fails in a second, not 40 s
+    from ..figures import require_matplotlib
+
+    require_matplotlib()  # a missing extra is reported before the work too
+    limits_from_args(args).check(figure.estimate(args.quick))
+    data = figure.render(output, {"seed": args.seed, "quick": args.quick,
+                                  "progress": progress_from_args(args)})
     if args.json:
         print_json({"figure": args.name, "output": output, "data": data})
     else:

@@ -64,7 +64,7 @@ def register(subparsers) -> None:
     keygen.add_argument("path", help="key file to create (never overwritten)")
     keygen.add_argument("--ed25519", action="store_true",
                         help="write an Ed25519 private key (PEM) to PATH and its public key "
-                             "to PATH.pub, for `odp certify --sign-key` (needs odp[sign])")
+                             "to PATH.pub, for `odp certify --sign-key` (needs the sign extra: pip install -e \".[sign]\")")
     keygen.add_argument("--json", action="store_true", help="print as JSON")
     keygen.set_defaults(func=run_keygen)
 

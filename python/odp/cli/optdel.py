@@ -22,12 +22,22 @@ import argparse
 import time
 from fractions import Fraction
 
-from ._common import format_table, print_json
+from ._common import (
+    add_limit_options,
+    format_table,
+    limits_from_args,
+    print_json,
+    progress_from_args,
+)
+
+#: bytes per expanded list entry or parsed step line (Fractions and tuples), for the estimate
+BYTES_PER_ITEM = 400
 
 
-def _expand(text: str, what: str, integer: bool) -> list:
+def _expand(text: str, what: str, integer: bool, limits=None) -> list:
     from ..budget import to_fraction
     from ..errors import InvalidParameter
+    from ..limits import Estimate, Limits
 
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
@@ -51,21 +61,34 @@ def _expand(text: str, what: str, integer: bool) -> list:
         raise InvalidParameter(
             f"--{what}: {parts[-1]} is not reached from {parts[0]} in steps of {step}"
         )
+    count = len(head) + int((last - head[-1]) / step)
+    (limits or Limits()).check(Estimate(f"expanding --{what} ({count} entries)", 1e-6 * count,
+                                        BYTES_PER_ITEM * count))
     out = list(head)
     while out[-1] != last:
         out.append(out[-1] + step)
     return out
 
 
-def _read_steps(path: str) -> list[tuple[str, str]]:
+def _read_steps(path: str, limits=None) -> list[tuple[str, str]]:
+    import os
+
     from ..errors import InvalidParameter
+    from ..limits import Estimate, Limits
 
     steps = []
     try:
+        size = os.stat(path).st_size
+        (limits or Limits()).check(Estimate(f"reading --steps-file ({size} bytes)",
+                                            1e-6 * size, BYTES_PER_ITEM * size // 4))
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
     except OSError as exc:
-        raise InvalidParameter(f"cannot read --steps-file {path!r}: {exc}") from None
+        raise InvalidParameter(f"cannot read --steps-file {path!r}: {exc.strerror or exc}") \
+            from None
+    except UnicodeDecodeError:
+        raise InvalidParameter(f"--steps-file {path!r} is not a UTF-8 text file of "
+                               "'epsilon,delta' lines") from None
     for lineno, line in enumerate(lines, start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -103,18 +126,22 @@ def register(subparsers) -> None:
     )
     p.add_argument("--quick", action="store_true", help="small grid for --gap-study")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_limit_options(p)
     p.set_defaults(func=run)
 
 
 def _gap_study(args: argparse.Namespace) -> int:
-    import sys
-
+    from ..optdel.cost import gap_study_estimate
     from ..optdel.gap import DEFAULT_GRID, QUICK_GRID, gap_study
+    from ..progress import Reporter
 
-    def progress(i: int, n: int) -> None:
-        print(f"\rgap study: {i}/{n}", end="" if i < n else "\n", file=sys.stderr, flush=True)
-
-    rows = gap_study(QUICK_GRID if args.quick else DEFAULT_GRID, "1e-6", progress=progress)
+    grid = QUICK_GRID if args.quick else DEFAULT_GRID
+    limits_from_args(args).check(gap_study_estimate(grid))
+    jobs = 1
+    for axis in grid:
+        jobs *= len(axis)
+    with Reporter(progress_from_args(args), jobs, "gap study", unit="row") as bar:
+        rows = gap_study(grid, "1e-6", progress=lambda i, n: bar.advance())
     if args.json:
         print_json({"delta_total": "1e-6", "rows": [r.to_json() for r in rows]})
         return 0
@@ -165,45 +192,65 @@ def run(args: argparse.Namespace) -> int:
     from ..budget import format_fraction, parse_delta
     from ..errors import InvalidParameter
     from ..optdel import DEFAULT_MAX_CELLS, lemma11_costs, lemma11_delta, optdel
+    from ..optdel.cost import estimate
 
     if args.gap_study:
         return _gap_study(args)
     if not args.stops or not args.costs:
         raise InvalidParameter("--stops and --costs are required (or use --gap-study)")
-    stops = _expand(args.stops, "stops", integer=True)
+    limits, progress = limits_from_args(args), progress_from_args(args)
+    stops = _expand(args.stops, "stops", integer=True, limits=limits)
+    if args.max_cells is not None and args.max_cells < 1:
+        raise InvalidParameter(f"--max-cells must be >= 1, got {args.max_cells}")
+    max_cells = args.max_cells or DEFAULT_MAX_CELLS
+    spec = args.costs.strip()
     if args.steps_file:
         if args.epsilon is not None:
             raise InvalidParameter("give either --epsilon/--delta or --steps-file, not both")
-        steps = _read_steps(args.steps_file)
+        steps = _read_steps(args.steps_file, limits)
         if args.k is not None and args.k != len(steps):
             raise InvalidParameter(f"--k {args.k} but --steps-file has {len(steps)} steps")
+        k_n = len(steps)
     else:
         if args.epsilon is None:
             raise InvalidParameter("give --epsilon (and --delta) or --steps-file")
         k_n = args.k if args.k is not None else stops[-1]
-        steps = [(args.epsilon, args.delta)] * k_n
-    if stops[-1] != len(steps):
+    if stops[-1] != k_n:
         raise InvalidParameter(
             f"the last stopping point ({stops[-1]}) must equal the number of steps "
-            f"({len(steps)}): the mechanism always stops after k_n steps"
+            f"({k_n}): the mechanism always stops after k_n steps"
         )
-    max_cells = args.max_cells or DEFAULT_MAX_CELLS
-    spec = args.costs.strip()
+    # the whole run is estimated before the steps are built (odp.optdel.cost)
+    phases = ["thm15"] + ([] if args.no_lemma11 else ["lemma11"])
+    if spec.startswith("lemma11:"):
+        phases.insert(0, "lemma11_costs")
+    total = None
+    for phase in phases:
+        est = estimate(phase, k_n, len(stops), max_cells)
+        total = est if total is None else total + est
+    limits.check(total.__class__(f"odp optdel ({' + '.join(phases)})", total.seconds,
+                                 total.memory, total.knobs))
+    if not args.steps_file:
+        steps = [(args.epsilon, args.delta)] * k_n
+    guard = {"limits": limits, "progress": progress}
     if spec == "simple":
         from ..budget import parse_epsilon
 
-        eps = [parse_epsilon(e) for e, _ in steps]
-        costs = [sum(eps[:k], Fraction(0)) for k in stops]
+        from itertools import accumulate
+
+        prefix = [Fraction(0), *accumulate(parse_epsilon(e) for e, _ in steps)]
+        costs = [prefix[k] for k in stops]
     elif spec.startswith("lemma11:"):
-        costs = lemma11_costs(stops, steps, parse_delta(spec.split(":", 1)[1]), max_cells=max_cells)
+        costs = lemma11_costs(stops, steps, parse_delta(spec.split(":", 1)[1]),
+                              max_cells=max_cells, **guard)
     else:
-        costs = _expand(spec, "costs", integer=False)
+        costs = _expand(spec, "costs", integer=False, limits=limits)
     t0 = time.perf_counter()
-    b15 = optdel(stops, steps, costs, grid=args.grid, max_cells=max_cells)
+    b15 = optdel(stops, steps, costs, grid=args.grid, max_cells=max_cells, **guard)
     t1 = time.perf_counter()
     b11 = None
     if not args.no_lemma11:
-        b11 = lemma11_delta(stops, steps, costs, grid=args.grid, max_cells=max_cells)
+        b11 = lemma11_delta(stops, steps, costs, grid=args.grid, max_cells=max_cells, **guard)
     t2 = time.perf_counter()
     ratio = None
     if b11 is not None and b15.upper > 0:

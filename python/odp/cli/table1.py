@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import format_table, print_json
+from ._common import (
+    add_limit_options,
+    format_table,
+    limits_from_args,
+    print_json,
+    progress_from_args,
+)
 
 
 def register(subparsers) -> None:
@@ -26,7 +32,10 @@ def register(subparsers) -> None:
         help="comma-separated target deltas (default: 1e-5,...,1e-12 as in the paper)",
     )
     p.add_argument("--no-check", action="store_true", help="skip the PLD cross-check")
+    p.add_argument("--k-max", type=int, default=10_000,
+                   help="largest number of compositions searched (default 10000)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_limit_options(p)
     p.set_defaults(func=run)
 
 
@@ -34,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     from ..kov import TABLE1_DELTAS, TABLE1_NOTE, table1
 
     deltas = TABLE1_DELTAS if args.deltas is None else [d for d in args.deltas.split(",") if d]
-    rows = table1(args.epsilon, deltas, cross_check=not args.no_check)
+    rows = table1(args.epsilon, deltas, cross_check=not args.no_check, k_max=args.k_max,
+                  limits=limits_from_args(args), progress=progress_from_args(args))
     checks_ok = all(all(v for key, v in r.pld_check.items() if key.endswith("_ok")) for r in rows)
     if args.json:
         print_json(

@@ -44,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         text, sidecar = read_certificate(args.certificate)
-    except OSError as exc:
-        message = f"cannot read {args.certificate}: {exc}"
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "not a UTF-8 text certificate" if isinstance(exc, UnicodeDecodeError) else exc
+        message = f"cannot read {args.certificate}: {reason}"
         if args.json:
             print_json({"ok": False, "error": message, "type": "OSError"})
         else:

@@ -2,7 +2,11 @@
 
 Each module ``odp.figures.<module>`` defines ``FIGURES``: a dict mapping a figure name (e.g.
 ``"1"``, ``"2"``, ``"optdel"``) to a :class:`Figure`.  Modules are discovered automatically.
-Rendering needs matplotlib (``pip install "odp[plots]"``).
+Rendering needs matplotlib (the ``plots`` extra: ``pip install -e ".[plots]"`` in the odp
+source directory).  Each figure states its estimated time (``seconds``, full and ``--quick``,
+measured on a 2-core machine) so the command line can refuse it above ``--max-seconds`` and
+check the output path before any work; ``render`` reports progress to ``options["progress"]``
+(:mod:`odp.progress`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,16 @@ class Figure:
     #: ``render(output_path, options) -> dict`` writes a PNG and returns the plotted data
     #: (JSON-able) so ``--json`` can print it.
     render: Callable[[str, dict[str, Any]], dict[str, Any]]
+    #: estimated seconds (full, quick) and peak memory in bytes
+    seconds: tuple[float, float] = (60.0, 10.0)
+    memory: int = 300 * 2**20
+
+    def estimate(self, quick: bool):
+        from ..limits import Estimate
+
+        return Estimate(f"figure {self.name}{' (quick)' if quick else ''}",
+                        self.seconds[1 if quick else 0], self.memory,
+                        knobs="" if quick else f"--quick takes about {self.seconds[1]:.0f} s")
 
 
 def registry() -> dict[str, Figure]:
@@ -34,12 +48,9 @@ def registry() -> dict[str, Figure]:
 
 def require_matplotlib():
     """Import matplotlib with a non-interactive backend, or fail with a clear message."""
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        from ..errors import OdpError
+    from ..extras import require
 
-        raise OdpError('figures need matplotlib: pip install "odp[plots]"') from exc
+    matplotlib = require("matplotlib", "figures (odp figure)")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -17,7 +17,6 @@ The paper plots a Chebyshev upper bound on the ODP expectation; here the expecta
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 from typing import Any
 
@@ -26,6 +25,7 @@ from scipy import special, stats
 
 from ..mechanisms.noise import LaplaceMechanism
 from ..mechanisms.svt import SparseVectorMechanism, entry_epsilon, svt_split
+from ..progress import Reporter
 from ..samplers import SeededRandom
 from . import Figure, require_matplotlib
 
@@ -76,7 +76,8 @@ def exact_curves(larges: list[int]) -> dict[str, list[float]]:
     return {"no_odp": [no_odp] * len(larges), "odp": with_odp}
 
 
-def simulate(larges: list[int], runs: int, seed: int) -> dict[str, list[float]]:
+def simulate(larges: list[int], runs: int, seed: int,
+             progress: Any = None) -> dict[str, list[float]]:
     """Mean |noise| per released entry of the real grid mechanisms, with standard errors."""
     eps1, eps2 = svt_split(EPS_SVT, C)
     rng = SeededRandom(seed)
@@ -87,27 +88,33 @@ def simulate(larges: list[int], runs: int, seed: int) -> dict[str, list[float]]:
     plain = LaplaceMechanism(lambda v: v, epsilon=entry_epsilon(0, C, eps2, EPS3, odp=False),
                              sensitivity=SENSITIVITY)
     out: dict[str, list[float]] = {"odp": [], "odp_se": [], "no_odp": [], "no_odp_se": []}
-    for large in larges:
-        odp_runs, plain_runs = [], []
-        for _ in range(runs):
-            vector = [0] * ENTRIES
-            for i in layout.choice(ENTRIES, size=large, replace=False):
-                vector[i] = LARGE
-            answers = svt.release(vector, rng)
-            selected = [i for i, a in enumerate(answers) if a]
-            if not selected:
-                continue
-            mech = LaplaceMechanism(lambda v: v, sensitivity=SENSITIVITY,
-                                    epsilon=entry_epsilon(len(selected), C, eps2, EPS3))
-            odp_runs.append(np.mean([float(abs(mech.release(vector[i], rng) - vector[i]))
-                                     for i in selected]))
-            plain_runs.append(np.mean([float(abs(plain.release(vector[i], rng) - vector[i]))
-                                       for i in selected]))
-        for key, vals in (("odp", odp_runs), ("no_odp", plain_runs)):
-            out[key].append(float(np.mean(vals)))
-            out[key + "_se"].append(float(np.std(vals, ddof=1) / np.sqrt(len(vals))))
-        print(f"fig 1: {large} large entries simulated", file=sys.stderr)
+    with Reporter(progress, len(larges), "figure 1: simulating", unit="point") as bar:
+        for large in larges:
+            _simulate_point(large, runs, svt, plain, layout, rng, eps2, out)
+            bar.advance()
     return out
+
+
+def _simulate_point(large, runs, svt, plain, layout, rng, eps2, out) -> None:
+    """One x-value of the simulation: ``runs`` vectors with ``large`` large entries."""
+    odp_runs, plain_runs = [], []
+    for _ in range(runs):
+        vector = [0] * ENTRIES
+        for i in layout.choice(ENTRIES, size=large, replace=False):
+            vector[i] = LARGE
+        answers = svt.release(vector, rng)
+        selected = [i for i, a in enumerate(answers) if a]
+        if not selected:
+            continue
+        mech = LaplaceMechanism(lambda v: v, sensitivity=SENSITIVITY,
+                                epsilon=entry_epsilon(len(selected), C, eps2, EPS3))
+        odp_runs.append(np.mean([float(abs(mech.release(vector[i], rng) - vector[i]))
+                                 for i in selected]))
+        plain_runs.append(np.mean([float(abs(plain.release(vector[i], rng) - vector[i]))
+                                   for i in selected]))
+    for key, vals in (("odp", odp_runs), ("no_odp", plain_runs)):
+        out[key].append(float(np.mean(vals)))
+        out[key + "_se"].append(float(np.std(vals, ddof=1) / np.sqrt(len(vals))))
 
 
 def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -117,7 +124,7 @@ def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
     larges = [1, 5, 10, 15, 20] if quick else list(range(1, C + 1))
     runs = 8 if quick else 60
     exact = exact_curves(larges)
-    sim = simulate(larges, runs, seed)
+    sim = simulate(larges, runs, seed, options.get("progress"))
     plt = require_matplotlib()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     ax.plot(larges, exact["no_odp"], "-", color="tab:red", label="without ODP (exact)")
@@ -143,5 +150,5 @@ def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
 
 FIGURES = {
     "1": Figure("1", "Sparse vector release: noise with and without ODP (paper 002, Fig. 1)",
-                render),
+                render, seconds=(20.0, 3.0)),
 }

@@ -14,12 +14,12 @@ several ε2 and database sizes n:
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 
 from ..mechanisms.erm import TestedLogisticRegression, error_noise_percentile
+from ..progress import Reporter
 from ..samplers import SeededRandom, discrete_laplace
 from . import Figure, require_matplotlib
 
@@ -52,9 +52,11 @@ def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
     rng = SeededRandom(seed)
     curves = {e: [error_noise_percentile(e, n) for n in line] for e in EPSILONS2}
     empirical = {}
-    for e in EPSILONS2:
-        empirical[e] = [empirical_percentile(e, n, samples, rng) for n in markers]
-        print(f"fig 2: epsilon2={e} sampled", file=sys.stderr)
+    with Reporter(options.get("progress"), len(EPSILONS2), "figure 2: sampling",
+                  unit="curve") as bar:
+        for e in EPSILONS2:
+            empirical[e] = [empirical_percentile(e, n, samples, rng) for n in markers]
+            bar.advance()
     plt = require_matplotlib()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     colors = ["tab:blue", "tab:orange", "tab:green", "tab:red"]
@@ -80,5 +82,5 @@ def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
 
 FIGURES = {
     "2": Figure("2", "LogRegWithTest: 95th percentile of the test noise (paper 002, Fig. 2)",
-                render),
+                render, seconds=(10.0, 3.0)),
 }

@@ -8,17 +8,13 @@ the share of the last cost ``E(P_n)`` that Thm. 15 gives back at the same total 
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
+from ..progress import Reporter
 from . import Figure, require_matplotlib
 
 FULL = (("0.01", "0.1", "0.5"), ("0", "1e-10"), (1000,), (1, 2, 5, 10, 20))
 QUICK = (("0.1",), ("0", "1e-10"), (100,), (1, 2, 5, 10))
-
-
-def _progress(i: int, n: int) -> None:
-    print(f"\roptdel gap study: {i}/{n}", end="" if i < n else "\n", file=sys.stderr, flush=True)
 
 
 def render(output: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -26,7 +22,9 @@ def render(output: str, options: dict[str, Any]) -> dict[str, Any]:
 
     plt = require_matplotlib()
     grid = QUICK if options.get("quick") else FULL
-    rows = gap_study(grid, "1e-6", progress=_progress)
+    jobs = len(grid[0]) * len(grid[1]) * len(grid[2]) * len(grid[3])
+    with Reporter(options.get("progress"), jobs, "figure optdel: gap study", unit="row") as bar:
+        rows = gap_study(grid, "1e-6", progress=lambda i, n: bar.advance())
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     series: dict[tuple[str, str], list] = {}
     for r in rows:
@@ -64,5 +62,6 @@ FIGURES = {
         "optdel",
         "gap between Lemma 11 (Eq. 4) and the optimal ODP delta of Thm. 15",
         render,
+        seconds=(60.0, 10.0),
     )
 }

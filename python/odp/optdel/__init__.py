@@ -41,17 +41,20 @@ the Lemma 11 vs Thm. 15 study (``odp optdel --gap-study``, ``odp figure optdel``
 
 from __future__ import annotations
 
-from .bounds import (
-    DEFAULT_MAX_CELLS,
-    OptDelBound,
-    lemma11_delta,
-    lemma11_delta_upper,
-    optdel,
-    optdel_upper,
-    round_up_significant,
-)
-from .costs import lemma11_costs, optdel_saving
+from . import bounds as _bounds
+from . import costs as _costs
+from .bounds import DEFAULT_MAX_CELLS, OptDelBound, round_up_significant
+from .cost import guarded as _guarded
 from .problem import EpsProblem, ExpProblem
+
+# The public entry points estimate their cost first and take ``limits`` and ``progress``
+# (odp.optdel.cost); the implementations in .bounds/.costs are unchanged.
+optdel = _guarded(_bounds.optdel, "thm15")
+optdel_upper = _guarded(_bounds.optdel_upper, "thm15_upper")
+lemma11_delta = _guarded(_bounds.lemma11_delta, "lemma11")
+lemma11_delta_upper = _guarded(_bounds.lemma11_delta_upper, "lemma11_upper")
+lemma11_costs = _guarded(_costs.lemma11_costs, "lemma11_costs")
+optdel_saving = _guarded(_costs.optdel_saving, "saving")
 
 __all__ = [
     "DEFAULT_MAX_CELLS",

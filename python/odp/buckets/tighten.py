@@ -1,0 +1,151 @@
+"""More buckets until the interval is narrow enough: an automatic speed/width trade-off.
+
+The interval ``[lower, upper]`` of privacy buckets narrows as the window grows: with the default
+split rounding the discretisation error is second order in the grid step ``h``, so 4× more
+buckets make it about 16× narrower, until the round-off of the FFTs (absolute, ~1e-16 relative to
+the largest entries, amplified by the remaining compositions) dominates; extended precision then
+lowers that floor.  Time grows about linearly with the buckets (``n log n``).
+
+:func:`tighten` starts at ``buckets`` and multiplies them by 4 while the width is above
+``target_width`` and the next attempt fits the limits (:mod:`odp.limits`, counting the time
+already spent); when a 4× step stops halving the width it retries the same window in extended
+precision and stops there (more buckets only add round-off beyond that point), reporting the
+floor.  It never returns a looser interval than the best
+attempt, and it says whether the target was reached and, if not, why.  docs/buckets.md has the
+measured trade-off.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..errors import InvalidParameter
+from ..limits import Limits, format_seconds
+from ..progress import ProgressArg
+from .accountant import DEFAULT_BUCKETS, Interval, PrivacyBucketsAccountant
+from .mechanisms import Mechanism, as_sequence
+
+__all__ = ["Attempt", "TightenResult", "tighten", "MAX_TIGHTEN_BUCKETS"]
+
+#: The largest window :func:`tighten` tries (about 13 GiB at the measured 800 B per bucket, so
+#: the memory limit normally stops it first).
+MAX_TIGHTEN_BUCKETS = 2**24
+
+
+@dataclass(frozen=True)
+class Attempt:
+    buckets: int
+    precision: str
+    interval: Interval
+    seconds: float
+
+    @property
+    def width(self) -> float:
+        return self.interval.width
+
+    def to_json(self) -> dict[str, Any]:
+        return {"buckets": self.buckets, "precision": self.precision,
+                "interval": self.interval.to_json(), "width": self.width,
+                "seconds": round(self.seconds, 4)}
+
+
+@dataclass
+class TightenResult:
+    """The narrowest interval found (``interval``, from ``accountant``), every attempt, and
+    whether ``width <= target_width`` (``reached``; if not, ``reason`` says why)."""
+
+    interval: Interval
+    accountant: PrivacyBucketsAccountant
+    target_width: float
+    reached: bool
+    reason: str
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float:
+        return sum(a.seconds for a in self.attempts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target_width": self.target_width, "reached": self.reached,
+                "reason": self.reason, "attempts": [a.to_json() for a in self.attempts],
+                "seconds": round(self.seconds, 4)}
+
+
+def tighten(
+    mechanisms: Sequence[Any],
+    *,
+    target_width: float,
+    delta: Any = None,
+    epsilon: Any = None,
+    buckets: int = DEFAULT_BUCKETS,
+    precision: str = "auto",
+    limits: Limits | None = None,
+    progress: ProgressArg = None,
+    **options: Any,
+) -> TightenResult:
+    """Compose ``mechanisms`` (``Mechanism`` or ``(Mechanism, count)`` items) with growing
+    windows until the interval of ε(``delta``) -- or δ(``epsilon``) -- is at most
+    ``target_width`` wide (see the module docstring).  ``options`` go to
+    :class:`PrivacyBucketsAccountant` (``factor``, ``tail_mass``, ``rounding``)."""
+    if (delta is None) == (epsilon is None):
+        raise InvalidParameter("give exactly one of delta (for epsilon(delta)) or epsilon")
+    try:
+        target = float(target_width)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"target width must be a number, got {target_width!r}") from None
+    if not (target > 0 and math.isfinite(target)):
+        raise InvalidParameter(f"target width must be a finite number > 0, got {target_width!r}")
+    items = as_sequence(list(mechanisms))
+    if not items:
+        raise InvalidParameter("mechanisms must not be empty")
+    limits = limits if limits is not None else Limits()
+    attempts: list[Attempt] = []
+    best: tuple[Interval, PrivacyBucketsAccountant] | None = None
+    n, prec, spent = buckets, precision, 0.0
+    reason = ""
+    while True:
+        acc = PrivacyBucketsAccountant(buckets=n, precision=prec, limits=limits,
+                                       progress=progress, **options)
+        for mech, count in items:
+            acc.compose(mech, count)
+        est = acc.estimate()
+        if attempts:  # the first attempt is checked (and refused) by the accountant itself
+            if est.memory > limits.memory or spent + est.seconds > limits.seconds:
+                option = (limits.memory_option if est.memory > limits.memory
+                          else limits.seconds_option)
+                reason = (f"the next attempt ({n} buckets, {prec} precision, {est.describe()}) "
+                          f"would exceed {option} (already spent {format_seconds(spent)}); "
+                          "raise it to go further")
+                break
+        t0 = time.perf_counter()
+        iv = acc.get_epsilon_interval(delta) if delta is not None else \
+            acc.get_delta_interval(epsilon)
+        attempt = Attempt(n, prec, iv, time.perf_counter() - t0)
+        spent += attempt.seconds
+        attempts.append(attempt)
+        if best is None or attempt.width < best[0].width:
+            best = (iv, acc)
+        if attempt.width <= target:
+            reason = "target reached"
+            break
+        if prec == "extended" and len(attempts) >= 2 and attempts[-2].precision != "extended":
+            reason = ("the width stopped shrinking with more buckets and extended precision was "
+                      "the last step (FFT round-off floor); a smaller target needs another method")
+            break
+        if len(attempts) >= 2 and attempt.width > attempts[-2].width / 2:
+            # 4x more buckets did not halve the width: round-off, not the grid, dominates
+            if prec != "extended":
+                prec = "extended"
+                continue
+            reason = ("the width stopped shrinking (FFT round-off floor even in extended "
+                      "precision); a smaller target needs another method")
+            break
+        if n * 4 > MAX_TIGHTEN_BUCKETS:
+            reason = f"reached the largest window tried ({MAX_TIGHTEN_BUCKETS} buckets)"
+            break
+        n *= 4
+    assert best is not None
+    return TightenResult(best[0], best[1], target, best[0].width <= target, reason, attempts)
