@@ -30,9 +30,22 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "python"))
 
-from odp import lean_toolchain as lt  # noqa: E402  (stdlib-only module)
+
+def _load_toolchain_module():
+    """``python/odp/lean_toolchain.py`` by its path: it uses the standard library only, so this
+    script runs without odp (or numpy) installed."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "odp_lean_toolchain", REPO / "python" / "odp" / "lean_toolchain.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+lt = _load_toolchain_module()
 
 AUDIT = REPO / "scripts" / "lean" / "AxiomAudit.lean"
 
