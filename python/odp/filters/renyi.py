@@ -17,57 +17,17 @@ All sums are exact rationals; costs are converted with :mod:`odp.conversions`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from .. import conversions as cv
 from ..budget import Number, parse_delta, parse_epsilon
 from ..errors import InvalidBudget, InvalidParameter
+from ..guarantees import RDP, ZCDP, CostLike, DeclaresGuarantee
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 
 __all__ = ["ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
            "RDPFilter", "RDPOdometer"]
-
-
-@dataclass(frozen=True)
-class ZCDP:
-    """A ρ-zCDP guarantee (Bun & Steinke 2016, Def. 1.1); with δ > 0, approximate zCDP."""
-
-    rho: Fraction
-    delta: Fraction = Fraction(0)
-
-    def __init__(self, rho: Number, delta: Number = 0):
-        try:
-            object.__setattr__(self, "rho", parse_epsilon(rho, name="rho"))
-            object.__setattr__(self, "delta", parse_delta(delta))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-
-    @property
-    def approximate(self) -> bool:
-        return self.delta > 0
-
-    def __str__(self) -> str:
-        return f"ρ={self.rho}" + (f", δ={self.delta}" if self.delta else "")
-
-
-@dataclass(frozen=True)
-class RDP:
-    """An (α, ε)-RDP guarantee at one order α > 1 (Mironov 2017, Def. 4)."""
-
-    alpha: Fraction
-    epsilon: Fraction
-
-    def __init__(self, alpha: Number, epsilon: Number):
-        object.__setattr__(self, "alpha", cv.parse_alpha(alpha))
-        try:
-            object.__setattr__(self, "epsilon", parse_epsilon(epsilon))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-
-    def __str__(self) -> str:
-        return f"α={self.alpha}, ε={self.epsilon}"
 
 
 def _pure_epsilon(cost: Any) -> Fraction | None:
@@ -102,10 +62,7 @@ class ZCDPAccumulator(Accumulator[ZCDP]):
         return ZCDP(0)
 
     def add(self, state: ZCDP, cost: ZCDP) -> ZCDP:
-        new = object.__new__(ZCDP)
-        object.__setattr__(new, "rho", state.rho + cost.rho)
-        object.__setattr__(new, "delta", state.delta + cost.delta)
-        return new
+        return ZCDP._trusted(state.rho + cost.rho, state.delta + cost.delta)
 
     def loss(self, state: ZCDP) -> ZCDP:
         return state
