@@ -158,7 +158,7 @@ class ODP:
         class-dependent δ is unsound — see ``tests/test_exact_composition.py``).
     """
 
-    __slots__ = ("_partition", "_costs", "_delta", "_sup", "_class_deltas")
+    __slots__ = ("_partition", "_costs", "_delta", "_sup", "_class_deltas", "_record")
 
     def __init__(self, partition: Partition, costs: Mapping[Label, Number], delta: Number = 0):
         if not callable(partition):
@@ -180,6 +180,7 @@ class ODP:
         self._costs = parsed
         self._sup = max(parsed.values())
         self._class_deltas: dict[Label, Fraction] | None = None
+        self._record: GuaranteeRecord | None = None
 
     @property
     def partition(self) -> Partition:
@@ -264,6 +265,7 @@ class ODP:
             raise InvalidGuarantee(f"sum of the per-class deltas is >= 1: {total_delta}")
         result = cls(partition, costs, total_delta)
         result._class_deltas = {label: g.delta for label, g in per_class.items()}
+        result._record = None
         return result
 
     def __repr__(self) -> str:
@@ -274,9 +276,11 @@ class ODP:
         """What a ledger row and a certificate record of this guarantee (all but the
         partition function): its classes in declaration order with their costs, δ and, after
         Lemma 6, the per-class deltas."""
-        return GuaranteeRecord._trusted(
-            tuple(self._costs.items()), self._delta,
-            None if self._class_deltas is None else tuple(self._class_deltas.items()))
+        if self._record is None:  # cached: the guarantee is immutable once built
+            self._record = GuaranteeRecord._trusted(
+                tuple(self._costs.items()), self._delta,
+                None if self._class_deltas is None else tuple(self._class_deltas.items()))
+        return self._record
 
     def __eq__(self, other: object) -> bool:
         """Equal when the partition is the same function and the records are equal."""
@@ -453,6 +457,7 @@ class GuaranteeRecord:
         guarantee = ODP(partition, dict(self.classes), self.delta)
         if self.class_deltas is not None:
             guarantee._class_deltas = dict(self.class_deltas)
+            guarantee._record = None
         return guarantee
 
     def to_json(self) -> dict[str, Any]:  # Any: JSON values (lists of [label, text] pairs)

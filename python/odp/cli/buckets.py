@@ -167,7 +167,7 @@ def _mechanism(group: dict):
     if kind == "laplace":
         return b.Laplace(need("scale"), sensitivity)
     if kind == "randomized-response":
-        return b.RandomizedResponse(need("mechanism-epsilon"), _int_option(group, "num_values", 2))
+        return b.PLDRandomizedResponse(need("mechanism-epsilon"), _int_option(group, "num_values", 2))
     if kind == "approximate-dp":
         return b.ApproximateDP(need("mechanism-epsilon"), group.get("mechanism_delta", "0"))
     if kind == "discrete-laplace":
