@@ -27,7 +27,7 @@ from .errors import FloatBudgetWarning, InvalidBudget, InvalidParameter
 Number = Union[str, int, float, Fraction, decimal.Decimal, numbers.Real]
 
 __all__ = ["Budget", "to_fraction", "parse_epsilon", "parse_delta", "parse_positive",
-           "parse_nonnegative", "parse_positive_int", "format_fraction"]
+           "parse_nonnegative", "parse_positive_int", "parse_alpha", "format_fraction"]
 
 
 def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fraction:
@@ -122,6 +122,14 @@ def parse_positive_int(value: Any, *, name: str = "value") -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise InvalidParameter(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)
+
+
+def parse_alpha(alpha: Any, *, name: str = "alpha") -> Fraction:
+    """A Rényi order α > 1, parsed exactly (``"3"``, ``"1.5"``, ``Fraction(3, 2)``, …)."""
+    a = to_fraction(alpha, name=name)
+    if a <= 1:
+        raise InvalidParameter(f"{name} must be > 1 (a Rényi order), got {a}")
+    return a
 
 
 def format_fraction(x: Fraction) -> str:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Hashable, Mapping, Protocol, Union
 
-from .budget import Budget, Number, format_fraction, parse_delta, parse_epsilon
+from .budget import Budget, Number, format_fraction, parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidBudget, InvalidGuarantee, InvalidParameter
 
 __all__ = ["Label", "Partition", "ALL", "trivial_partition", "DP", "ODP", "SubsetDP",
@@ -528,8 +528,6 @@ class RDP:
     epsilon: Fraction
 
     def __init__(self, alpha: Number, epsilon: Number):
-        from .conversions import parse_alpha
-
         object.__setattr__(self, "alpha", parse_alpha(alpha))
         try:
             object.__setattr__(self, "epsilon", parse_epsilon(epsilon))

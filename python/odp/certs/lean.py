@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import OdpError
 from .format import parse
+from .transition import transition_text
 
 _ANSWER = re.compile(r"^(OK eps=(\d+) delta=(\d+)|FAIL at row (\d+): (.*)|ERROR (.*))\s*$")
 
@@ -141,8 +142,6 @@ class LeanTransitionCheck:
     def __call__(self, eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
                  delta: Fraction, blocks: list[Fraction] | None = None,
                  realized: int | None = None) -> bool:
-        from .enforce import transition_text
-
         text, _, expected = transition_text(eps_r, delta_r, sup, charged, delta, blocks, realized)
         answer = self.process.check(text)
         return answer.ok and (answer.eps, answer.delta) == expected

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..budget import parse_delta, parse_epsilon, to_fraction
-from ..composition import parse_stops
+from ..stops import parse_stops
 from ..errors import InvalidParameter
 
 __all__ = ["EpsProblem", "ExpProblem", "parse_stops"]
