@@ -19,7 +19,8 @@ nat = st.integers(0, 40)
 def test_check_step_is_the_composition_of_the_generated_rules(eps, dlt, sup, charged, delta,
                                                               blocks, k, deltas):
     s, e = lean.State(eps, dlt), lean.Entry(sup, charged, delta)
-    after, rule = lean.check_step(s, e, blocks, k if blocks is not None else None, deltas)
+    after, rule = lean.check_step(s, e, blocks=blocks,
+                                  realized=k if blocks is not None else None, deltas=deltas)
     ok = ((blocks is None or lean.blocksOk(e, blocks, k))
           and (deltas is None or lean.deltasOk(e, deltas))
           and lean.refundJustified(e, blocks is not None) and lean.admits(s, e))
@@ -32,10 +33,10 @@ def test_check_step_is_the_composition_of_the_generated_rules(eps, dlt, sup, cha
 
 def test_check_step_names_the_first_rule_that_fails():
     s = lean.State(10, 5)
-    assert lean.check_step(s, lean.Entry(4, 2, 1), [4, 2], 1) == (lean.State(8, 4), None)
-    assert lean.check_step(s, lean.Entry(4, 2, 1), [4, 3], 1) == (None, "blocksOk")
-    assert lean.check_step(s, lean.Entry(4, 2, 1), [4, 2], None) == (None, "blocksOk")
-    assert lean.check_step(s, lean.Entry(4, 4, 1), None, None, [1, 1]) == (None, "deltasOk")
+    assert lean.check_step(s, lean.Entry(4, 2, 1), blocks=[4, 2], realized=1) == (lean.State(8, 4), None)
+    assert lean.check_step(s, lean.Entry(4, 2, 1), blocks=[4, 3], realized=1) == (None, "blocksOk")
+    assert lean.check_step(s, lean.Entry(4, 2, 1), blocks=[4, 2]) == (None, "blocksOk")
+    assert lean.check_step(s, lean.Entry(4, 4, 1), deltas=[1, 1]) == (None, "deltasOk")
     assert lean.check_step(s, lean.Entry(4, 2, 1)) == (None, "refundJustified")
     assert lean.check_step(s, lean.Entry(11, 11, 1)) == (None, "admits")
     assert lean.check_step(s, lean.Entry(4, 4, 6)) == (None, "admits")

@@ -480,7 +480,7 @@ def refundJustified(e: Entry, hasBlocks: bool) -> bool:
 STEP_RULES = ('blocksOk', 'deltasOk', 'refundJustified', 'admits', 'update')
 
 
-def check_step(s: State, e: Entry, blocks: Sequence[int] | None = None,
+def check_step(s: State, e: Entry, *, blocks: Sequence[int] | None = None,
                realized: int | None = None, deltas: Sequence[int] | None = None
                ) -> tuple[State, None] | tuple[None, str]:
     """One ledger step under the generated rules: ``(update(s, e), None)`` when the step's

@@ -38,7 +38,8 @@ import inspect
 import json
 import os
 from fractions import Fraction
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from .budget import Budget, Number
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
@@ -55,6 +56,9 @@ from .ledger import (
     open_ledger,
 )
 from .samplers import RandomSource, SecureRandom
+
+if TYPE_CHECKING:  # certs imports this module's neighbours; only the annotation is needed
+    from .certs.export import Certificate
 
 __all__ = ["Accountant", "Reservation"]
 
@@ -87,7 +91,7 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
     )
 
 
-def _check_call(fn: Any, args: tuple, what: str) -> None:
+def _check_call(fn: Any, args: tuple[Any, ...], what: str) -> None:
     """Refuse, before anything is reserved, a callable that cannot accept ``args`` (a
     programming error such as ``release(self, data)`` without ``rng``, or a query taking two
     arguments).  Callables without an inspectable signature are not checked."""
@@ -159,8 +163,8 @@ class Reservation:
         if not self.open:
             raise LedgerError(f"round {self.round_id} is already settled")
         try:
-            self.record = self._accountant._settle(self.record, self.guarantee, label, charged,
-                                                   reason)
+            self.record = self._accountant._settle(self.record, self.guarantee, label=label, charged=charged,
+                                                   reason=reason)
         except CertificateError:
             self.record = self._accountant.ledger.snapshot().get(self.round_id)  # charged at sup
             self._accountant.last_round = self.record
@@ -190,7 +194,8 @@ class Reservation:
     def __enter__(self) -> "Reservation":
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if self.open:
             self.abort(REASON_FAILED if exc_type is not None else REASON_ABORTED)
 
@@ -285,7 +290,7 @@ class Accountant:
         self.last_round = record
         return Reservation(self, record, g)
 
-    def _settle(self, record: RoundRecord, guarantee: ODP, label: Label | None,
+    def _settle(self, record: RoundRecord, guarantee: ODP, *, label: Label | None,
                 charged: Fraction, reason: str) -> RoundRecord:
         settled = self.ledger.settle(record.round_id, label, charged, reason, check=self._check)
         self.last_round = settled
@@ -345,7 +350,7 @@ class Accountant:
         return record
 
     # ------------------------------------------------------------------ certificates
-    def certificate(self):
+    def certificate(self) -> Certificate:
         """The run as a certificate (:class:`odp.certs.Certificate`): the ``odpcheck`` ledger
         text plus a JSON sidecar; ``.write(path)`` writes both.  It replays under the rules
         generated from ``Odp/LedgerCore.lean`` to exactly :attr:`remaining`, and records the
@@ -376,7 +381,7 @@ class Accountant:
     def __enter__(self) -> "Accountant":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:

@@ -20,7 +20,7 @@ import math
 import numbers
 import warnings
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Iterator, Union
 
 from .errors import FloatBudgetWarning, InvalidBudget, InvalidParameter
 
@@ -215,7 +215,7 @@ class Budget:
     def __hash__(self) -> int:
         return hash((self._epsilon, self._delta))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Fraction]:
         yield self._epsilon
         yield self._delta
 

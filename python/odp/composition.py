@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from .budget import format_fraction, parse_delta, parse_epsilon, parse_positive_int
+from .budget import format_fraction, parse_delta, parse_epsilon
 from .errors import InvalidParameter
 from .guarantees import ODP
 from .stops import parse_stops

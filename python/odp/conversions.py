@@ -33,7 +33,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .budget import parse_alpha, parse_delta, parse_epsilon, parse_positive, to_fraction
+from .budget import parse_alpha, parse_delta, parse_epsilon, parse_positive
 from .errors import InvalidParameter
 from .rational import ceil_fraction, exp_bracket, log_bracket, sqrt_bracket
 

@@ -213,11 +213,12 @@ class ODP:
             label = self._partition(release)
         except Exception as exc:  # the partition is user code
             raise InvalidGuarantee(f"the partition function failed on the release: {exc!r}") from exc
+        checked: Label | None
         try:
-            label = _check_label(label)
+            checked = _check_label(label)
         except InvalidGuarantee:
-            label = None
-        if label is None or label not in self._costs:
+            checked = None
+        if checked is None or checked not in self._costs:
             raise InvalidGuarantee(
                 f"the partition returned {label!r}, which is not a declared class "
                 f"({', '.join(map(repr, self._costs))}); the partition must be total"

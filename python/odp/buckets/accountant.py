@@ -53,9 +53,9 @@ class Interval(NamedTuple):
     def width(self) -> float:
         return float(self.upper) - float(self.lower)
 
-    def __contains__(self, value: object) -> bool:  # type: ignore[override]
+    def __contains__(self, value: object) -> bool:
         try:
-            v = to_fraction(value)  # type: ignore[arg-type]
+            v = to_fraction(value)
         except InvalidBudget:
             return False
         return self.lower <= v and (self.upper == math.inf or v <= self.upper)
@@ -117,15 +117,15 @@ def _grid_anchor(mechanisms: Sequence[PLDMechanism], ln_factor: float | None) ->
         return ln_factor
     for m in mechanisms:
         if m.lattice() is not None:
-            return m.lattice()  # type: ignore[return-value]
+            return m.lattice()
     for m in mechanisms:
         if m.anchor() is not None:
-            return m.anchor()  # type: ignore[return-value]
+            return m.anchor()
     return 1.0
 
 
 def _initial_step(
-    mech: PLDMechanism, reverse: bool, anchor: float, buckets: int, tail: float, min_step: float | None
+    mech: PLDMechanism, *, reverse: bool, anchor: float, buckets: int, tail: float, min_step: float | None
 ) -> float:
     """The finest grid ``anchor * 2**j`` on which the mechanism's loss range fits the window."""
     lo, hi = mech.loss_range(reverse, tail)
@@ -157,6 +157,7 @@ def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> I
 
 def build_state(
     mech: PLDMechanism,
+    *,
     reverse: bool,
     anchor: float,
     buckets: int,
@@ -168,13 +169,13 @@ def build_state(
     lat = mech.lattice()
     if min_step is None and lat is not None and lat == anchor:
         min_step = lat  # a lattice is represented exactly; no need for a finer grid
-    h = _initial_step(mech, reverse, anchor, buckets, tail, min_step)
+    h = _initial_step(mech, reverse=reverse, anchor=anchor, buckets=buckets, tail=tail, min_step=min_step)
     if h > MAX_GRID_STEP:
         raise _too_wide(mech, reverse, buckets, tail)
     state = from_cells(
         mech.cells(h, reverse, tail, "upper"), rounding, lower=mech.cells(h, reverse, tail, "lower")
     )
-    return fit(state, buckets, tail, rounding=rounding)
+    return fit(state, buckets=buckets, tail=tail, rounding=rounding)
 
 
 @dataclass
@@ -316,7 +317,7 @@ class PrivacyBucketsAccountant:
                 for mech, n in pending:
                     for reverse in ((False, True) if asymmetric else (False,)):
                         use_rev = reverse and not mech.symmetric
-                        single = build_state(mech, use_rev, anchor, min_step=self._ln_factor,
+                        single = build_state(mech, reverse=use_rev, anchor=anchor, min_step=self._ln_factor,
                                              **opts)
                         comp = self_compose(single, n, total=total, on_step=bar.advance, **opts)
                         current = rev if reverse else fwd
@@ -345,7 +346,7 @@ class PrivacyBucketsAccountant:
         states = [self._fwd]
         if self._rev is not None:
             states.append(self._rev)
-        return states  # type: ignore[return-value]
+        return states
 
     # ------------------------------------------------------------------ queries
     def get_delta_interval(self, epsilon: Any) -> Interval:
@@ -432,4 +433,4 @@ def composition_epsilon_upper(mechanisms: Sequence[Any], delta: Any, **options: 
             f"no finite epsilon has delta <= {format_fraction(_query_number(delta, 'delta'))} for this "
             "composition (its mass of infinite privacy loss is larger); raise delta or buckets"
         )
-    return upper  # type: ignore[return-value]
+    return upper

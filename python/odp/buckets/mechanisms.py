@@ -180,7 +180,7 @@ class Gaussian(PLDMechanism):
         rel_a = ea + ELEMENTARY_ULPS * U * (1 + np.abs(log_a))
         rel_a = np.where(np.isfinite(rel_a), rel_a, 1.0)
         # excess bhat - a = E_A[(e^{ih - L} - 1) ; bucket], by quadrature (no cancellation)
-        excess, err_excess = gaussian_excess(za_hi, dza_hi, h / mu, mu, h)
+        excess, err_excess = gaussian_excess(za_hi, dza_hi, width=h / mu, mu=mu, h=h)
         err_excess = err_excess + excess * 4 * U * (1 + abs(h / mu))
         bhat = a + excess
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -109,7 +109,7 @@ def load_spec(path: str | Path) -> list[tuple[PLDMechanism, int]]:
                                "composition spec)") from None
     if path.suffix.lower() == ".toml":
         try:
-            import tomllib
+            import tomllib  # type: ignore[import-not-found,unused-ignore]  # Python >= 3.11
         except ModuleNotFoundError:  # Python 3.10
             raise InvalidParameter("TOML specs need Python >= 3.11; use JSON") from None
         try:

@@ -26,7 +26,7 @@ from ..errors import InvalidParameter
 from ..limits import Limits, format_seconds
 from ..progress import ProgressArg
 from .accountant import DEFAULT_BUCKETS, Interval, PrivacyBucketsAccountant
-from .mechanisms import PLDMechanism, as_sequence
+from .mechanisms import as_sequence
 
 __all__ = ["Attempt", "TightenResult", "tighten", "MAX_TIGHTEN_BUCKETS"]
 

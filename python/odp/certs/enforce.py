@@ -37,7 +37,8 @@ def generated_check(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: 
         return False
     e_r, d_r, s, c, dl = scaled[:5]
     after, _ = lean.check_step(lean.State(e_r, d_r), lean.Entry(s, c, dl),
-                               scaled[5:] if blocks is not None else None, realized)
+                               blocks=scaled[5:] if blocks is not None else None,
+                               realized=realized)
     return after is not None and (after.eps, after.delta) == (e_r - c, d_r - dl)
 
 

@@ -101,6 +101,8 @@ class OdpCheckProcess:
         except self._pexpect.EOF:
             raise OdpError("odpcheck exited before answering") from None
         m = _ANSWER.match(self._child.match.group(1))
+        if m is None:  # the expect pattern above admits only lines that _ANSWER matches
+            raise OdpError("odpcheck answered outside its protocol")
         if m.group(2) is not None:
             return LeanAnswer(True, eps=int(m.group(2)), delta=int(m.group(3)))
         if m.group(4) is not None:
@@ -123,7 +125,7 @@ class OdpCheckProcess:
     def __enter__(self) -> "OdpCheckProcess":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:  # pragma: no cover - best effort

@@ -114,7 +114,8 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     entries = []
     for i, step in enumerate(cert.steps, 1):
         e = lean.Entry(step.sup_eps, step.charged, step.delta)
-        after, rule = lean.check_step(s, e, step.blocks, step.realized, step.deltas)
+        after, rule = lean.check_step(s, e, blocks=step.blocks, realized=step.realized,
+                                      deltas=step.deltas)
         if after is None:
             return _fail(_step_failure(rule, s, e, step), i, f"Odp.LedgerCore.{rule}")
         s = after
@@ -154,7 +155,7 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
                               f"remaining {remaining}", remaining=remaining, trust=report)
 
 
-def _compare_round(d: int, step, rnd: Any) -> str | None:
+def _compare_round(d: int, step: Step, rnd: object) -> str | None:
     if not isinstance(rnd, dict):
         return "no matching round in the sidecar"
     try:

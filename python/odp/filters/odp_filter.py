@@ -118,7 +118,7 @@ class _Folded:
 
     __slots__ = ("ledger_state", "rounds", "done", "state", "pending")
 
-    def __init__(self, ledger_state: BudgetState, start: Any):
+    def __init__(self, ledger_state: BudgetState, start: object):
         self.ledger_state = ledger_state
         self.rounds = ledger_state.rounds  # the list object: a replaced list is a new history
         self.done = 0  # rounds[:done] looked at (ordered: all folded; symmetric: see pending)
@@ -143,7 +143,7 @@ class ODPFilter:
 
     def __init__(self, function: FilterFunction | None = None, *, proof: str | None = None,
                  name: str | None = None):
-        self._incremental: IncrementalFilter | None = None
+        self._incremental: IncrementalFilter[Any] | None = None
         if function is None:
             self.function: FilterFunction = sum_filter
             self.proof = "paper 002, App. A: Alg. 6 with the sum filter is Alg. 1 (Theorem 7)"
@@ -176,20 +176,21 @@ class ODPFilter:
         return bool(self.function(state.budget, realised_sequence(state, request)))
 
     # ------------------------------------------------------------------ incremental
-    def _folded(self, ledger_state: BudgetState) -> _Folded:
+    def _folded(self, ledger_state: BudgetState, f: IncrementalFilter[Any]) -> _Folded:
         entry = self._folds.get(id(ledger_state))
         if (entry is None or entry.ledger_state is not ledger_state
                 or entry.rounds is not ledger_state.rounds
                 or len(ledger_state.rounds) < entry.done):
             if len(self._folds) >= self.CACHE:
                 self._folds.clear()
-            entry = _Folded(ledger_state, self._incremental.start(ledger_state.budget))
+            entry = _Folded(ledger_state, f.start(ledger_state.budget))
             self._folds[id(ledger_state)] = entry
         return entry
 
     def _admit_incremental(self, ledger_state: BudgetState, request: RoundRequest) -> bool:
         f = self._incremental
-        entry = self._folded(ledger_state)
+        assert f is not None
+        entry = self._folded(ledger_state, f)
         rounds = ledger_state.rounds
         n = len(rounds)
         state = entry.state

@@ -20,7 +20,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .. import conversions as cv
-from ..budget import Number, parse_delta, parse_epsilon
+from ..budget import Number, parse_epsilon
 from ..errors import InvalidBudget, InvalidParameter
 from ..guarantees import DP, ODP, RDP, ZCDP, CostLike, PrivacyCost
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
@@ -55,7 +55,7 @@ class ZCDPAccumulator(Accumulator[ZCDP, ZCDP]):
         eps = _pure_epsilon(cost)
         if eps is not None:
             return ZCDP(cv.pure_dp_to_zcdp(eps))
-        return ZCDP(cost)
+        return ZCDP(cost)  # type: ignore[arg-type]  # anything else must be a number: ZCDP checks
 
     def to_cost(self, cost: ZCDP) -> PrivacyCost:
         return cost

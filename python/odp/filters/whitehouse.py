@@ -135,6 +135,7 @@ class WhitehouseFilter(PrivacyFilter[DPCost, DPCost]):
                 "the filter could never continue; choose 0 < tail_delta <= delta"
             )
         super().__init__(acc, halt_on_refusal=halt_on_refusal)
+        self._wacc = acc
         self._delta_rounds = self._budget.delta - acc.tail_delta
         self._smax = self._smax_bracket()
 
@@ -144,11 +145,11 @@ class WhitehouseFilter(PrivacyFilter[DPCost, DPCost]):
 
     @property
     def tail_delta(self) -> Fraction:
-        return self._acc.tail_delta
+        return self._wacc.tail_delta
 
     def _smax_bracket(self) -> tuple[Fraction, Fraction]:
         """[S_lo, S_hi] ∋ S_max = (√(2L + 2ε) − √(2L))² by interval arithmetic."""
-        log = self._acc.log
+        log = self._wacc.log
         eps = self._budget.epsilon
         a_lo = sqrt_bracket(2 * log.lo + 2 * eps, log.digits)[0]
         a_hi = sqrt_bracket(2 * log.hi + 2 * eps, log.digits)[1]
@@ -170,7 +171,7 @@ class WhitehouseFilter(PrivacyFilter[DPCost, DPCost]):
             return False
         if s == 0:
             return True
-        log = self._acc.log
+        log = self._wacc.log
         while True:
             if 2 * log.hi * s <= room * room:
                 return True

@@ -67,7 +67,7 @@ class ConcurrentCompositionRefused(InvalidGuarantee):
 class _Child:
     __slots__ = ("mechanism", "queryable", "cost", "sequential", "reservation", "index")
 
-    def __init__(self, mechanism: InteractiveMechanism, queryable: Queryable, cost: PrivacyCost,
+    def __init__(self, *, mechanism: InteractiveMechanism, queryable: Queryable, cost: PrivacyCost,
                  sequential: bool, reservation: Reservation | None, index: int):
         self.mechanism, self.queryable, self.cost = mechanism, queryable, cost
         self.sequential, self.reservation, self.index = sequential, reservation, index
@@ -216,7 +216,7 @@ class ConcurrentComposition(Queryable):
         if isinstance(cost, Budget):
             return DP(cost.epsilon, cost.delta)
         if isinstance(cost, (tuple, list)) and len(cost) == 2:
-            return DP(cost[0], cost[1])  # type: ignore[arg-type]  # checked by DP()
+            return DP(cost[0], cost[1])
         guarantee = getattr(cost, "guarantee", None)
         if isinstance(guarantee, (DP, ODP)):
             return guarantee
@@ -283,8 +283,8 @@ class ConcurrentComposition(Queryable):
                 if reservation is not None:
                     reservation.abort("failed")  # charged at sup: noise may be out
                 raise  # under a filter the launch stays charged (safe)
-            child = _Child(mechanism, queryable, cost, sequential, reservation,
-                           len(self._children) + 1)
+            child = _Child(mechanism=mechanism, queryable=queryable, cost=cost, sequential=sequential, reservation=reservation,
+                           index=len(self._children) + 1)
             self._children.append(child)
             self._open[child.index] = child
             if sequential:

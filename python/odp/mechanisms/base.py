@@ -19,7 +19,7 @@ class _Bottom:
 
     _instance = None
 
-    def __new__(cls):
+    def __new__(cls) -> "_Bottom":
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -27,7 +27,7 @@ class _Bottom:
     def __repr__(self) -> str:
         return "⊥"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type["_Bottom"], tuple[()]]:
         return (_Bottom, ())
 
     def __bool__(self) -> bool:

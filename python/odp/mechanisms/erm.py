@@ -105,9 +105,10 @@ def prepare_records(features: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]
     return x, y
 
 
-def _objective(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float):
+def _objective(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float
+               ) -> tuple[float, np.ndarray, np.ndarray]:
     z = y * (x @ p)
-    loss = np.mean(np.logaddexp(0.0, -z)) + 0.5 * lam * float(p @ p)
+    loss = float(np.mean(np.logaddexp(0.0, -z))) + 0.5 * lam * float(p @ p)
     s = 0.5 * (1.0 - np.tanh(0.5 * z))  # σ(−z)
     grad = -(x.T @ (y * s)) / len(y) + lam * p
     return loss, grad, s
@@ -124,7 +125,7 @@ def certified_gradient_norm(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: fl
     n, d = x.shape
     grad = np.array([math.fsum(terms[:, j]) / n for j in range(d)]) + lam * p
     margin = math.sqrt(d) * (8 + d * float(np.linalg.norm(p))) * _U * (1 + lam)
-    return float(np.linalg.norm(grad)) * (1 + 4 * _U) + margin
+    return float(float(np.linalg.norm(grad)) * (1 + 4 * _U) + margin)
 
 
 def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float, *,

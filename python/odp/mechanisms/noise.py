@@ -138,7 +138,7 @@ class GaussianMechanism(_GridMechanism):
     #: σ² in grid units (σ/granularity)² must lie in this range (float-safe δ bound).
     SIGMA2_UNITS_RANGE = (Fraction(1, 10**12), Fraction(10**200))
 
-    def _calibrate(self, epsilon: Any, delta: Any, sigma: Any, noise_multiplier: Any):
+    def _calibrate(self, epsilon: Any, delta: Any, sigma: Any, noise_multiplier: Any) -> Fraction:
         """Set ``sigma2_units`` and return the declared δ."""
         if noise_multiplier is not None:
             if sigma is not None:

@@ -63,15 +63,15 @@ def lemma11_costs(
     # the window only needs the likely losses (mass above it counts fully in the upper bound)
     h = _lattice_grid(eps, [Fraction(0)], max_cells)[0]
     window = lattice.default_window(h, eps, [Fraction(0)])
-    inst = _instance(eps, problem.deltas, problem.stops, [Fraction(0)] * n, h, True, window)
+    inst = _instance(eps=eps, deltas=problem.deltas, stops=problem.stops, costs=[Fraction(0)] * n, h=h, up=True, window=window)
     table = lattice.stop_table_for(inst, [total_eps[-1] + res])
     out: list[Fraction] = []
     for i, R, lo, hi, pmf, overflow, survive in lattice.forward_prefixes(inst, True):
         top = math.ceil(total_eps[i] / res) + 1
 
-        def ok(m: int, R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive) -> bool:
+        def ok(m: int, *, R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive) -> bool:
             return (
-                lattice.prefix_term(table, m * res, R, lo, hi, pmf, overflow, survive, True)
+                lattice.prefix_term(table, E=m * res, R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive, up=True)
                 <= target
             )
 
@@ -110,7 +110,7 @@ def _homogeneous_costs(problem: EpsProblem, target: Fraction, res: Fraction) -> 
     out: list[Fraction] = []
     for k in problem.stops:
         def ok(m: int, k=k) -> bool:
-            return homogeneous.prefix_delta(k, eps, delta, m * res, True) <= target
+            return homogeneous.prefix_delta(k, epsilon=eps, delta=delta, E=m * res, up=True) <= target
 
         top = math.ceil(k * eps / res) + 1
         if not ok(top):

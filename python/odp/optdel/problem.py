@@ -42,7 +42,7 @@ def _pairs(steps: Any, k_n: int, what: str) -> list[tuple[Any, Any]]:
     for p in pairs:
         if len(p) != 2:
             raise InvalidParameter(f"each step must be a ({what}, delta) pair, got {p!r}")
-    return pairs  # type: ignore[return-value]
+    return pairs
 
 
 def _costs(costs: Any, n: int) -> list[Any]:

@@ -96,7 +96,7 @@ def _log_estimate(v: Fraction, base: Fraction) -> float:
             / (math.log(base.numerator) - math.log(base.denominator)))
 
 
-def _floor_power(v: Fraction, base: Fraction, a: int, c: int, e: int) -> int:
+def _floor_power(v: Fraction, base: Fraction, *, a: int, c: int, e: int) -> int:
     """The largest integer j with ``b^{a·j + c} ≤ v^e`` (exact), for ``v > 0``, ``a, e ≥ 1``."""
     ve = v**e
     j = math.floor((e * _log_estimate(v, base) - c) / a)
@@ -119,12 +119,12 @@ class _Grid:
     def bin_index(self, v: Fraction) -> int:
         """k with ``b^{k+o} ≤ v < b^{k+1+o}``, i.e. the largest k with ``b^{kq+p} ≤ v^q``."""
         q, p = self.offset.denominator, self.offset.numerator
-        return _floor_power(v, self.base, q, p, q)
+        return _floor_power(v, self.base, a=q, c=p, e=q)
 
     def sub_index(self, v: Fraction) -> int:
         """``j = ⌊L·(log_b v − o)⌋``: the largest j with ``b^{jq + pL} ≤ v^{Lq}``."""
         q, p, L = self.offset.denominator, self.offset.numerator, self.resolution
-        return _floor_power(v, self.base, q, p * L, L * q)
+        return _floor_power(v, self.base, a=q, c=p * L, e=L * q)
 
     def in_bin(self, v: Fraction | None, k: int) -> bool:
         """Is v (None = ±∞) in ``[b^{k+o}, b^{k+1+o})``?"""
@@ -136,7 +136,7 @@ class _Grid:
 
     def value(self, index: int) -> float:
         """Geometric midpoint of sub-bin ``index``: ``b^{(index + 1/2)/L + o}``."""
-        return float(self.base) ** ((index + 0.5) / self.resolution + float(self.offset))
+        return float(float(self.base) ** ((index + 0.5) / self.resolution + float(self.offset)))
 
 
 def _sorted_values(data: Sequence[Any]) -> list[Fraction]:

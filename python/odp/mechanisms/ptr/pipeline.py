@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
+from ...accountant import Accountant
 from ...budget import parse_positive
 from ..base import BOTTOM
 from ..pipeline import check_plan, keep_partial
@@ -34,7 +35,7 @@ class IQRMedianResult:
         return self.median_round is not None
 
 
-def iqr_then_median(accountant: Any, data: Sequence[Any], *, epsilon_iqr: Any, delta_iqr: Any,
+def iqr_then_median(accountant: Accountant, data: Sequence[Any], *, epsilon_iqr: Any, delta_iqr: Any,
                     epsilon_median: Any, lower: Any, upper: Any, base: Any = None,
                     resolution: int = 4, candidates: int = 1001) -> IQRMedianResult:
     """Sec. 4.2: ``M_IQR`` with (ε1, δ1) = (``epsilon_iqr``, ``delta_iqr``) — worst case 3ε1 —

@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 from ...errors import InvalidParameter
 from ...samplers import discrete_laplace_tail
 from .mechanism import _check_c, count_top
+from ..._compat import positional_deprecated
 
 __all__ = ["answer_probability", "adaptive_output_distribution", "output_distribution"]
 
@@ -98,7 +99,8 @@ def adaptive_output_distribution(strategy: Callable[[tuple], tuple[int, int] | N
     return out
 
 
-def output_distribution(values: Sequence[int], thresholds: Sequence[int] | int, c: int,
+@positional_deprecated(2)
+def output_distribution(values: Sequence[int], thresholds: Sequence[int] | int, *, c: int,
                         r_threshold: Any, r_query: Any) -> dict[tuple, Any]:
     """Exact output distribution of the batch mechanism for query values ``values`` and
     thresholds (grid units); see :func:`adaptive_output_distribution`."""

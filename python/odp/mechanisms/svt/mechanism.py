@@ -95,6 +95,7 @@ class SVTParameters:
 
     def to_grid(self, value: Any, *, name: str = "query value") -> int:
         """``⌊v/g + 1/2⌋``: a query value or threshold in grid units."""
+        assert self.granularity is not None  # set by __post_init__
         return math.floor(exact_value(value, name=name) / self.granularity + Fraction(1, 2))
 
     def noise_parameters(self) -> tuple[float, float]:
@@ -107,7 +108,8 @@ class SVTParameters:
                 "sensitivity": str(self.sensitivity), "granularity": str(self.granularity)}
 
 
-def _parameters(epsilon1, epsilon2, c, sensitivity, granularity) -> SVTParameters:
+def _parameters(*, epsilon1: Any, epsilon2: Any, c: Any, sensitivity: Any, granularity: Any
+                ) -> SVTParameters:  # Any: user input, parsed by SVTParameters
     return SVTParameters(epsilon1, epsilon2, c, sensitivity, granularity)
 
 
@@ -124,7 +126,7 @@ class SparseVectorMechanism(Mechanism):
     def __init__(self, queries: Sequence[Callable[[Any], Any]], thresholds: Any, *,
                  epsilon1: Any, epsilon2: Any, c: int, sensitivity: Any = 1,
                  granularity: Any = None):
-        self.svt = _parameters(epsilon1, epsilon2, c, sensitivity, granularity)
+        self.svt = _parameters(epsilon1=epsilon1, epsilon2=epsilon2, c=c, sensitivity=sensitivity, granularity=granularity)
         self.queries = list(queries)
         if not self.queries or not all(callable(q) for q in self.queries):
             raise InvalidParameter("queries must be a non-empty list of functions data -> number")

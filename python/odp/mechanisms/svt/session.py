@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
+from ...accountant import Accountant
 from ...budget import parse_positive
 from ...errors import InvalidParameter, SessionClosed
 from ...samplers import discrete_laplace
@@ -34,9 +35,9 @@ class SVTSession:
     charges the sup.
     """
 
-    def __init__(self, accountant: Any, data: Any, *, epsilon1: Any, epsilon2: Any, c: int,
+    def __init__(self, accountant: Accountant, data: Any, *, epsilon1: Any, epsilon2: Any, c: int,
                  sensitivity: Any = 1, granularity: Any = None, name: str = "svt"):
-        self.svt = _parameters(epsilon1, epsilon2, c, sensitivity, granularity)
+        self.svt = _parameters(epsilon1=epsilon1, epsilon2=epsilon2, c=c, sensitivity=sensitivity, granularity=granularity)
         self._data = data
         self._rng = accountant.rng
         self.answers: list[bool] = []
@@ -93,7 +94,8 @@ class SVTSession:
     def __enter__(self) -> "SVTSession":
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
         if self.open:
             if exc_type is None:
                 self.stop()
@@ -139,7 +141,7 @@ class SparseVectorRelease:
         return len(self.values) == len(self.selected)
 
 
-def sparse_vector_release(accountant: Any, data: Any, entries: Sequence[Callable[[Any], Any]],
+def sparse_vector_release(accountant: Accountant, data: Any, entries: Sequence[Callable[[Any], Any]],
                           threshold: Any, *, c: int, epsilon1: Any, epsilon2: Any,
                           epsilon3: Any, sensitivity: Any = 1, granularity: Any = None,
                           names: Sequence[str] | None = None) -> SparseVectorRelease:
@@ -178,7 +180,7 @@ def sparse_vector_release(accountant: Any, data: Any, entries: Sequence[Callable
                 f"{'a single string' if isinstance(names, (str, bytes)) else len(labels)} "
                 "names; nothing was drawn or recorded")
 
-    def magnitude(f: Callable) -> Callable[[Any], Fraction]:
+    def magnitude(f: Callable[[Any], Any]) -> Callable[[Any], Fraction]:
         def query(d: Any) -> Fraction:
             return abs(exact_value(f(d)))
         query.__name__ = f"abs({query_name(f)})"
