@@ -6,7 +6,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Callable
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
@@ -191,10 +191,10 @@ class Ledger(ABC):
     def close(self) -> None:
         """Release resources (no-op for the in-memory ledger)."""
 
-    def __enter__(self):
+    def __enter__(self) -> "Ledger":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -263,8 +263,8 @@ def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
     """Apply one (verified) ledger row to ``state``.  ``ValueError``/``LedgerError`` when the
     row is not a well-formed reserve or settle event."""
     if row.kind == "reserve":
-        if None in (row.mechanism, row.params, row.guarantee, row.sup_epsilon, row.delta,
-                    row.interactive):
+        if (row.mechanism is None or row.params is None or row.guarantee is None
+                or row.sup_epsilon is None or row.delta is None or row.interactive is None):
             raise ValueError("a reserve row lacks a value")
         params, guarantee = json.loads(row.params), json.loads(row.guarantee)
         if not isinstance(params, dict) or not isinstance(guarantee, dict):
@@ -280,7 +280,7 @@ def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
         if row.owner:
             rec.extra["owner"] = row.owner
         return rec
-    if None in (row.label, row.charged, row.reason):
+    if row.label is None or row.charged is None or row.reason is None:
         raise ValueError("a settle row lacks a value")
     return state.apply_settle(row.seq, row.round_id, json.loads(row.label), row.charged,
                               row.reason, row.created)
