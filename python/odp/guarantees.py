@@ -220,10 +220,10 @@ class ODP:
             checked = None
         if checked is None or checked not in self._costs:
             raise InvalidGuarantee(
-                f"the partition returned {label!r}, which is not a declared class "
+                f"the partition returned {checked!r}, which is not a declared class "
                 f"({', '.join(map(repr, self._costs))}); the partition must be total"
             )
-        return label
+        return checked
 
     def cost(self, label: Label) -> Fraction:
         """ℰ(P_label)."""
