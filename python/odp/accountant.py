@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from .budget import Budget, Number
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
-from .guarantees import DP, ODP, Label, as_odp
+from .guarantees import DP, ODP, Data, Label, MechanismLike, Release, as_odp
 from .ledger import (
     Admission,
     REASON_ABORTED,
@@ -296,7 +296,7 @@ class Accountant:
         self.last_round = settled
         return settled
 
-    def run(self, mechanism: Any, data: Any) -> Any:
+    def run(self, mechanism: MechanismLike, data: Data) -> Release:
         """One round of Alg. 1 with an odp mechanism (see the module docstring); returns the
         release.  The round's record is ``accountant.last_round``."""
         guarantee = getattr(mechanism, "guarantee", None)
@@ -307,7 +307,8 @@ class Accountant:
                 "method; for your own mechanism use reserve() or charge()"
             )
         g = as_odp(guarantee)
-        params = mechanism.params() if callable(getattr(mechanism, "params", None)) else {}
+        params_fn = getattr(mechanism, "params", None)
+        params = params_fn() if callable(params_fn) else {}
         name = getattr(mechanism, "name", type(mechanism).__name__)
         check_public = getattr(mechanism, "check_public", None)
         if callable(check_public):

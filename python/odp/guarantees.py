@@ -48,10 +48,16 @@ from typing import Any, Callable, Hashable, Mapping, Protocol, Union
 
 from .budget import Budget, Number, format_fraction, parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidBudget, InvalidGuarantee, InvalidParameter
+from .samplers import RandomSource
 
-__all__ = ["Label", "Partition", "ALL", "trivial_partition", "DP", "ODP", "SubsetDP",
+__all__ = ["Data", "Release", "MechanismLike", "Label", "Partition", "ALL", "trivial_partition", "DP", "ODP", "SubsetDP",
            "GuaranteeRecord", "ZCDP", "RDP", "Guarantee", "PrivacyCost", "CostLike",
            "DeclaresGuarantee", "as_odp", "cost_from_json"]
+
+#: A mechanism's dataset and its release (a number, an array, a tuple of answers, ⊥ …) are
+#: opaque to the accounting, which sees a release only through the declared partition: ``Any``.
+Data = Any
+Release = Any
 
 #: A class label of a partition: ``str`` or ``int`` (JSON scalars, so a ledger can record it).
 Label = Union[str, int]
@@ -560,6 +566,13 @@ class DeclaresGuarantee(Protocol):
 
     @property
     def guarantee(self) -> Guarantee: ...
+
+
+class MechanismLike(DeclaresGuarantee, Protocol):
+    """What :meth:`odp.Accountant.run` runs: a declared guarantee and ``release(data, rng)``
+    (:class:`odp.Mechanism` and any object of that shape)."""
+
+    def release(self, data: Data, rng: RandomSource) -> Release: ...
 
 
 #: What the public API accepts as a cost and normalises (``odp.filters`` ``parse``): a

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..guarantees import DP, ODP
+from ..guarantees import DP, Data, ODP, Release
 from ..samplers import RandomSource
 
 
@@ -69,7 +69,7 @@ class Mechanism(ABC):
         the worst case."""
 
     @abstractmethod
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         """Run the mechanism on ``data`` with randomness from ``rng``."""
 
     def __repr__(self) -> str:

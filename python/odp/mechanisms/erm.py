@@ -53,7 +53,7 @@ import numpy as np
 
 from ..budget import parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter, OdpError
-from ..guarantees import DP, ODP
+from ..guarantees import DP, Data, ODP, Release
 from ..exact_continuous import sample_l2_laplace
 from ..rational import ceil_fraction, exp_bracket, sqrt_bracket
 from ..samplers import RandomSource, discrete_laplace
@@ -330,7 +330,7 @@ class TestedLogisticRegression(Mechanism):
     def threshold_units(self) -> int:
         return math.floor(self.threshold / self.test_granularity + Fraction(1, 2))
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         x_train, y_train, x_test, y_test = data
         model = self.erm.release((x_train, y_train), rng)
         noisy = (self.test_value(model.exact, x_test, y_test)

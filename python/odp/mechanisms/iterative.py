@@ -73,7 +73,7 @@ from ..composition import (
 )
 from ..errors import InvalidParameter
 from ..floats import float_up
-from ..guarantees import ODP
+from ..guarantees import Data, ODP, Release
 from ..samplers import RandomSource, discrete_laplace
 from .base import Mechanism
 from .public import check_labelled, unpack
@@ -141,11 +141,11 @@ class IterativeMechanism(Mechanism):
         """ℰ of the class "stopped after ``length`` steps"."""
         return self._guarantee.cost(length)
 
-    def finish(self, history: History) -> Any:
+    def finish(self, history: History) -> Release:
         """Post-processing of the released outputs into the release (default: the tuple)."""
         return history
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         history: History = ()
         last = self.stops[-1]
         early = set(self.stops[:-1])

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from ...budget import parse_delta, parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ...errors import InvalidParameter
-from ...guarantees import DP, ODP
+from ...guarantees import DP, Data, ODP, Release
 from ...rational import exp_bracket, log_bracket
 from ...samplers import RandomSource, bernoulli_exp, discrete_laplace
 from ..base import BOTTOM, Mechanism
@@ -41,7 +41,7 @@ class PTRFunction:
         if self.epsilon <= 0 or self.delta <= 0:
             raise InvalidParameter("a PTR function needs epsilon > 0 and 0 < delta < 1")
 
-    def apply(self, data: Any, proposal: Any, rng: RandomSource) -> Any:
+    def apply(self, data: Data, proposal: Any, rng: RandomSource) -> Release:
         """``T(x, s)``: a value or :data:`BOTTOM`.  Must return ⊥ when ``proposal is BOTTOM``."""
         raise NotImplementedError
 
@@ -73,7 +73,7 @@ class PTRMechanism(Mechanism):
     def params(self) -> dict[str, Any]:
         return {**self.function.params(), "proposal": repr(self.proposal)}
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         if self.proposal is BOTTOM:
             return BOTTOM
         return self.function.apply(data, self.proposal, rng)
@@ -287,7 +287,7 @@ class LogBinIQR(PTRFunction):
         return {**super().params(), "base": str(self.base), "resolution": self.resolution}
 
     def apply(self, data: Any, proposal: Any, rng: RandomSource,
-              discretisation: int = 1) -> Any:
+              discretisation: int = 1) -> Release:
         if proposal is BOTTOM:
             return BOTTOM
         grid = self.grid(proposal)
@@ -349,7 +349,7 @@ class IQRMechanism(Mechanism):
         if size < 2:
             raise InvalidParameter(f"the IQR needs at least 2 records, got {size}")
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         # second line of defence (release called directly, without an accountant)
         if self.n is not None and len(data) != self.n:
             raise InvalidParameter(f"M_IQR was declared for n={self.n} records, got {len(data)}")

@@ -30,7 +30,7 @@ def _poly_mul_linear(poly: list, const: Any, coef: Any) -> list:
 
 
 def answer_probability(answers: Sequence[bool], gaps: Sequence[int], r_threshold: Any,
-                       r_query: Any) -> Any:
+                       r_query: Any) -> Any:  # Any: Fraction, float or mpf, as given
     """Exact ``P(the SVT answers are exactly `answers`)`` given the grid gaps
     ``d_i = t_i − n_i(x)`` of the queries asked, for discrete Laplace noise with parameters
     ``r_threshold`` (ρ) and ``r_query`` (each ν_i) — ``P(x) ∝ r^{|x|}``.

@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 from ...accountant import Accountant
 from ...budget import parse_positive
+from ...ledger import RoundRecord
 from ...errors import InvalidParameter, SessionClosed
 from ...samplers import discrete_laplace
 from ..base import query_name
@@ -81,13 +82,13 @@ class SVTSession:
             self._settle()
         return top
 
-    def stop(self) -> Any:
+    def stop(self) -> RoundRecord:
         """Send STOP: settle the round at class ``c'`` and return its ledger record."""
         if not self.open:
             return self.record
         return self._settle()
 
-    def _settle(self) -> Any:
+    def _settle(self) -> RoundRecord:
         self.record = self.reservation.settle_class(self.count)
         return self.record
 
