@@ -62,7 +62,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..budget import parse_positive, parse_positive_int
+from ..budget import Number, parse_positive, parse_positive_int
 from ..composition import (
     DeltaRule,
     StepSpec,
@@ -116,7 +116,7 @@ class IterativeMechanism(Mechanism):
     name = "iterative"
 
     def __init__(self, step: Step, *, stops: Sequence[int], steps: StepSpec | Sequence[StepSpec],
-                 stopping_rule: StoppingRule | None = None, costs: Sequence[Any] | None = None,
+                 stopping_rule: StoppingRule | None = None, costs: Sequence[Number] | None = None,
                  rule: DeltaRule | None = None, name: str | None = None):
         if not callable(step):
             raise InvalidParameter("step must be a function (history, data, rng) -> output")

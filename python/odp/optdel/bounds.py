@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..budget import format_fraction, to_fraction
+from ..budget import Number, format_fraction, to_fraction
 from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
@@ -413,8 +413,8 @@ def _compute(
 
 def optdel(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
     *,
     exponential: bool = False,
     grid: Any = None,
@@ -433,8 +433,8 @@ def optdel(
 
 def optdel_upper(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
     *,
     exponential: bool = False,
     grid: Any = None,
@@ -459,8 +459,8 @@ def optdel_upper(
 
 def lemma11_delta(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
     *,
     exponential: bool = False,
     grid: Any = None,

@@ -14,11 +14,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
-from ..budget import parse_delta, to_fraction
+from ..budget import Number, parse_delta, to_fraction
 from ..errors import InvalidParameter
 from . import homogeneous, lattice
 from .bounds import DEFAULT_MAX_CELLS, _instance, _lattice_grid, optdel_upper
@@ -40,10 +39,10 @@ def _grid_search(ok, lo: int, hi: int) -> int:
 
 def lemma11_costs(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    delta: Any,
+    steps: Sequence[tuple[Number, Number]],
+    delta: Number,
     *,
-    resolution: Any = "1e-4",
+    resolution: Number = "1e-4",
     max_cells: int = DEFAULT_MAX_CELLS,
 ) -> list[Fraction]:
     """Costs ``E(P_i)`` (multiples of ``resolution``) with
@@ -145,12 +144,12 @@ def _homogeneous_costs(problem: EpsProblem, target: Fraction, res: Fraction) -> 
 
 def optdel_saving(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
-    delta: Any,
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
+    delta: Number,
     *,
     mode: str = "last",
-    resolution: Any = "1e-4",
+    resolution: Number = "1e-4",
     max_cells: int = DEFAULT_MAX_CELLS,
 ) -> Fraction:
     """How much cost Thm. 15 gives back at the same total ``delta``: the largest multiple ``t``
