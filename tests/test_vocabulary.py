@@ -189,3 +189,52 @@ def test_odp_interactive_is_the_new_name_and_odp_concurrent_still_works_with_a_w
                "print('ok')")
     assert old.returncode == 0 and old.stdout.strip() == "ok", old.stderr
     assert "DeprecationWarning: odp.concurrent is deprecated" in old.stderr
+
+
+# ------------------------------------------------------------------ keyword-only parameters
+
+
+def test_public_functions_keep_their_positional_calls_for_one_release():
+    from odp.exact import satisfies_odp
+    from odp.mechanisms.svt import output_distribution
+
+    r1, r2 = Fraction(1, 2), Fraction(1, 3)
+    new = output_distribution([1, 2], [1, 1], c=1, r_threshold=r1, r_query=r2)
+    with pytest.warns(DeprecationWarning, match="pass c, r_threshold, r_query by keyword"):
+        old = output_distribution([1, 2], [1, 1], 1, r1, r2)
+    assert old == new and sum(new.values()) == 1
+    p = {"a": Fraction(1, 2), "b": Fraction(1, 2)}
+    q = {"a": Fraction(1, 4), "b": Fraction(3, 4)}
+    with pytest.warns(DeprecationWarning, match="satisfies_odp"):
+        assert satisfies_odp(p, q, lambda o: o, {"a": 1, "b": 0}, 0)
+    assert satisfies_odp(p, q, partition=lambda o: o, costs={"a": 1, "b": 0}, delta=0)
+    assert not satisfies_odp(p, q, partition=lambda o: o, costs={"a": 0, "b": 0}, delta=0)
+    with pytest.raises(TypeError, match="multiple values"):
+        output_distribution([1], [1], 1, r1, r2, c=1)
+    with pytest.raises(TypeError, match="arguments"):
+        output_distribution([1], [1], 1, r1, r2, 7)
+
+
+def test_no_function_takes_more_than_four_positional_parameters_outside_the_ledger():
+    """The rule of issue 16.  Exceptions: the ledger backends' protocol (``ledger/``: charge,
+    settle and row builders, being extended by the PostgreSQL backend) and the transition
+    check the ledgers call positionally, ``check(ε_r, δ_r, sup, charged, δ, blocks, realized)``
+    (``TransitionCheck`` in ``odp.ledger.base``)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(odp.__file__).parent
+    allowed = {("certs/enforce.py", "generated_check"), ("certs/lean.py", "__call__"),
+               ("certs/transition.py", "transition_text")}
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("ledger/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = [a.arg for a in node.args.posonlyargs + node.args.args
+                         if a.arg not in ("self", "cls")]
+                if len(names) > 4 and (rel, node.name) not in allowed:
+                    offenders.append(f"{rel}:{node.lineno} {node.name}")
+    assert offenders == []
