@@ -9,7 +9,7 @@ converted (ρ = ε²/2; ε(α) = min(ε, αε²/2)).  Reported per filter: media
 ``--repeats`` runs, and the time for 1,000 vs 2,000 rounds (linear time ⇔ ratio ≈ 2).
 
 * "decision" — ``filter.continue_with(cost)`` only (the accounting OpenDP's filter also does);
-* "decision+release" — through :class:`odp.concurrent.ConcurrentComposition.run` with an exact
+* "decision+release" — through :class:`odp.interactive.ConcurrentComposition.run` with an exact
   (discrete, CSPRNG-fed) Laplace release, for comparison with OpenDP's filter, whose query also
   samples its (floating-point-safe) Laplace noise.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 import odp  # noqa: E402
-from odp.concurrent import ConcurrentComposition  # noqa: E402
+from odp.interactive import ConcurrentComposition  # noqa: E402
 from odp.filters import BasicFilter, RDPFilter, WhitehouseFilter, ZCDPFilter  # noqa: E402
 
 N = 2000

@@ -52,7 +52,7 @@ def homogeneous(runs):
     w = Fraction(1105171, 10**6)
     Ws = [Fraction(math.ceil(float(exp_bracket(c)[0]) * 10**6), 10**6) for c in costs]
     t_exact, v = median_time(
-        lambda: X.thm15_lattice_exact(w, [1] * k_n, [Fraction(1, 10**10)] * k_n, stops, Ws),
+        lambda: X.thm15_lattice_exact(w, units=[1] * k_n, deltas=[Fraction(1, 10**10)] * k_n, stops=stops, Ws=Ws),
         max(1, runs // 2),
     )
     return {

@@ -13,7 +13,7 @@ Cases (n = 2,000 by default, so 10·n = 20,000):
   open the whole time (its pending round is re-folded at each admission);
 * the same custom filter as a *plain* function (the whole realised sequence at every
   admission): reported for contrast at n/10 and n, and expected to fail the check;
-* :class:`odp.concurrent.ConcurrentComposition` launches under a filter and under an
+* :class:`odp.interactive.ConcurrentComposition` launches under a filter and under an
   Accountant, with 10 children kept open and the others closed after one query.
 
     python bench/scaling.py [--n 2000] [--repeats 3] [--json out.json]
@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 import odp  # noqa: E402
-from odp.concurrent import ConcurrentComposition, InteractiveMechanism, Queryable  # noqa: E402
+from odp.interactive import ConcurrentComposition, InteractiveMechanism, Queryable  # noqa: E402
 from odp.filters import (  # noqa: E402
     BasicFilter, BasicOdometer, IncrementalFilter, ODPFilter, RDPFilter, RDPOdometer,
     WhitehouseFilter, WhitehouseOdometer, ZCDP, ZCDPFilter, ZCDPOdometer)

@@ -19,8 +19,12 @@ Translation: structures become frozen dataclasses whose fields must be natural n
 ``Option T`` is ``T | None``; recursion whose recursive calls all pass the leading parameters
 unchanged is evaluated as a right fold over the list (no Python recursion depth limit, and a
 def that calls itself twice stays linear), and recursion whose recursive calls are all in tail
-position becomes a loop.  The output names the source file and its SHA-256, and the SHA-256 of
-every Lean file that certificates cite.
+position becomes a loop.  Signatures carry Python annotations (``Nat`` -> ``int``, ``List T`` ->
+``Sequence[T]``, ``Option T`` -> ``T | None``).  When the region defines ``admits``, ``update``,
+``blocksOk``, ``deltasOk`` and ``refundJustified`` over ``State``/``Entry``, the output ends with
+``check_step`` — the one step check every caller uses (run-time enforcement, certificate
+verification), a fixed composition of those generated rules.  The output names the source file
+and its SHA-256, and the SHA-256 of every Lean file that certificates cite.
 
     python scripts/gen_rules.py [--source Odp/LedgerCore.lean] [--output python/odp/_lean_rules.py]
 """
@@ -391,6 +395,51 @@ def parse_type(text: str, line: int, structs: dict) -> str:
     return t
 
 
+def py_type(t: str) -> str:
+    """The Python annotation of a (checked) Lean type of the subset."""
+    words = t.split()
+    if words[0] == "List":
+        return f"Sequence[{py_type(words[1])}]"
+    if words[0] == "Option":
+        return f"{py_type(words[1])} | None"
+    return {"Nat": "int", "Bool": "bool"}.get(t, t)
+
+
+#: The single step check built from the generated rules (emitted when the Lean region defines
+#: them with these parameter types): every caller — run-time enforcement, certificate
+#: verification and export — checks a step through it, in this order.
+STEP_CHECK_NEEDS = {
+    "blocksOk": [("e", "Entry"), ("bs", "List Nat"), ("k", "Nat")],
+    "deltasOk": [("e", "Entry"), ("ds", "List Nat")],
+    "refundJustified": [("e", "Entry"), ("hasBlocks", "Bool")],
+    "admits": [("s", "State"), ("e", "Entry")],
+    "update": [("s", "State"), ("e", "Entry")],
+}
+STEP_CHECK = '''
+
+#: The rules :func:`check_step` applies, in order (their Lean names in ``LEAN_NAMESPACE``).
+STEP_RULES = ('blocksOk', 'deltasOk', 'refundJustified', 'admits', 'update')
+
+
+def check_step(s: State, e: Entry, *, blocks: Sequence[int] | None = None,
+               realized: int | None = None, deltas: Sequence[int] | None = None
+               ) -> tuple[State, None] | tuple[None, str]:
+    """One ledger step under the generated rules: ``(update(s, e), None)`` when the step's
+    optional Lemma 4 row (``blocks``, ``realized``) passes ``blocksOk``, its optional Lemma 6 row
+    (``deltas``) passes ``deltasOk``, the charge passes ``refundJustified`` and ``admits``
+    accepts it; else ``(None, rule)`` naming the first rule that fails."""
+    if blocks is not None and (realized is None or not blocksOk(e, blocks, realized)):
+        return None, 'blocksOk'
+    if deltas is not None and not deltasOk(e, deltas):
+        return None, 'deltasOk'
+    if not refundJustified(e, blocks is not None):
+        return None, 'refundJustified'
+    if not admits(s, e):
+        return None, 'admits'
+    return update(s, e), None
+'''
+
+
 def split_decls(region: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
     decls: list[list[tuple[int, str]]] = []
     for lineno, text in region:
@@ -683,8 +732,9 @@ class Gen:
     def emit_plain(self, d: Def):
         env = dict(d.params)
         self.check(d.body, env, d.ret)
-        args = ", ".join(p for p, _ in d.params)
-        self.lines += [f"def {d.name}({args}):", f"    return {self.py(d.body)}", "", ""]
+        args = ", ".join(f"{p}: {py_type(t)}" for p, t in d.params)
+        self.lines += [f"def {d.name}({args}) -> {py_type(d.ret)}:",
+                       f"    return {self.py(d.body)}", "", ""]
 
     def emit_list(self, d: Def):
         head, tail, cons = d.cons
@@ -705,11 +755,13 @@ class Gen:
         constant = all(
             all(isinstance(a, Var) and a.name == p for a, p in zip(c.args[:-1], pnames))
             for c, _ in calls)
-        sig = ", ".join(pnames + [lst])
+        sig = ", ".join([f"{p}: {py_type(t)}" for p, t in d.params]
+                        + [f"{lst}: {py_type('List ' + d.list_elem)}"])
+        sig += f") -> {py_type(d.ret)}"
         bind_head = [f"        {head} = {lst}[_i]"] if self.uses(cons, head) else []
         if constant:  # right fold: value(i) from value(i + 1)
             self.lines += [
-                f"def {d.name}({sig}):",
+                f"def {d.name}({sig}:",
                 f"    {lst} = tuple({lst})",
                 f"    _acc = {self.py(d.nil)}",
                 f"    for _i in range(len({lst}) - 1, -1, -1):",
@@ -734,7 +786,7 @@ class Gen:
             return [f"{pad}return {self.py(e)}"]
 
         self.lines += [
-            f"def {d.name}({sig}):",
+            f"def {d.name}({sig}:",
             f"    {lst} = tuple({lst})",
             "    _i = 0",
             "    while True:",
@@ -772,6 +824,7 @@ def generate(source: Path, root: Path = ROOT) -> str:
         "",
         "from __future__ import annotations",
         "",
+        "from collections.abc import Sequence",
         "from dataclasses import dataclass",
         "",
         f"SOURCE = {rel_name!r}",
@@ -813,7 +866,12 @@ def generate(source: Path, root: Path = ROOT) -> str:
             gen.emit_list(d)
     while out and gen.lines and gen.lines[-1] == "":
         gen.lines.pop()
-    return "\n".join(out + gen.lines) + "\n"
+    body = "\n".join(out + gen.lines) + "\n"
+    if {"State", "Entry"} <= set(structs) and all(
+            name in defs and defs[name].params == params
+            for name, params in STEP_CHECK_NEEDS.items()):
+        body += STEP_CHECK
+    return body
 
 
 def main(argv: list[str] | None = None) -> int:

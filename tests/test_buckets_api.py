@@ -17,7 +17,7 @@ from odp.buckets import (
     Interval,
     Laplace,
     PrivacyBucketsAccountant,
-    RandomizedResponse,
+    PLDRandomizedResponse,
     composition_delta_upper,
     composition_epsilon_upper,
     mechanism_from_dict,
@@ -92,8 +92,8 @@ def test_interval_and_report():
         (lambda: Gaussian(0), InvalidParameter),
         (lambda: Gaussian("abc"), InvalidBudget),
         (lambda: Laplace(-1), InvalidParameter),
-        (lambda: RandomizedResponse(0), InvalidParameter),
-        (lambda: RandomizedResponse("1", 1), InvalidParameter),
+        (lambda: PLDRandomizedResponse(0), InvalidParameter),
+        (lambda: PLDRandomizedResponse("1", 1), InvalidParameter),
         (lambda: ApproximateDP("1", "1"), InvalidParameter),
         (lambda: DiscreteGaussian("1", 0), InvalidParameter),
         (lambda: FinitePair(["0.5", "0.6"], ["0.5", "0.5"]), InvalidParameter),
@@ -125,7 +125,7 @@ def test_bad_compose_changes_nothing():
 
 
 def test_mechanism_descriptions_round_trip():
-    for m in (Gaussian("1.5", 2), Laplace("10"), RandomizedResponse("0.3", 3),
+    for m in (Gaussian("1.5", 2), Laplace("10"), PLDRandomizedResponse("0.3", 3),
               ApproximateDP("1", "1e-6"), DiscreteGaussian("2"), FinitePair(["1/3", "2/3"], ["1/2", "1/2"])):
         assert mechanism_from_dict(m.describe()) == m
     with pytest.raises(InvalidParameter):

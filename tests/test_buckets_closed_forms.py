@@ -22,7 +22,7 @@ from odp.buckets import (
     Gaussian,
     Laplace,
     PrivacyBucketsAccountant,
-    RandomizedResponse,
+    PLDRandomizedResponse,
 )
 from test_buckets_refs import (
     composed_gaussian_mu,
@@ -94,7 +94,7 @@ def test_kov_optimal_composition_is_reproduced(eps0, delta0, k):
 def test_randomized_response_equals_kov_and_discrete_laplace_sensitivity_one():
     # RR(eps0) is the delta0 = 0 worst case; discrete Laplace with Δ = 1 has the same pair
     k, eps0 = 40, "0.25"
-    for mech in (RandomizedResponse(eps0), DiscreteLaplace(Fraction(1) / Fraction(eps0))):
+    for mech in (PLDRandomizedResponse(eps0), DiscreteLaplace(Fraction(1) / Fraction(eps0))):
         acc = PrivacyBucketsAccountant(buckets=2**10).compose(mech, k)
         for eps in ["0", "0.5", "2"]:
             check_delta(acc, eps, kov_delta(eps0, 0, k, eps), 1e-9)
@@ -105,7 +105,7 @@ def test_kary_randomized_response_against_enumeration():
     den = mp.exp(eps0) + m - 1
     p = [mp.exp(eps0) / den, 1 / den, 1 / den, 1 / den]
     q = [1 / den, mp.exp(eps0) / den, 1 / den, 1 / den]
-    acc = PrivacyBucketsAccountant(buckets=256).compose(RandomizedResponse("0.7", m), k)
+    acc = PrivacyBucketsAccountant(buckets=256).compose(PLDRandomizedResponse("0.7", m), k)
     for eps in ["0", "0.4", "1.5"]:
         check_delta(acc, eps, finite_delta_exact(p, q, k, eps), 1e-9)
 

@@ -48,7 +48,7 @@ def test_normal_interval_log_within_its_error_bound():
 @pytest.mark.parametrize("mu,h", [(1.0, 2**-10), (0.05, 2**-14), (4.0, 0.25), (1.0, 0.3)])
 def test_gaussian_excess_within_its_error_bound(mu, h):
     zs = np.array([-8.0, -2.5, 0.0, 0.7, 3.0, 8.0])
-    d, err = gaussian_excess(zs, np.zeros_like(zs), h / mu, mu, h)
+    d, err = gaussian_excess(zs, np.zeros_like(zs), width=h / mu, mu=mu, h=h)
     for z, v, e in zip(zs, d, err):
         exact = mp.quad(lambda t: mp.npdf(z - t) * mp.expm1(mu * t), [0, h / mu])
         assert abs(mp.mpf(float(v)) - exact) <= mp.mpf(float(e))

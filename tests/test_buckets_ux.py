@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from odp.buckets import Gaussian, Laplace, PrivacyBucketsAccountant, RandomizedResponse
+from odp.buckets import Gaussian, Laplace, PrivacyBucketsAccountant, PLDRandomizedResponse
 from odp.buckets.spec import load_spec, parse_spec
 from odp.buckets.tighten import tighten
 from odp.cli import main
@@ -47,7 +47,7 @@ def test_float_delta_is_accepted_without_warning_and_converted_exactly():
 
 
 def test_no_finite_epsilon_is_inf():
-    acc = PrivacyBucketsAccountant().compose(RandomizedResponse("0.5"), 3)
+    acc = PrivacyBucketsAccountant().compose(PLDRandomizedResponse("0.5"), 3)
     acc_inf = PrivacyBucketsAccountant().compose(Laplace("0.1"), 1)
     assert acc.get_epsilon(0.05) < math.inf
     assert acc_inf.get_epsilon_interval("1e-300").upper >= acc_inf.get_epsilon_interval("0.1").upper
@@ -77,7 +77,7 @@ def test_time_limit_and_discrete_support_limit():
 
 
 @pytest.mark.parametrize("mech", [Gaussian("1e-10"), Laplace("1e-10"),
-                                  RandomizedResponse("1e10")])
+                                  PLDRandomizedResponse("1e10")])
 def test_unrepresentable_loss_is_a_clear_error_not_an_overflow(mech):
     acc = PrivacyBucketsAccountant()
     with pytest.raises(InvalidParameter, match="essentially no privacy"):
@@ -109,7 +109,7 @@ def test_cli_composes_several_mechanisms_like_the_api(capsys):
                      "--delta", "1e-5", "--buckets", "8192")
     assert code == 0
     api = PrivacyBucketsAccountant(buckets=8192).compose(Gaussian(2), 50) \
-        .compose(Laplace(10), 20).compose(RandomizedResponse("0.1"), 1)
+        .compose(Laplace(10), 20).compose(PLDRandomizedResponse("0.1"), 1)
     iv = api.get_epsilon_interval("1e-5")
     assert Fraction(out["epsilon"]["lower"]) == iv.lower
     assert Fraction(out["epsilon"]["upper"]) == iv.upper

@@ -94,7 +94,7 @@ def test_verify_lean_without_pexpect_is_one_line_exit_2(files):
     subprocess in which importing pexpect fails as it does when the package is absent."""
     code = ("import sys; sys.modules['pexpect'] = None\n"
             "from odp.cli import main\n"
-            f"sys.exit(main(sys.argv[1:]))")
+            "sys.exit(main(sys.argv[1:]))")
     for flags in (["--lean"], ["--lean", "--kernel"]):
         proc = subprocess.run([sys.executable, "-c", code, "verify", *flags,
                                str(files / "ok.cert")], capture_output=True, text=True,

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 import odp
-from odp.concurrent import (
+from odp.interactive import (
     ConcurrentComposition,
     ConcurrentCompositionRefused,
     InteractiveMechanism,

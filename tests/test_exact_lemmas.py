@@ -58,7 +58,7 @@ def test_odp_iff_odpcost_matches_brute_force(case, data):
     tight = tight_delta_upper(p, q, lambda o: costs[partition(o)])
     delta = data.draw(st.sampled_from([Fraction(0), tight, tight * Fraction(999, 1000),
                                        tight + Fraction(1, 10**6), tight / 2]))
-    fast = satisfies_odp(p, q, partition, costs, delta)
+    fast = satisfies_odp(p, q, partition=partition, costs=costs, delta=delta)
     assert fast == _brute_force_odp(p, q, outcomes, partition, costs, delta)
 
 
@@ -101,7 +101,7 @@ def test_lemma4_wrong_claim_min_instead_of_sup_is_detected():
     q = FiniteDist({"a": Fraction(1, 10), "b": Fraction(6, 10), "c": Fraction(3, 10)})
     partition = {"a": "hi", "b": "hi", "c": "lo"}.__getitem__
     costs = {"hi": 2, "lo": 0}  # e^2 > 6 covers the ratios in class hi; class lo has ratio 1
-    assert satisfies_odp(p, q, partition, costs, 0) and satisfies_odp(q, p, partition, costs, 0)
+    assert satisfies_odp(p, q, partition=partition, costs=costs, delta=0) and satisfies_odp(q, p, partition=partition, costs=costs, delta=0)
     assert satisfies_dp(p, q, 2, 0)
     assert not satisfies_dp(p, q, 0, 0)  # the wrong claim (min cost) fails the same check
 
@@ -115,8 +115,8 @@ def test_lemma6_subset_dp_per_class_gives_odp_with_summed_delta(case):
         region = lambda o, k=k: partition(o) == k  # noqa: E731
         dk = max(tight_delta_upper(p, q, lambda o: e, region=region),
                  tight_delta_upper(q, p, lambda o: e, region=region))
-        assert exact.satisfies_subset_dp(p, q, region, e, dk)
-        assert exact.satisfies_subset_dp(q, p, region, e, dk)
+        assert exact.satisfies_subset_dp(p, q, region=region, epsilon=e, delta=dk)
+        assert exact.satisfies_subset_dp(q, p, region=region, epsilon=e, delta=dk)
         per_class[k] = SubsetDP(k, e, dk) if dk < 1 else None
     assume(all(per_class.values()) and sum(s.delta for s in per_class.values()) < 1)
     g = ODP.from_subset_dp(partition, per_class)
@@ -134,7 +134,7 @@ def test_lemma6_summed_delta_is_sharp_for_exact_costs(case):
     deltas = [exact.excess_bracket(p, q, lambda o: 0, region=lambda o, k=k: partition(o) == k)[1]
               for k in zero]
     total = sum(deltas)
-    assert satisfies_odp(p, q, partition, zero, total)
+    assert satisfies_odp(p, q, partition=partition, costs=zero, delta=total)
     if total > 0:
-        assert not satisfies_odp(p, q, partition, zero, total - Fraction(1, 10**9))
-        assert not satisfies_odp(p, q, partition, zero, max(deltas)) or max(deltas) == total
+        assert not satisfies_odp(p, q, partition=partition, costs=zero, delta=total - Fraction(1, 10**9))
+        assert not satisfies_odp(p, q, partition=partition, costs=zero, delta=max(deltas)) or max(deltas) == total

@@ -93,10 +93,10 @@ def test_lemma11_basic_composition_exact(stops, deltas):
     p1 = exact_alg3(1, stops, deltas, stop_after_zero_or_three)
     assert sum(p0.values()) == 1
     for p, q in ((p0, p1), (p1, p0)):
-        assert satisfies_odp(p, q, output_length, g.costs, g.delta)
+        assert satisfies_odp(p, q, partition=output_length, costs=g.costs, delta=g.delta)
         # wrong claims: (a) the δ of the first prefix only, (b) one step less per class
-        assert not satisfies_odp(p, q, output_length, g.costs, sum(deltas[:stops[0]]))
-        assert not satisfies_odp(p, q, output_length, {k: (k - 1) * EPS for k in stops}, g.delta)
+        assert not satisfies_odp(p, q, partition=output_length, costs=g.costs, delta=sum(deltas[:stops[0]]))
+        assert not satisfies_odp(p, q, partition=output_length, costs={k: (k - 1) * EPS for k in stops}, delta=g.delta)
 
 
 @pytest.mark.parametrize("stops,deltas", CASES)
@@ -107,8 +107,8 @@ def test_optdel_delta_is_valid_and_smaller(stops, deltas):
     assert g_opt.delta < g_l11.delta
     p0 = exact_alg3(0, stops, deltas, stop_after_zero_or_three)
     p1 = exact_alg3(1, stops, deltas, stop_after_zero_or_three)
-    assert satisfies_odp(p0, p1, output_length, g_opt.costs, g_opt.delta)
-    assert satisfies_odp(p1, p0, output_length, g_opt.costs, g_opt.delta)
+    assert satisfies_odp(p0, p1, partition=output_length, costs=g_opt.costs, delta=g_opt.delta)
+    assert satisfies_odp(p1, p0, partition=output_length, costs=g_opt.costs, delta=g_opt.delta)
 
 
 def test_class_frequencies_of_the_implementation_match_alg3():

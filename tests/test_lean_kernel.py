@@ -5,7 +5,6 @@ Each test compiles one to three Lean files (about 20-60 s each on our machines).
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -52,7 +51,7 @@ def test_kernel_refuses_a_wrong_final_budget(toolchain):  # noqa: F811
 def test_cli_kernel_check_of_a_run_certificate_in_chunks(toolchain, tmp_path):  # noqa: F811
     """`odp verify --kernel` on an accountant's certificate, split into chunks of 2 steps."""
     acc = odp.Accountant("2", "1e-6", rng=odp.SeededRandom(3))
-    for i in range(5):
+    for _ in range(5):
         acc.run(odp.ToyMechanism(len, epsilon="0.2"), [1, 2, 3])
         acc.charge(odp.DP("0.05", "1e-7"))
     path = tmp_path / "run.cert"

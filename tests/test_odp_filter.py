@@ -12,7 +12,7 @@ import odp
 from odp.errors import BudgetExceeded, InvalidParameter
 from odp.exact import FiniteDist, satisfies_dp
 from odp.filters import ODPFilter, realised_sequence, sum_filter
-from odp.guarantees import ODP
+from odp.guarantees import ODP, GuaranteeRecord
 from odp.rational import log_upper
 
 from strategies import finite_dists
@@ -158,5 +158,6 @@ def test_realised_sequence_reads_a_ledger():
     acc.charge(ODP(lambda r: r, {"a": "0.5", "b": "0.2"}, 0), "b")
     state = acc.ledger.snapshot()
     from odp.ledger import RoundRequest
-    req = RoundRequest("x", "m", {}, {}, Fraction(1, 3), Fraction(0))
+    req = RoundRequest("x", "m", {}, GuaranteeRecord((("all", Fraction(1, 3)),), Fraction(0)),
+                       Fraction(1, 3), Fraction(0))
     assert realised_sequence(state, req) == [(Fraction(1, 5), 0), (Fraction(1, 3), 0)]

@@ -64,14 +64,14 @@ def lattice_thm15(p: ExpProblem):
     lat = X.common_lattice(p)
     if lat is None:
         return X.thm15_exact(p)
-    return X.thm15_lattice_exact(lat[0], lat[1], p.deltas, p.stops, p.Ws)
+    return X.thm15_lattice_exact(lat[0], units=lat[1], deltas=p.deltas, stops=p.stops, Ws=p.Ws)
 
 
 def lattice_eq4(p: ExpProblem):
     lat = X.common_lattice(p)
     if lat is None:
         return X.eq4_exact(p)
-    return X.eq4_lattice_exact(lat[0], lat[1], p.deltas, p.stops, p.Ws)
+    return X.eq4_lattice_exact(lat[0], units=lat[1], deltas=p.deltas, stops=p.stops, Ws=p.Ws)
 
 
 def test_exhaustive_small_grid_thm15(grid_cases):
@@ -151,8 +151,8 @@ def test_integer_lattice_with_units_agrees(k_n, data):
     )
     p = ExpProblem.parse(stops, [(w0**u, d) for u, d in zip(units, deltas)], Ws)
     thm15, eq4 = brute(p)
-    assert X.thm15_lattice_exact(w0, units, deltas, stops, Ws) == thm15
-    assert X.eq4_lattice_exact(w0, units, deltas, stops, Ws) == eq4
+    assert X.thm15_lattice_exact(w0, units=units, deltas=deltas, stops=stops, Ws=Ws) == thm15
+    assert X.eq4_lattice_exact(w0, units=units, deltas=deltas, stops=stops, Ws=Ws) == eq4
 
 
 @settings(max_examples=150, deadline=None)
@@ -223,8 +223,8 @@ def test_homogeneous_thousand_steps_exact_matches_state_merging_on_prefix():
     stops = (10, 25, 40, 60)
     Ws = [F(2), F(3), F(7, 2), F(4)]
     p = ExpProblem.parse(stops, [(F(11, 10), F(1, 1000))] * k_n, Ws)
-    assert X.thm15_lattice_exact(F(11, 10), [1] * k_n, p.deltas, stops, Ws) == X.thm15_exact(p)
-    assert X.eq4_lattice_exact(F(11, 10), [1] * k_n, p.deltas, stops, Ws) == X.eq4_exact(p)
+    assert X.thm15_lattice_exact(F(11, 10), units=[1] * k_n, deltas=p.deltas, stops=stops, Ws=Ws) == X.thm15_exact(p)
+    assert X.eq4_lattice_exact(F(11, 10), units=[1] * k_n, deltas=p.deltas, stops=stops, Ws=Ws) == X.eq4_exact(p)
 
 
 def test_state_limit_raises_typed_error_and_front_end_falls_back():

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from odp.errors import InvalidBudget
 from odp.kov import kov_delta
-from odp.optdel import bounds, costs as C, homogeneous as H
+from odp.optdel import bounds, homogeneous as H
 from odp.optdel import exact as X
 from odp.optdel import lattice as LT
 from odp.optdel import lemma11_costs, lemma11_delta, optdel, optdel_upper
@@ -75,10 +75,10 @@ def test_long_case_against_the_exact_rational_enclosure():
     w_lo, w_hi = exp_bracket(eps, digits=30)
     W_b = [exp_bracket(c, digits=30) for c in costs]
     d = [delta] * k_n
-    lo3 = X.thm15_lattice_exact(w_lo, [1] * k_n, d, stops, [hi for _, hi in W_b])
-    hi3 = X.thm15_lattice_exact(w_hi, [1] * k_n, d, stops, [lo for lo, _ in W_b])
-    lo4 = X.eq4_lattice_exact(w_lo, [1] * k_n, d, stops, [hi for _, hi in W_b])
-    hi4 = X.eq4_lattice_exact(w_hi, [1] * k_n, d, stops, [lo for lo, _ in W_b])
+    lo3 = X.thm15_lattice_exact(w_lo, units=[1] * k_n, deltas=d, stops=stops, Ws=[hi for _, hi in W_b])
+    hi3 = X.thm15_lattice_exact(w_hi, units=[1] * k_n, deltas=d, stops=stops, Ws=[lo for lo, _ in W_b])
+    lo4 = X.eq4_lattice_exact(w_lo, units=[1] * k_n, deltas=d, stops=stops, Ws=[hi for _, hi in W_b])
+    hi4 = X.eq4_lattice_exact(w_hi, units=[1] * k_n, deltas=d, stops=stops, Ws=[lo for lo, _ in W_b])
     steps = [(eps, delta)] * k_n
     b3, b4 = optdel(stops, steps, costs), lemma11_delta(stops, steps, costs)
     assert b3.lower <= hi3 and lo3 <= b3.upper
@@ -96,7 +96,7 @@ def test_closed_form_meets_kov_theorem_3_3(k, eps, delta0):
     for i in (i for i in (1, 2, 10, 40) if i <= k // 2):
         lo, hi = kov_delta(k, e, d0, i)
         E = (k - 2 * i) * e
-        up, down = H.prefix_delta(k, e, d0, E, True), H.prefix_delta(k, e, d0, E, False)
+        up, down = H.prefix_delta(k, epsilon=e, delta=d0, E=E, up=True), H.prefix_delta(k, epsilon=e, delta=d0, E=E, up=False)
         assert down <= hi and lo <= up
         assert up - down <= F(1, 10**25) * up + F(1, 10**300)
 
@@ -107,9 +107,9 @@ def test_a_wrong_closed_form_is_caught_by_kov():
     i = 20
     lo, _ = kov_delta(k, e, 0, i)
     E = (k - 2 * i) * e
-    wrong = H.prefix_delta(k, e, 0, E + 2 * e, True)  # shifts the sum by one term
+    wrong = H.prefix_delta(k, epsilon=e, delta=0, E=E + 2 * e, up=True)  # shifts the sum by one term
     assert wrong < lo
-    assert H.prefix_delta(k, e, 0, E, True) >= lo
+    assert H.prefix_delta(k, epsilon=e, delta=0, E=E, up=True) >= lo
 
 
 def test_segments_agree_with_the_general_lattice_and_windows_stay_sound():
@@ -118,8 +118,10 @@ def test_segments_agree_with_the_general_lattice_and_windows_stay_sound():
     costs = (F(2), F(3), F(7, 2), F(4))
     steps = [(eps, delta)] * k_n
     p = EpsProblem.parse(stops, steps, costs)
-    general = bounds._lattice_bound("thm15", p.epsilons, p.epsilons, p.deltas, p.stops, p.costs,
-                                    p.costs, None, bounds.DEFAULT_MAX_CELLS, True)
+    general = bounds._lattice_bound("thm15", eps_up=p.epsilons, eps_lo=p.epsilons,
+                                    deltas=p.deltas, stops=p.stops, costs_up=p.costs,
+                                    costs_lo=p.costs, grid=None,
+                                    max_cells=bounds.DEFAULT_MAX_CELLS, want_lower=True)
     fast = optdel(stops, steps, costs)
     assert fast.lower <= general.upper and general.lower <= fast.upper
     for window in [(-5, 40), (-2, 25), (0, 10), (-30, 0), (-200, 200)]:
@@ -155,9 +157,9 @@ def test_homogeneous_costs_equal_the_general_search(monkeypatch, k, delta, res):
     step = F(res)
     assert all(abs(a - b) <= step for a, b in zip(fast, general))
     for i, kk in enumerate(stops):  # minimal on the grid under the closed form's own bound
-        assert H.prefix_delta(kk, F(1, 10), F(delta), fast[i], True) <= F(1, 4 * 10**6)
+        assert H.prefix_delta(kk, epsilon=F(1, 10), delta=F(delta), E=fast[i], up=True) <= F(1, 4 * 10**6)
         if fast[i] > 0:
-            assert H.prefix_delta(kk, F(1, 10), F(delta), fast[i] - step, True) > F(1, 4 * 10**6)
+            assert H.prefix_delta(kk, epsilon=F(1, 10), delta=F(delta), E=fast[i] - step, up=True) > F(1, 4 * 10**6)
 
 
 def test_parsing_repeated_steps_keeps_per_step_errors():

@@ -107,10 +107,10 @@ def test_homogeneous_long_case_against_exact_rational_enclosure():
     w_lo, w_hi = rational_enclosure(eps, 30)
     W_b = [rational_enclosure(c, 30) for c in costs]
     d = [delta] * k_n
-    lo3 = X.thm15_lattice_exact(w_lo, [1] * k_n, d, stops, [hi for _, hi in W_b])
-    hi3 = X.thm15_lattice_exact(w_hi, [1] * k_n, d, stops, [lo for lo, _ in W_b])
-    lo4 = X.eq4_lattice_exact(w_lo, [1] * k_n, d, stops, [hi for _, hi in W_b])
-    hi4 = X.eq4_lattice_exact(w_hi, [1] * k_n, d, stops, [lo for lo, _ in W_b])
+    lo3 = X.thm15_lattice_exact(w_lo, units=[1] * k_n, deltas=d, stops=stops, Ws=[hi for _, hi in W_b])
+    hi3 = X.thm15_lattice_exact(w_hi, units=[1] * k_n, deltas=d, stops=stops, Ws=[lo for lo, _ in W_b])
+    lo4 = X.eq4_lattice_exact(w_lo, units=[1] * k_n, deltas=d, stops=stops, Ws=[hi for _, hi in W_b])
+    hi4 = X.eq4_lattice_exact(w_hi, units=[1] * k_n, deltas=d, stops=stops, Ws=[lo for lo, _ in W_b])
     assert lo3 <= hi3 and hi3 - lo3 < F(1, 10**20)
     steps = [(eps, delta)] * k_n
     b3 = optdel(stops, steps, costs)

@@ -78,7 +78,7 @@ def test_closed_form_matches_direct_summation_and_sums_to_one():
             assert isinstance(exact, Fraction)
             assert abs(_brute_force(answers, gaps, r1, r2) - mpmath.mpf(exact.numerator) /
                        exact.denominator) < mpmath.mpf(10) ** -30
-    dist = output_distribution([3, 0, 5, 1], [2, 2, 2, 2], 2, R1, R2)
+    dist = output_distribution([3, 0, 5, 1], [2, 2, 2, 2], c=2, r_threshold=R1, r_query=R2)
     assert sum(dist.values()) == 1
     assert set(dist) == {o for o in dist if count_top(o) <= 2}
     # cut-off: nothing after the second ⊤; STOP: nothing longer than 4
@@ -129,8 +129,8 @@ def test_wrong_claims_are_detected_by_the_same_check():
     """(a) charging (c'/c)·ε2 without ε1; (b) Lemma 8's claim for a mechanism whose query noise
     is only cΔ/ε2 (the 'monotone queries' variant) — both violate Def. 2 on some pair."""
     without_eps1 = lambda o: R2 ** (-2 * count_top(o))  # noqa: E731
-    p = FiniteDist(output_distribution([0, 0], 0, 1, R1, R2))
-    q = FiniteDist(output_distribution([1, 1], 0, 1, R1, R2))
+    p = FiniteDist(output_distribution([0, 0], 0, c=1, r_threshold=R1, r_query=R2))
+    q = FiniteDist(output_distribution([1, 1], 0, c=1, r_threshold=R1, r_query=R2))
     assert odp_holds_exp(q, p, lemma8_weight(1)) and odp_holds_exp(p, q, lemma8_weight(1))
     assert not odp_holds_exp(p, q, without_eps1)
     # (b): r_ν = e^{-ε2/(cm)}, i.e. e^{ε2/c} = r_ν^{-1}; non-monotone neighbours
@@ -139,8 +139,8 @@ def test_wrong_claims_are_detected_by_the_same_check():
     for vals in itertools.product(range(-2, 3), repeat=3):
         for shifts in itertools.product((-1, 1), repeat=3):
             other = [v + s for v, s in zip(vals, shifts)]
-            p = FiniteDist(output_distribution(vals, 0, 2, R1, R2))
-            q = FiniteDist(output_distribution(other, 0, 2, R1, R2))
+            p = FiniteDist(output_distribution(vals, 0, c=2, r_threshold=R1, r_query=R2))
+            q = FiniteDist(output_distribution(other, 0, c=2, r_threshold=R1, r_query=R2))
             if not odp_holds_exp(p, q, half_noise):
                 violated = True
                 break
@@ -166,17 +166,17 @@ def test_lemma8_at_the_mechanisms_own_parameters_high_precision():
         for a, b in pairs:
             for x, y in ((a, b), (b, a)):
                 px = output_distribution([svt.to_grid(f(x)) for f in queries],
-                                         [svt.to_grid(t) for t in mech.thresholds], 2, r1, r2)
+                                         [svt.to_grid(t) for t in mech.thresholds], c=2, r_threshold=r1, r_query=r2)
                 py = output_distribution([svt.to_grid(f(y)) for f in queries],
-                                         [svt.to_grid(t) for t in mech.thresholds], 2, r1, r2)
+                                         [svt.to_grid(t) for t in mech.thresholds], c=2, r_threshold=r1, r_query=r2)
                 for o, prob in px.items():
                     cost = mech.guarantee.cost(mech.guarantee.classify(o))
                     bound = mpmath.exp(mpmath.mpf(cost.numerator) / cost.denominator) * py[o]
                     assert prob <= bound * (1 + mpmath.mpf(10) ** -40)
         # ε1 is needed: without it some output of some pair breaks the bound
         x, y = [0, 0], [0, 0, 0]  # y has the larger values: all-⊥ is likelier on x
-        px = output_distribution([svt.to_grid(f(x)) for f in queries], [2, 3, 1], 2, r1, r2)
-        py = output_distribution([svt.to_grid(f(y)) for f in queries], [2, 3, 1], 2, r1, r2)
+        px = output_distribution([svt.to_grid(f(x)) for f in queries], [2, 3, 1], c=2, r_threshold=r1, r_query=r2)
+        py = output_distribution([svt.to_grid(f(y)) for f in queries], [2, 3, 1], c=2, r_threshold=r1, r_query=r2)
         assert any(px[o] > mpmath.exp(svt.cost(count_top(o)) - svt.epsilon1) * py[o]
                    for o in px)
 
@@ -187,7 +187,7 @@ def test_empirical_class_frequencies_match_exact_probabilities():
                                  granularity=1)
     data = (2, -1, 2, 0)
     r1, r2 = mech.svt.noise_parameters()
-    exact = output_distribution(list(data), [1, 0, 2, 1], 2, r1, r2)
+    exact = output_distribution(list(data), [1, 0, 2, 1], c=2, r_threshold=r1, r_query=r2)
     by_class = Counter()
     for o, prob in exact.items():
         by_class[count_top(o)] += prob

@@ -54,7 +54,7 @@ from .filters import (
     WhitehouseOdometer,
     ZCDPFilter,
 )
-from .concurrent import ConcurrentComposition, SubComposition
+from .interactive import ConcurrentComposition, SubComposition
 from .buckets import PrivacyBucketsAccountant
 
 __all__ = [

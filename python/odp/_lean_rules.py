@@ -9,6 +9,7 @@ one definition at a time.  ℕ subtraction is truncated at 0, as in Lean.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 SOURCE = 'Odp/LedgerCore.lean'
@@ -401,15 +402,15 @@ class Entry:
         _nat(self.delta, 'Entry.delta')
 
 
-def admits(s, e):
+def admits(s: State, e: Entry) -> bool:
     return (((e.charged <= e.supEps) and (e.supEps <= s.eps)) and (e.delta <= s.delta))
 
 
-def update(s, e):
+def update(s: State, e: Entry) -> State:
     return State(eps=_nat_sub(s.eps, e.charged), delta=_nat_sub(s.delta, e.delta))
 
 
-def replay(s, _list):
+def replay(s: State, _list: Sequence[Entry]) -> State | None:
     _list = tuple(_list)
     _i = 0
     while True:
@@ -423,7 +424,7 @@ def replay(s, _list):
             return None
 
 
-def listMax(_list):
+def listMax(_list: Sequence[int]) -> int:
     _list = tuple(_list)
     _acc = 0
     for _i in range(len(_list) - 1, -1, -1):
@@ -432,7 +433,7 @@ def listMax(_list):
     return _acc
 
 
-def listLen(_list):
+def listLen(_list: Sequence[int]) -> int:
     _list = tuple(_list)
     _acc = 0
     for _i in range(len(_list) - 1, -1, -1):
@@ -440,7 +441,7 @@ def listLen(_list):
     return _acc
 
 
-def blockAt(k, _list):
+def blockAt(k: int, _list: Sequence[int]) -> int:
     _list = tuple(_list)
     _i = 0
     while True:
@@ -454,7 +455,7 @@ def blockAt(k, _list):
             continue
 
 
-def listSum(_list):
+def listSum(_list: Sequence[int]) -> int:
     _list = tuple(_list)
     _acc = 0
     for _i in range(len(_list) - 1, -1, -1):
@@ -463,13 +464,35 @@ def listSum(_list):
     return _acc
 
 
-def blocksOk(e, bs, k):
+def blocksOk(e: Entry, bs: Sequence[int], k: int) -> bool:
     return (((e.supEps == listMax(bs)) and (k < listLen(bs))) and (e.charged == blockAt(k, bs)))
 
 
-def deltasOk(e, ds):
+def deltasOk(e: Entry, ds: Sequence[int]) -> bool:
     return (listSum(ds) <= e.delta)
 
 
-def refundJustified(e, hasBlocks):
+def refundJustified(e: Entry, hasBlocks: bool) -> bool:
     return ((e.supEps <= e.charged) or hasBlocks)
+
+
+#: The rules :func:`check_step` applies, in order (their Lean names in ``LEAN_NAMESPACE``).
+STEP_RULES = ('blocksOk', 'deltasOk', 'refundJustified', 'admits', 'update')
+
+
+def check_step(s: State, e: Entry, *, blocks: Sequence[int] | None = None,
+               realized: int | None = None, deltas: Sequence[int] | None = None
+               ) -> tuple[State, None] | tuple[None, str]:
+    """One ledger step under the generated rules: ``(update(s, e), None)`` when the step's
+    optional Lemma 4 row (``blocks``, ``realized``) passes ``blocksOk``, its optional Lemma 6 row
+    (``deltas``) passes ``deltasOk``, the charge passes ``refundJustified`` and ``admits``
+    accepts it; else ``(None, rule)`` naming the first rule that fails."""
+    if blocks is not None and (realized is None or not blocksOk(e, blocks, realized)):
+        return None, 'blocksOk'
+    if deltas is not None and not deltasOk(e, deltas):
+        return None, 'deltasOk'
+    if not refundJustified(e, blocks is not None):
+        return None, 'refundJustified'
+    if not admits(s, e):
+        return None, 'admits'
+    return update(s, e), None

@@ -38,11 +38,12 @@ import inspect
 import json
 import os
 from fractions import Fraction
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from .budget import Budget, Number
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
-from .guarantees import DP, ODP, Label, as_odp
+from .guarantees import DP, ODP, Data, Label, MechanismLike, Release, as_odp
 from .ledger import (
     Admission,
     REASON_ABORTED,
@@ -55,6 +56,9 @@ from .ledger import (
     open_ledger,
 )
 from .samplers import RandomSource, SecureRandom
+
+if TYPE_CHECKING:  # certs imports this module's neighbours; only the annotation is needed
+    from .certs.export import Certificate
 
 __all__ = ["Accountant", "Reservation"]
 
@@ -80,14 +84,14 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
         round_id=_round_id(),
         mechanism=mechanism,
         params=dict(params) if params else {},
-        guarantee=guarantee.to_json(),
+        guarantee=guarantee.record(),
         sup_epsilon=guarantee.sup_epsilon,
         delta=guarantee.delta,
         interactive=interactive,
     )
 
 
-def _check_call(fn: Any, args: tuple, what: str) -> None:
+def _check_call(fn: Any, args: tuple[Any, ...], what: str) -> None:
     """Refuse, before anything is reserved, a callable that cannot accept ``args`` (a
     programming error such as ``release(self, data)`` without ``rng``, or a query taking two
     arguments).  Callables without an inspectable signature are not checked."""
@@ -159,8 +163,8 @@ class Reservation:
         if not self.open:
             raise LedgerError(f"round {self.round_id} is already settled")
         try:
-            self.record = self._accountant._settle(self.record, self.guarantee, label, charged,
-                                                   reason)
+            self.record = self._accountant._settle(self.record, self.guarantee, label=label, charged=charged,
+                                                   reason=reason)
         except CertificateError:
             self.record = self._accountant.ledger.snapshot().get(self.round_id)  # charged at sup
             self._accountant.last_round = self.record
@@ -190,7 +194,8 @@ class Reservation:
     def __enter__(self) -> "Reservation":
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if self.open:
             self.abort(REASON_FAILED if exc_type is not None else REASON_ABORTED)
 
@@ -285,13 +290,13 @@ class Accountant:
         self.last_round = record
         return Reservation(self, record, g)
 
-    def _settle(self, record: RoundRecord, guarantee: ODP, label: Label | None,
+    def _settle(self, record: RoundRecord, guarantee: ODP, *, label: Label | None,
                 charged: Fraction, reason: str) -> RoundRecord:
         settled = self.ledger.settle(record.round_id, label, charged, reason, check=self._check)
         self.last_round = settled
         return settled
 
-    def run(self, mechanism: Any, data: Any) -> Any:
+    def run(self, mechanism: MechanismLike, data: Data) -> Release:
         """One round of Alg. 1 with an odp mechanism (see the module docstring); returns the
         release.  The round's record is ``accountant.last_round``."""
         guarantee = getattr(mechanism, "guarantee", None)
@@ -302,7 +307,8 @@ class Accountant:
                 "method; for your own mechanism use reserve() or charge()"
             )
         g = as_odp(guarantee)
-        params = mechanism.params() if callable(getattr(mechanism, "params", None)) else {}
+        params_fn = getattr(mechanism, "params", None)
+        params = params_fn() if callable(params_fn) else {}
         name = getattr(mechanism, "name", type(mechanism).__name__)
         check_public = getattr(mechanism, "check_public", None)
         if callable(check_public):
@@ -345,7 +351,7 @@ class Accountant:
         return record
 
     # ------------------------------------------------------------------ certificates
-    def certificate(self):
+    def certificate(self) -> Certificate:
         """The run as a certificate (:class:`odp.certs.Certificate`): the ``odpcheck`` ledger
         text plus a JSON sidecar; ``.write(path)`` writes both.  It replays under the rules
         generated from ``Odp/LedgerCore.lean`` to exactly :attr:`remaining`, and records the
@@ -376,7 +382,7 @@ class Accountant:
     def __enter__(self) -> "Accountant":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:

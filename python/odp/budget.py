@@ -20,14 +20,14 @@ import math
 import numbers
 import warnings
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Iterator, Union
 
 from .errors import FloatBudgetWarning, InvalidBudget, InvalidParameter
 
 Number = Union[str, int, float, Fraction, decimal.Decimal, numbers.Real]
 
 __all__ = ["Budget", "to_fraction", "parse_epsilon", "parse_delta", "parse_positive",
-           "parse_nonnegative", "parse_positive_int", "format_fraction"]
+           "parse_nonnegative", "parse_positive_int", "parse_alpha", "format_fraction"]
 
 
 def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fraction:
@@ -124,6 +124,14 @@ def parse_positive_int(value: Any, *, name: str = "value") -> int:
     return int(value)
 
 
+def parse_alpha(alpha: Any, *, name: str = "alpha") -> Fraction:
+    """A Rényi order α > 1, parsed exactly (``"3"``, ``"1.5"``, ``Fraction(3, 2)``, …)."""
+    a = to_fraction(alpha, name=name)
+    if a <= 1:
+        raise InvalidParameter(f"{name} must be > 1 (a Rényi order), got {a}")
+    return a
+
+
 def format_fraction(x: Fraction) -> str:
     """Short exact text for ``x``: a decimal when finite ("0.001", "1e-06" style avoided), else
     ``p/q``.  ``Fraction(format_fraction(x)) == x`` always holds."""
@@ -207,7 +215,7 @@ class Budget:
     def __hash__(self) -> int:
         return hash((self._epsilon, self._delta))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Fraction]:
         yield self._epsilon
         yield self._delta
 

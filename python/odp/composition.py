@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from .budget import format_fraction, parse_delta, parse_epsilon, parse_positive_int
+from .budget import format_fraction, parse_delta, parse_epsilon
 from .errors import InvalidParameter
 from .guarantees import ODP
+from .stops import parse_stops
 
 __all__ = [
     "StepSpec",
@@ -94,25 +95,6 @@ class StepSpec:
             out["mechanism"] = {k: (str(v) if isinstance(v, Fraction) else v)
                                 for k, v in self.mechanism.items()}
         return out
-
-
-def parse_stops(stops: Any) -> tuple[int, ...]:
-    """The stopping points ``k_1 < … < k_n`` of Alg. 3: strictly increasing integers ``>= 1``
-    (at least one).  Any :class:`numbers.Integral` is accepted (e.g. ``numpy.int64``), ``bool``
-    is refused.  The one parser of stopping points in odp (:mod:`odp.optdel` uses it too)."""
-    if isinstance(stops, (str, bytes)) or not hasattr(stops, "__iter__"):
-        raise InvalidParameter(
-            f"stops must be a list of step counts such as [10, 20], got {stops!r}")
-    out: list[int] = []
-    for s in stops:
-        s = parse_positive_int(s, name="a stopping point")
-        if out and s <= out[-1]:
-            raise InvalidParameter(
-                f"stopping points must increase strictly, got {out[-1]} then {s}")
-        out.append(s)
-    if not out:
-        raise InvalidParameter("give at least one stopping point")
-    return tuple(out)
 
 
 def expand_steps(steps: StepSpec | Sequence[StepSpec], count: int) -> tuple[StepSpec, ...]:

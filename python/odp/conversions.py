@@ -33,7 +33,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .budget import parse_delta, parse_epsilon, parse_positive, to_fraction
+from .budget import parse_alpha, parse_delta, parse_epsilon, parse_positive
 from .errors import InvalidParameter
 from .rational import ceil_fraction, exp_bracket, log_bracket, sqrt_bracket
 
@@ -54,15 +54,6 @@ __all__ = [
 
 #: Irrational results are rounded up to multiples of 1/ROUNDING_DENOMINATOR.
 ROUNDING_DENOMINATOR = 10**12
-
-
-def parse_alpha(alpha: Any, *, name: str = "alpha") -> Fraction:
-    """A Rényi order α > 1, parsed exactly (``"3"``, ``"1.5"``, ``Fraction(3, 2)``, …)."""
-    a = to_fraction(alpha, name=name)
-    if a <= 1:
-        raise InvalidParameter(f"{name} must be > 1 (a Rényi order), got {a}")
-    return a
-
 
 
 def _positive_delta(delta: Any) -> Fraction:

@@ -47,11 +47,13 @@ import numpy as np
 from .accountant import Accountant
 from .budget import format_fraction
 from .errors import BudgetExceeded, InvalidParameter, OdpError
+from .ledger import RoundRecord
 from .mechanisms import BOTTOM, LaplaceMechanism
 from .mechanisms.erm import TestedLogisticRegression
 from .mechanisms.iterative import NoisyGradientDescent
 from .mechanisms.ptr import iqr_then_median
 from .mechanisms.svt import sparse_vector_release, svt_split
+from .limits import Estimate
 from .samplers import SecureRandom, SeededRandom
 
 TOTAL_EPSILON = "6"
@@ -145,7 +147,7 @@ def load_data(records: int | None = DEFAULT_RECORDS) -> DemoData:
     return DemoData([float(v) for v in raw[:, 0]], features, labels, description)
 
 
-def estimate(records: int | None = DEFAULT_RECORDS):
+def estimate(records: int | None = DEFAULT_RECORDS) -> Estimate:
     """Estimated time and memory of :func:`run_demo` (an :class:`odp.limits.Estimate`)."""
     from .limits import Estimate
 
@@ -229,6 +231,7 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
 
     def note(title: str, value: Any, record: Any = None) -> None:
         rec = record if record is not None else acc.last_round
+        assert rec is not None  # every note follows a round
         notes[rec.round_id] = {"release": title, "value": _show(value)}
 
     def refused(title: str, exc: BudgetExceeded) -> None:
@@ -405,7 +408,7 @@ _FAMILIES = (
 )
 
 
-def mechanism_summary(rounds: list) -> list[dict[str, Any]]:
+def mechanism_summary(rounds: list[RoundRecord]) -> list[dict[str, Any]]:
     """Per mechanism: what it released, ``charged`` and ``worst_case`` ε (exact), and the
     class it fell into; the SVT-selected counts are summed into one line."""
     out = []

@@ -33,6 +33,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequenc
 from .errors import InvalidParameter
 from .guarantees import DP, ODP, SubsetDP, as_odp
 from .rational import exp_bracket
+from ._compat import positional_deprecated
 
 __all__ = [
     "FiniteDist",
@@ -171,7 +172,8 @@ def satisfies_odp_cost(p: Mapping, q: Mapping, cost: Callable[[Hashable], Fracti
     )
 
 
-def satisfies_odp(p: Mapping, q: Mapping, partition: Callable[[Hashable], Hashable],
+@positional_deprecated(2)
+def satisfies_odp(p: Mapping, q: Mapping, *, partition: Callable[[Hashable], Hashable],
                   costs: Mapping[Hashable, Any], delta: Any) -> bool:
     """Def. 2 for one ordered pair ``(p, q) = (M(x), M(x'))``, partition form (exact)."""
     costs = {k: Fraction(v) for k, v in costs.items()}
@@ -184,7 +186,8 @@ def satisfies_dp(p: Mapping, q: Mapping, epsilon: Any, delta: Any) -> bool:
     return satisfies_odp_cost(p, q, lambda _o: eps, delta)
 
 
-def satisfies_subset_dp(p: Mapping, q: Mapping, region: Callable[[Hashable], bool],
+@positional_deprecated(2)
+def satisfies_subset_dp(p: Mapping, q: Mapping, *, region: Callable[[Hashable], bool],
                         epsilon: Any, delta: Any) -> bool:
     """Def. 5 for one ordered pair (exact): ``∀S ⊆ R: Pr_p(S) ≤ e^ε Pr_q(S) + δ``."""
     eps = Fraction(epsilon)
@@ -215,10 +218,10 @@ def mechanism_satisfies(
         if isinstance(guarantee, SubsetDP):
             if subset_region is None:
                 raise InvalidParameter("a SubsetDP check needs subset_region (a predicate)")
-            ok = satisfies_subset_dp(p, q, subset_region, guarantee.epsilon, guarantee.delta)
+            ok = satisfies_subset_dp(p, q, region=subset_region, epsilon=guarantee.epsilon, delta=guarantee.delta)
         else:
             g = as_odp(guarantee)
-            ok = satisfies_odp(p, q, g.classify, g.costs, g.delta)
+            ok = satisfies_odp(p, q, partition=g.classify, costs=g.costs, delta=g.delta)
         if not ok:
             return False
     return True
@@ -286,13 +289,14 @@ def composition_views(
                 raise InvalidAdversary("the flawed rule needs class_deltas")
             if max(rnd.class_deltas.values()) > delta_r:
                 raise InvalidAdversary(f"after {history}: a class δ exceeds remaining {delta_r}")
-        if check_guarantees and not satisfies_odp(rnd.p0, rnd.p1, g.classify, g.costs, g.delta):
+        if check_guarantees and not satisfies_odp(rnd.p0, rnd.p1, partition=g.classify, costs=g.costs, delta=g.delta):
             raise InvalidAdversary(f"after {history}: the declared ODP guarantee does not hold")
         out0: dict = {}
         out1: dict = {}
         for o in set(rnd.p0) | set(rnd.p1):
             label = g.classify(o)
-            charged = rnd.class_deltas[label] if delta_rule == "flawed" else g.delta
+            charged = (rnd.class_deltas[label] if delta_rule == "flawed" and rnd.class_deltas
+                       else g.delta)
             sub0, sub1 = views(history + (o,), eps_r - g.cost(label), delta_r - charged)
             w0, w1 = rnd.p0[o], rnd.p1[o]
             for v, pv in sub0.items():

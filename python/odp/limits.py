@@ -156,7 +156,7 @@ class Limits:
     seconds_option: str = "max_seconds"
     _parsed: tuple[float, float] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         mem = parse_memory(self.max_memory, name=self.memory_option)
         sec = parse_seconds(self.max_seconds, name=self.seconds_option)
         object.__setattr__(self, "_parsed", (mem, sec))

@@ -141,7 +141,7 @@ def discrete_laplace(scale: Fraction, rng: RandomSource | None = None) -> int:
         return -y if negative else y
 
 
-def discrete_laplace_tail(k: int, r: Any) -> Any:
+def discrete_laplace_tail(k: int, r: Any) -> Any:  # Any: Fraction, float or mpf, as given
     """``P(X ≥ k)`` for the discrete Laplace law ``P(X = x) = (1 − r)/(1 + r)·r^{|x|}`` on ℤ
     (``0 ≤ r < 1``; :func:`discrete_laplace` with scale ``t`` has ``r = e^{−1/t}``):
 

@@ -6,7 +6,7 @@ Differential Privacy" (CCS 2018; ``shared/papers/003``), with a clean-room sound
 
 * :mod:`~odp.buckets.mechanisms` -- worst-case pairs (A, B): :class:`Gaussian` (from CDF
   differences, so the bound holds for the continuous mechanism), :class:`Laplace`,
-  :class:`RandomizedResponse`, :class:`ApproximateDP` (the generic (ε, δ) worst case, i.e. the
+  :class:`PLDRandomizedResponse`, :class:`ApproximateDP` (the generic (ε, δ) worst case, i.e. the
   optimal composition theorem), :class:`DiscreteLaplace`, :class:`DiscreteGaussian`,
   :class:`FinitePair` (any two distributions on a finite set);
 * :mod:`~odp.buckets.cells` -- the paper's buckets with factor f (loss rounded up), the
@@ -33,7 +33,7 @@ Lemma 11, which needs a composition theorem)::
     composition_delta_upper(mechanisms, epsilon, **options) -> Fraction
     composition_epsilon_upper(mechanisms, delta, **options) -> Fraction
 
-``mechanisms`` is a sequence of :class:`Mechanism` objects or ``(Mechanism, count)`` pairs,
+``mechanisms`` is a sequence of :class:`PLDMechanism` objects or ``(PLDMechanism, count)`` pairs,
 composed in order (heterogeneous compositions are fine).  The result is a rigorous upper bound
 on the tight δ(ε) (resp. the smallest ε with δ(ε) <= delta) of the composition, rounded *up* to
 a short rational.  ``options`` are those of :class:`PrivacyBucketsAccountant` (``buckets``,
@@ -68,8 +68,8 @@ from .mechanisms import (
     FinitePair,
     Gaussian,
     Laplace,
-    Mechanism,
-    RandomizedResponse,
+    PLDMechanism,
+    PLDRandomizedResponse,
     mechanism_from_dict,
 )
 
@@ -80,13 +80,30 @@ __all__ = [
     "PrivacyBucketsAccountant",
     "composition_delta_upper",
     "composition_epsilon_upper",
-    "Mechanism",
+    "PLDMechanism",
     "Gaussian",
     "Laplace",
-    "RandomizedResponse",
+    "PLDRandomizedResponse",
     "ApproximateDP",
     "DiscreteLaplace",
     "DiscreteGaussian",
     "FinitePair",
     "mechanism_from_dict",
 ]
+
+
+#: Names renamed in 0.2 (they clashed with :class:`odp.Mechanism` and
+#: :class:`odp.RandomizedResponse`); the old names keep working, with a DeprecationWarning,
+#: until the release after 0.2.
+_DEPRECATED = {"Mechanism": "PLDMechanism", "RandomizedResponse": "PLDRandomizedResponse"}
+
+
+def __getattr__(name: str) -> object:
+    new = _DEPRECATED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    warnings.warn(f"{__name__}.{name} is deprecated: use {__name__}.{new} (same class)",
+                  DeprecationWarning, stacklevel=2)
+    return globals()[new]

@@ -124,7 +124,7 @@ def _gl_constant(n: int) -> float:
     return math.factorial(n) ** 4 / ((2 * n + 1) * math.factorial(2 * n) ** 3)
 
 
-def gaussian_excess(z_hi: np.ndarray, dz_hi: np.ndarray, width: float, mu: float, h: float):
+def gaussian_excess(z_hi: np.ndarray, dz_hi: np.ndarray, *, width: float, mu: float, h: float):
     """``D = ∫_0^width phi(z_hi - v) expm1(mu v) dv`` (with ``mu * width = h``), and a bound on
     its absolute error.
 

@@ -27,7 +27,7 @@ from ..limits import Estimate, Limits
 from ..progress import ProgressArg, Reporter
 from .compose import compose as compose_states
 from .compose import convolutions, needs_extended, self_compose
-from .mechanisms import Mechanism, as_sequence
+from .mechanisms import PLDMechanism, as_sequence
 from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper
 from .state import BucketState, fit, from_cells
 
@@ -53,9 +53,9 @@ class Interval(NamedTuple):
     def width(self) -> float:
         return float(self.upper) - float(self.lower)
 
-    def __contains__(self, value: object) -> bool:  # type: ignore[override]
+    def __contains__(self, value: object) -> bool:
         try:
-            v = to_fraction(value)  # type: ignore[arg-type]
+            v = to_fraction(value)
         except InvalidBudget:
             return False
         return self.lower <= v and (self.upper == math.inf or v <= self.upper)
@@ -112,20 +112,20 @@ def _check_options(buckets: int, tail_mass: float, rounding: str, factor: Any) -
     return math.log(float(f))
 
 
-def _grid_anchor(mechanisms: Sequence[Mechanism], ln_factor: float | None) -> float:
+def _grid_anchor(mechanisms: Sequence[PLDMechanism], ln_factor: float | None) -> float:
     if ln_factor is not None:
         return ln_factor
     for m in mechanisms:
         if m.lattice() is not None:
-            return m.lattice()  # type: ignore[return-value]
+            return m.lattice()
     for m in mechanisms:
         if m.anchor() is not None:
-            return m.anchor()  # type: ignore[return-value]
+            return m.anchor()
     return 1.0
 
 
 def _initial_step(
-    mech: Mechanism, reverse: bool, anchor: float, buckets: int, tail: float, min_step: float | None
+    mech: PLDMechanism, *, reverse: bool, anchor: float, buckets: int, tail: float, min_step: float | None
 ) -> float:
     """The finest grid ``anchor * 2**j`` on which the mechanism's loss range fits the window."""
     lo, hi = mech.loss_range(reverse, tail)
@@ -139,7 +139,7 @@ def _initial_step(
     return h
 
 
-def _too_wide(mech: Mechanism, reverse: bool, buckets: int, tail: float) -> InvalidParameter:
+def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> InvalidParameter:
     lo, hi = mech.loss_range(reverse, tail)
     lattice = mech.lattice()
     need = (math.ceil((hi - lo) / MAX_GRID_STEP) + 4
@@ -156,7 +156,8 @@ def _too_wide(mech: Mechanism, reverse: bool, buckets: int, tail: float) -> Inva
 
 
 def build_state(
-    mech: Mechanism,
+    mech: PLDMechanism,
+    *,
     reverse: bool,
     anchor: float,
     buckets: int,
@@ -168,13 +169,13 @@ def build_state(
     lat = mech.lattice()
     if min_step is None and lat is not None and lat == anchor:
         min_step = lat  # a lattice is represented exactly; no need for a finer grid
-    h = _initial_step(mech, reverse, anchor, buckets, tail, min_step)
+    h = _initial_step(mech, reverse=reverse, anchor=anchor, buckets=buckets, tail=tail, min_step=min_step)
     if h > MAX_GRID_STEP:
         raise _too_wide(mech, reverse, buckets, tail)
     state = from_cells(
         mech.cells(h, reverse, tail, "upper"), rounding, lower=mech.cells(h, reverse, tail, "lower")
     )
-    return fit(state, buckets, tail, rounding=rounding)
+    return fit(state, buckets=buckets, tail=tail, rounding=rounding)
 
 
 @dataclass
@@ -227,10 +228,10 @@ class PrivacyBucketsAccountant:
                                     max_seconds=self.max_seconds)
 
     # ------------------------------------------------------------------ composing
-    def compose(self, mechanism: Mechanism, count: int = 1) -> "PrivacyBucketsAccountant":
+    def compose(self, mechanism: PLDMechanism, count: int = 1) -> "PrivacyBucketsAccountant":
         """Record ``count`` independent runs of ``mechanism`` (composition is not adaptive in the
         mechanism's parameters; the pairs are fixed in advance).  Returns ``self``."""
-        if not isinstance(mechanism, Mechanism):
+        if not isinstance(mechanism, PLDMechanism):
             raise InvalidParameter(
                 "expected a mechanism such as Gaussian(sigma=1) or Laplace(scale=10), "
                 f"got {mechanism!r}"
@@ -240,7 +241,7 @@ class PrivacyBucketsAccountant:
         self._ledger.append((mech, n))
         return self
 
-    def _check_representable(self, mech: Mechanism) -> None:
+    def _check_representable(self, mech: PLDMechanism) -> None:
         """Refuse, before anything is recorded, a pair that is too large to build or whose loss
         range cannot fit the window (e.g. a Gaussian with σ = 1e-10)."""
         items = mech.work_items(self.tail_mass)
@@ -286,7 +287,7 @@ class PrivacyBucketsAccountant:
         return steps * directions
 
     @property
-    def ledger(self) -> list[tuple[Mechanism, int]]:
+    def ledger(self) -> list[tuple[PLDMechanism, int]]:
         """The composed mechanisms, in order, with their counts."""
         return list(self._ledger)
 
@@ -316,7 +317,7 @@ class PrivacyBucketsAccountant:
                 for mech, n in pending:
                     for reverse in ((False, True) if asymmetric else (False,)):
                         use_rev = reverse and not mech.symmetric
-                        single = build_state(mech, use_rev, anchor, min_step=self._ln_factor,
+                        single = build_state(mech, reverse=use_rev, anchor=anchor, min_step=self._ln_factor,
                                              **opts)
                         comp = self_compose(single, n, total=total, on_step=bar.advance, **opts)
                         current = rev if reverse else fwd
@@ -345,7 +346,7 @@ class PrivacyBucketsAccountant:
         states = [self._fwd]
         if self._rev is not None:
             states.append(self._rev)
-        return states  # type: ignore[return-value]
+        return states
 
     # ------------------------------------------------------------------ queries
     def get_delta_interval(self, epsilon: Any) -> Interval:
@@ -417,7 +418,7 @@ def _accountant(mechanisms: Sequence[Any], options: dict[str, Any]) -> PrivacyBu
 
 def composition_delta_upper(mechanisms: Sequence[Any], epsilon: Any, **options: Any) -> Fraction:
     """Rigorous upper bound, rounded up to a rational, on δ(ε) of the (non-adaptive, in-order)
-    composition of ``mechanisms`` (each a :class:`Mechanism` or a ``(Mechanism, count)`` pair).
+    composition of ``mechanisms`` (each a :class:`PLDMechanism` or a ``(PLDMechanism, count)`` pair).
     ``options`` are those of :class:`PrivacyBucketsAccountant`."""
     return _accountant(mechanisms, options).get_delta_interval(epsilon).upper
 
@@ -432,4 +433,4 @@ def composition_epsilon_upper(mechanisms: Sequence[Any], delta: Any, **options: 
             f"no finite epsilon has delta <= {format_fraction(_query_number(delta, 'delta'))} for this "
             "composition (its mass of infinite privacy loss is larger); raise delta or buckets"
         )
-    return upper  # type: ignore[return-value]
+    return upper

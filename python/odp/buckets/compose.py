@@ -86,7 +86,7 @@ def convolve(
     return out, errs
 
 
-def _compose_errors(rx, ex, nx, ry, ey, ny, fft_l1):
+def _compose_errors(*, rx, ex, nx, ry, ey, ny, fft_l1):
     """Propagate (relative, absolute-ℓ1) error bounds through a bilinear non-negative product.
 
     ``nx``/``ny`` are the ℓ1 norms of the *computed* operands.  Once a relative bound reaches 1
@@ -104,6 +104,7 @@ def _compose_errors(rx, ex, nx, ry, ey, ny, fft_l1):
 def compose(
     x: BucketState,
     y: BucketState | None,
+    *,
     buckets: int,
     tail: float,
     rounding: str = "split",
@@ -124,13 +125,13 @@ def compose(
     a_inf = x.a_inf + sx_pa * yy.a_inf
     d = x.d * (sy_ma + yy.d) + sx_ma * yy.d
     rel_up, abs_up = _compose_errors(
-        x.rel_up, x.abs_up, sx_pa + x.a_inf, yy.rel_up, yy.abs_up, sy_pa + yy.a_inf, fft_l1[0]
+        rx=x.rel_up, ex=x.abs_up, nx=sx_pa + x.a_inf, ry=yy.rel_up, ey=yy.abs_up, ny=sy_pa + yy.a_inf, fft_l1=fft_l1[0]
     )
     rel_ma, abs_ma = _compose_errors(
-        x.rel_ma, x.abs_ma, sx_ma + x.d, yy.rel_ma, yy.abs_ma, sy_ma + yy.d, fft_l1[1]
+        rx=x.rel_ma, ex=x.abs_ma, nx=sx_ma + x.d, ry=yy.rel_ma, ey=yy.abs_ma, ny=sy_ma + yy.d, fft_l1=fft_l1[1]
     )
     rel_bh, abs_bh = _compose_errors(
-        x.rel_bh, x.abs_bh, float(x.bh.sum()), yy.rel_bh, yy.abs_bh, float(yy.bh.sum()), fft_l1[2]
+        rx=x.rel_bh, ex=x.abs_bh, nx=float(x.bh.sum()), ry=yy.rel_bh, ey=yy.abs_bh, ny=float(yy.bh.sum()), fft_l1=fft_l1[2]
     )
     # entries below this level are indistinguishable from round-off when choosing the window
     noise = 1e-3 * max(fft_l1[0], fft_l1[1]) / math.sqrt(pa.size)
@@ -153,7 +154,7 @@ def compose(
         truncated=x.truncated + yy.truncated,
         dropped=x.dropped + yy.dropped,
     )
-    return fit(state, buckets, tail, noise=noise, rounding=rounding)
+    return fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding)
 
 
 def align(x: BucketState, y: BucketState, rounding: str = "split") -> tuple[BucketState, BucketState]:
@@ -178,6 +179,7 @@ def needs_extended(copies: int, total: int | None) -> bool:
 def self_compose(
     x: BucketState,
     count: int,
+    *,
     buckets: int,
     tail: float,
     rounding: str = "split",
@@ -200,12 +202,12 @@ def self_compose(
                 result = base
             else:
                 ext = needs_extended(result.count + base.count, total)
-                result = compose(result, base, buckets, tail, rounding, ext)
+                result = compose(result, base, buckets=buckets, tail=tail, rounding=rounding, extended=ext)
                 if on_step is not None:
                     on_step()
         count >>= 1
         if count:
-            base = compose(base, None, buckets, tail, rounding, needs_extended(2 * base.count, total))
+            base = compose(base, None, buckets=buckets, tail=tail, rounding=rounding, extended=needs_extended(2 * base.count, total))
             if on_step is not None:
                 on_step()
     assert result is not None

@@ -3,7 +3,7 @@
 A mechanism here is a pair of output distributions on neighbouring inputs (the paper's
 "worst-case distributions", §2.1 of Meiser & Mohammadi): for additive noise, the noise and the
 noise shifted by the sensitivity.  Each class knows how to bucket its pair on a grid of step
-``h`` (:meth:`Mechanism.cells`), in either direction (A ‖ B or B ‖ A).
+``h`` (:meth:`PLDMechanism.cells`), in either direction (A ‖ B or B ‖ A).
 
 Parameters are parsed exactly (strings such as ``"0.1"`` or Fractions are welcome).  Where the
 computation needs a float, it is rounded in the direction that makes the analysed mechanism
@@ -41,10 +41,10 @@ from ..floats import float_down, float_up
 from .cells import Cells, cells_from_atoms
 
 __all__ = [
-    "Mechanism",
+    "PLDMechanism",
     "Gaussian",
     "Laplace",
-    "RandomizedResponse",
+    "PLDRandomizedResponse",
     "ApproximateDP",
     "DiscreteLaplace",
     "DiscreteGaussian",
@@ -73,7 +73,7 @@ def exact_multiples(h: float, limit: int) -> bool:
 
 
 
-class Mechanism(ABC):
+class PLDMechanism(ABC):
     """A pair of distributions (A, B) to be bucketed; see the module docstring."""
 
     #: True when (B, A) is the same pair as (A, B) up to relabelling the outputs, so the reverse
@@ -109,15 +109,24 @@ class Mechanism(ABC):
         """
 
     @abstractmethod
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Any]:  # Any: JSON values
         """JSON-able description (exact parameters as strings)."""
+
+    def to_json(self) -> dict[str, Any]:  # Any: JSON values
+        """The lossless JSON form (= :meth:`describe`); ``PLDMechanism.from_json`` inverts it."""
+        return self.describe()
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> "PLDMechanism":
+        """The mechanism a :meth:`to_json` object describes (:func:`mechanism_from_dict`)."""
+        return mechanism_from_dict(data)
 
 
 # --------------------------------------------------------------------------- Gaussian
 
 
 @dataclass(frozen=True)
-class Gaussian(Mechanism):
+class Gaussian(PLDMechanism):
     """Gaussian mechanism: A = N(0, σ²), B = N(Δ, σ²).  Only ``μ = Δ/σ`` matters.
 
     The privacy loss under A is ``N(μ²/2, μ²)``; bucket masses are differences of the normal
@@ -171,7 +180,7 @@ class Gaussian(Mechanism):
         rel_a = ea + ELEMENTARY_ULPS * U * (1 + np.abs(log_a))
         rel_a = np.where(np.isfinite(rel_a), rel_a, 1.0)
         # excess bhat - a = E_A[(e^{ih - L} - 1) ; bucket], by quadrature (no cancellation)
-        excess, err_excess = gaussian_excess(za_hi, dza_hi, h / mu, mu, h)
+        excess, err_excess = gaussian_excess(za_hi, dza_hi, width=h / mu, mu=mu, h=h)
         err_excess = err_excess + excess * 4 * U * (1 + abs(h / mu))
         bhat = a + excess
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -201,7 +210,7 @@ class Gaussian(Mechanism):
 
 
 @dataclass(frozen=True)
-class Laplace(Mechanism):
+class Laplace(PLDMechanism):
     """Laplace mechanism: A = Lap(0, b), B = Lap(Δ, b).  Only ``ε0 = Δ/b`` matters.
 
     Under A the loss is ``+ε0`` with mass 1/2, ``-ε0`` with mass ``e^{-ε0}/2`` and has density
@@ -299,7 +308,7 @@ class Laplace(Mechanism):
 # --------------------------------------------------------------------------- finite pairs
 
 
-class _AtomMechanism(Mechanism):
+class _AtomPLDMechanism(PLDMechanism):
     """A pair with finitely many atoms (or a finite truncation with an accounted tail)."""
 
     def _atoms(self, reverse: bool, tail: float = 0.0, side: str = "upper") -> dict[str, Any]:
@@ -342,7 +351,7 @@ class _AtomMechanism(Mechanism):
 
 
 @dataclass(frozen=True)
-class RandomizedResponse(_AtomMechanism):
+class PLDRandomizedResponse(_AtomPLDMechanism):
     """k-ary randomized response with parameter ε: the true value is reported with probability
     ``e^ε / (e^ε + k - 1)``, each other value with ``1 / (e^ε + k - 1)``.  Losses are ``±ε``
     and 0 (for the ``k - 2`` other values); ε is rounded up."""
@@ -374,7 +383,7 @@ class RandomizedResponse(_AtomMechanism):
 
 
 @dataclass(frozen=True)
-class ApproximateDP(_AtomMechanism):
+class ApproximateDP(_AtomPLDMechanism):
     """The worst case of all (ε, δ)-DP mechanisms (Kairouz–Oh–Viswanath; Murtagh–Vadhan Lemma
     3.2): on input 0 it outputs ``"0"`` w.p. δ, ``"I0"`` w.p. ``(1-δ)e^ε/(1+e^ε)``, ``"I1"``
     w.p. ``(1-δ)/(1+e^ε)``; input 1 is the mirror image.  Bucketing it gives the optimal
@@ -414,7 +423,7 @@ class ApproximateDP(_AtomMechanism):
 
 
 @dataclass(frozen=True)
-class DiscreteLaplace(_AtomMechanism):
+class DiscreteLaplace(_AtomPLDMechanism):
     """Discrete Laplace (two-sided geometric) noise on the integers, ``P(x) ∝ exp(-|x|/scale)``,
     with integer sensitivity Δ.  Losses are ``(Δ - 2x)/scale`` for ``0 <= x <= Δ``; ``1/scale``
     is rounded up (adding independent noise turns a larger parameter into a smaller one, so a
@@ -452,7 +461,7 @@ class DiscreteLaplace(_AtomMechanism):
 
 
 @dataclass(frozen=True)
-class DiscreteGaussian(_AtomMechanism):
+class DiscreteGaussian(_AtomPLDMechanism):
     """Discrete Gaussian noise on the integers, ``P(x) ∝ exp(-x²/(2σ²))``, integer sensitivity
     Δ.  Losses are ``Δ(Δ - 2x)/(2σ²)``.  Masses are computed from the exact σ² (exponents
     rounded once); the far tails (A-mass at most about the ``tail`` option) are charged to the
@@ -512,7 +521,7 @@ class DiscreteGaussian(_AtomMechanism):
 
 
 @dataclass(frozen=True)
-class FinitePair(_AtomMechanism):
+class FinitePair(_AtomPLDMechanism):
     """An arbitrary pair of distributions on a finite set: ``p[j] = P_A(j)``, ``q[j] = P_B(j)``.
 
     Entries may be floats, ints, Fractions or strings (parsed exactly, then rounded once); each
@@ -562,14 +571,14 @@ class FinitePair(_AtomMechanism):
         return {"mechanism": "finite_pair", "p": [str(v) for v in self.p], "q": [str(v) for v in self.q]}
 
 
-def mechanism_from_dict(spec: dict[str, Any]) -> Mechanism:
+def mechanism_from_dict(spec: dict[str, Any]) -> PLDMechanism:
     """Inverse of ``describe()``: build a mechanism from its JSON description."""
     spec = dict(spec)
     kind = spec.pop("mechanism", None)
     classes = {
         "gaussian": Gaussian,
         "laplace": Laplace,
-        "randomized_response": RandomizedResponse,
+        "randomized_response": PLDRandomizedResponse,
         "approximate_dp": ApproximateDP,
         "discrete_laplace": DiscreteLaplace,
         "discrete_gaussian": DiscreteGaussian,
@@ -582,16 +591,33 @@ def mechanism_from_dict(spec: dict[str, Any]) -> Mechanism:
     return classes[kind](**spec)
 
 
-def as_sequence(mechanisms: Sequence[Any]) -> list[tuple[Mechanism, int]]:
+def as_sequence(mechanisms: Sequence[Any]) -> list[tuple[PLDMechanism, int]]:
     """Normalise ``[mech, (mech, count), ...]`` into ``[(mech, count), ...]``."""
-    out: list[tuple[Mechanism, int]] = []
+    out: list[tuple[PLDMechanism, int]] = []
     for item in mechanisms:
-        if isinstance(item, Mechanism):
+        if isinstance(item, PLDMechanism):
             out.append((item, 1))
-        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mechanism):
+        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], PLDMechanism):
             out.append((item[0], parse_positive_int(item[1], name="count")))
         else:
             raise InvalidParameter(
-                f"expected a Mechanism or a (Mechanism, count) pair, got {item!r}"
+                f"expected a PLDMechanism or a (PLDMechanism, count) pair, got {item!r}"
             )
     return out
+
+
+#: Names renamed in 0.2 (they clashed with :class:`odp.Mechanism` and
+#: :class:`odp.RandomizedResponse`); the old names keep working, with a DeprecationWarning,
+#: until the release after 0.2.
+_DEPRECATED = {"Mechanism": "PLDMechanism", "RandomizedResponse": "PLDRandomizedResponse"}
+
+
+def __getattr__(name: str) -> object:
+    new = _DEPRECATED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    warnings.warn(f"{__name__}.{name} is deprecated: use {__name__}.{new} (same class)",
+                  DeprecationWarning, stacklevel=2)
+    return globals()[new]

@@ -1,7 +1,7 @@
 """Composition specs: several mechanisms, each with a count, from a JSON/TOML file or from the
 command line's repeated ``--mechanism`` groups.
 
-A spec is a list of entries; each entry is a mechanism's :meth:`~Mechanism.describe` form plus an
+A spec is a list of entries; each entry is a mechanism's :meth:`~PLDMechanism.describe` form plus an
 optional ``count`` (default 1).  JSON::
 
     {"mechanisms": [
@@ -30,7 +30,7 @@ from typing import Any
 
 from ..budget import parse_positive_int
 from ..errors import InvalidParameter
-from .mechanisms import Mechanism, mechanism_from_dict
+from .mechanisms import PLDMechanism, mechanism_from_dict
 
 __all__ = ["MAX_SPEC_BYTES", "load_spec", "parse_spec"]
 
@@ -48,7 +48,7 @@ _FIELDS = {
 }
 
 
-def parse_spec(data: Any, *, source: str = "spec") -> list[tuple[Mechanism, int]]:
+def parse_spec(data: Any, *, source: str = "spec") -> list[tuple[PLDMechanism, int]]:
     """``[(mechanism, count), ...]`` from a decoded spec (see the module docstring)."""
     if isinstance(data, dict):
         keys = set(data) & {"mechanisms", "mechanism"}
@@ -93,7 +93,7 @@ def parse_spec(data: Any, *, source: str = "spec") -> list[tuple[Mechanism, int]
     return out
 
 
-def load_spec(path: str | Path) -> list[tuple[Mechanism, int]]:
+def load_spec(path: str | Path) -> list[tuple[PLDMechanism, int]]:
     """Read a JSON (``.json`` or anything else) or TOML (``.toml``) composition spec."""
     path = Path(path)
     try:
@@ -109,7 +109,7 @@ def load_spec(path: str | Path) -> list[tuple[Mechanism, int]]:
                                "composition spec)") from None
     if path.suffix.lower() == ".toml":
         try:
-            import tomllib
+            import tomllib  # type: ignore[import-not-found,unused-ignore]  # Python >= 3.11
         except ModuleNotFoundError:  # Python 3.10
             raise InvalidParameter("TOML specs need Python >= 3.11; use JSON") from None
         try:

@@ -245,6 +245,7 @@ def _pairwise_sum_rel(n: int) -> float:
 
 def fit(
     s: BucketState,
+    *,
     buckets: int,
     tail: float,
     noise: float = 0.0,

@@ -26,7 +26,7 @@ from ..errors import InvalidParameter
 from ..limits import Limits, format_seconds
 from ..progress import ProgressArg
 from .accountant import DEFAULT_BUCKETS, Interval, PrivacyBucketsAccountant
-from .mechanisms import Mechanism, as_sequence
+from .mechanisms import as_sequence
 
 __all__ = ["Attempt", "TightenResult", "tighten", "MAX_TIGHTEN_BUCKETS"]
 
@@ -86,7 +86,7 @@ def tighten(
     progress: ProgressArg = None,
     **options: Any,
 ) -> TightenResult:
-    """Compose ``mechanisms`` (``Mechanism`` or ``(Mechanism, count)`` items) with growing
+    """Compose ``mechanisms`` (``PLDMechanism`` or ``(PLDMechanism, count)`` items) with growing
     windows until the interval of ε(``delta``) -- or δ(``epsilon``) -- is at most
     ``target_width`` wide (see the module docstring).  ``options`` go to
     :class:`PrivacyBucketsAccountant` (``factor``, ``tail_mass``, ``rounding``)."""

@@ -16,48 +16,30 @@ from fractions import Fraction
 from typing import Callable
 
 from .. import _lean_rules as lean
-from .format import to_units
 from ..errors import CertificateError, InvalidParameter
+from .transition import scale, transition_text
 
-Check = Callable[[Fraction, Fraction, Fraction, Fraction, Fraction], bool]
+__all__ = ["Check", "generated_check", "transition_check", "transition_text"]
 
-
-def _scale(*values: Fraction) -> tuple[int, list[int]]:
-    """(D, [v·D]) in the certificate's units of 1/D (non-negative values)."""
-    return to_units(values)
-
-
-def transition_text(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
-                    delta: Fraction, blocks: list[Fraction] | None = None,
-                    realized: int | None = None) -> tuple[str, int, tuple[int, int]]:
-    """A one-step certificate text for a transition (with its ``blocks`` row when a class is
-    realised), its D, and the expected final state."""
-    d, scaled = _scale(eps_r, delta_r, sup, charged, delta, *(blocks or []))
-    e_r, d_r, s, c, dl = scaled[:5]
-    text = f"D {d}\nbudget {e_r} {d_r}\nstep {s} {c} {dl}\n"
-    if blocks is not None:
-        text += "blocks " + " ".join(map(str, scaled[5:])) + f" ; realized {realized}\n"
-    expected = (e_r - c, d_r - dl)
-    return text, d, expected
+Check = Callable[[Fraction, Fraction, Fraction, Fraction, Fraction, "list[Fraction] | None",
+                  "int | None"], bool]
 
 
 def generated_check(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
                     delta: Fraction, blocks: list[Fraction] | None = None,
                     realized: int | None = None) -> bool:
-    """The transition agrees with ``Odp.LedgerCore.blocksOk``, ``refundJustified``, ``admits``
-    and ``update`` (generated)."""
+    """The transition passes the generated step check (``odp._lean_rules.check_step``:
+    ``blocksOk``, ``refundJustified``, ``admits``) and ``update`` gives exactly
+    ``(ε_r − charged, δ_r − δ)``."""
     try:  # a negative amount is no natural number of units: such a transition is refused
-        d, scaled = _scale(eps_r, delta_r, sup, charged, delta, *(blocks or ()))
+        d, scaled = scale(eps_r, delta_r, sup, charged, delta, *(blocks or ()))
     except CertificateError:
         return False
     e_r, d_r, s, c, dl = scaled[:5]
-    state, entry = lean.State(e_r, d_r), lean.Entry(s, c, dl)
-    if blocks is not None and not (realized is not None and lean.blocksOk(entry, scaled[5:], realized)):
-        return False
-    if not lean.refundJustified(entry, blocks is not None) or not lean.admits(state, entry):
-        return False
-    after = lean.update(state, entry)
-    return (after.eps, after.delta) == (e_r - c, d_r - dl)
+    after, _ = lean.check_step(lean.State(e_r, d_r), lean.Entry(s, c, dl),
+                               blocks=scaled[5:] if blocks is not None else None,
+                               realized=realized)
+    return after is not None and (after.eps, after.delta) == (e_r - c, d_r - dl)
 
 
 def transition_check(mode: str | None) -> Check | None:

@@ -25,6 +25,7 @@ from typing import Any
 from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError
+from ..guarantees import GuaranteeRecord, Label
 from ..ledger import Ledger, RoundRecord
 from ..ledger.chain import CHAIN_VERSION, ROW_FIELDS, EventRow, Genesis
 from ..ledger.records import BudgetState, apply_row
@@ -75,13 +76,13 @@ def sidecar_path(path: str | Path) -> Path:
     return Path(str(path) + ".json")
 
 
-def _costs(guarantee: dict[str, Any]) -> list[tuple[Any, Fraction]]:
-    return [(label, Fraction(cost)) for label, cost in guarantee.get("costs", [])]
+def _costs(guarantee: GuaranteeRecord) -> list[tuple[Label, Fraction]]:
+    return list(guarantee.classes)
 
 
-def _class_deltas(guarantee: dict[str, Any]) -> list[Fraction] | None:
-    pairs = guarantee.get("class_deltas")
-    return None if pairs is None else [Fraction(d) for _, d in pairs]
+def _class_deltas(guarantee: GuaranteeRecord) -> list[Fraction] | None:
+    pairs = guarantee.class_deltas
+    return None if pairs is None else [d for _, d in pairs]
 
 
 def certificate_of(ledger: Ledger) -> Certificate:

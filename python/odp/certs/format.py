@@ -127,8 +127,8 @@ def parse(text: str) -> CertificateText:
             if cert is None or len(words) != 4:
                 raise CertificateError(f"line {lineno}: expected 'step <supEps> <charged> "
                                        "<delta>' after the budget")
-            cert.steps.append(Step(*(_nat(w, lineno, "a step amount") for w in words[1:]),
-                                   line=lineno))
+            sup, charged, delta = (_nat(w, lineno, "a step amount") for w in words[1:])
+            cert.steps.append(Step(sup, charged, delta, line=lineno))
         elif kind == "blocks":
             if cert is None or not cert.steps or cert.steps[-1].blocks is not None:
                 raise CertificateError(f"line {lineno}: a 'blocks' row must follow its step")

@@ -25,6 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .. import _lean_rules as rules
 from .. import lean_toolchain as lt
@@ -125,7 +126,7 @@ def lean_certificate(cert: CertificateText, final: tuple[int, int], *, chunk: in
     return "\n".join(out)
 
 
-def _ledger_core(tc: lt.Toolchain, say) -> Path:
+def _ledger_core(tc: lt.Toolchain, say: Callable[[str], None]) -> Path:
     """The build directory holding ``Odp/LedgerCore.olean`` for the embedded source."""
     text = rules.LEAN_TEXT
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -159,7 +160,8 @@ def _ledger_core(tc: lt.Toolchain, say) -> Path:
 
 
 def check_kernel(text: str, final: tuple[int, int], *, chunk: int | None = None,
-                 keep: Path | None = None, say=None, timeout: float = 3600) -> KernelResult:
+                 keep: Path | None = None, say: Callable[[str], None] | None = None,
+                 timeout: float = 3600) -> KernelResult:
     """Ask the Lean kernel to decide the certificate ``text`` with final budget ``final``
     (units of 1/D), :data:`CHUNK` steps per decision unless ``chunk`` is given. ``keep``: also
     write the Lean file there."""

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import OdpError
 from .format import parse
+from .transition import transition_text
 
 _ANSWER = re.compile(r"^(OK eps=(\d+) delta=(\d+)|FAIL at row (\d+): (.*)|ERROR (.*))\s*$")
 
@@ -100,6 +101,8 @@ class OdpCheckProcess:
         except self._pexpect.EOF:
             raise OdpError("odpcheck exited before answering") from None
         m = _ANSWER.match(self._child.match.group(1))
+        if m is None:  # the expect pattern above admits only lines that _ANSWER matches
+            raise OdpError("odpcheck answered outside its protocol")
         if m.group(2) is not None:
             return LeanAnswer(True, eps=int(m.group(2)), delta=int(m.group(3)))
         if m.group(4) is not None:
@@ -122,7 +125,7 @@ class OdpCheckProcess:
     def __enter__(self) -> "OdpCheckProcess":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:  # pragma: no cover - best effort
@@ -141,8 +144,6 @@ class LeanTransitionCheck:
     def __call__(self, eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
                  delta: Fraction, blocks: list[Fraction] | None = None,
                  realized: int | None = None) -> bool:
-        from .enforce import transition_text
-
         text, _, expected = transition_text(eps_r, delta_r, sup, charged, delta, blocks, realized)
         answer = self.process.check(text)
         return answer.ok and (answer.eps, answer.delta) == expected

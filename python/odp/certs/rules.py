@@ -7,6 +7,8 @@ generated module is stale, and another when a cited declaration is missing from 
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from .. import _lean_rules as lean
 
 LEDGER = "Odp/LedgerCore.lean"
@@ -43,7 +45,7 @@ DELTAS_RULES = (
 )
 
 
-def cite(rules) -> list[dict[str, str]]:
+def cite(rules: Iterable[tuple[str, str, str]]) -> list[dict[str, str]]:
     return [{"name": name, "file": path, "sha256": lean.LEAN_SOURCES.get(path, ""), "role": role}
             for name, path, role in rules]
 

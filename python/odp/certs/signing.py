@@ -27,6 +27,7 @@ import hmac
 import json
 import os
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..errors import CertificateError, LedgerError
@@ -51,7 +52,7 @@ def statement_bytes(sidecar: dict[str, Any]) -> bytes:
     return json.dumps(statement(sidecar), sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
-def _crypto():
+def _crypto() -> tuple[ModuleType, ModuleType]:
     try:
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -66,12 +67,13 @@ def public_fingerprint(raw_public_key: bytes) -> str:
     return hashlib.sha256(raw_public_key).hexdigest()[:32]
 
 
-def _raw_public(public_key) -> bytes:
+def _raw_public(public_key: Any) -> bytes:  # Any: a cryptography Ed25519 public key
     serialization, _ = _crypto()
-    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    raw: bytes = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return raw
 
 
-def write_ed25519_keypair(path: str | os.PathLike) -> tuple[Path, Path, str]:
+def write_ed25519_keypair(path: str | os.PathLike[str]) -> tuple[Path, Path, str]:
     """Write a new Ed25519 private key (PEM, mode 0600) to ``path`` and its public key to
     ``path.pub``; refuse to overwrite.  Returns (private, public, fingerprint)."""
     serialization, ed25519 = _crypto()
@@ -90,14 +92,14 @@ def write_ed25519_keypair(path: str | os.PathLike) -> tuple[Path, Path, str]:
     return path, pub, public_fingerprint(_raw_public(key.public_key()))
 
 
-def _read(path: str | os.PathLike, what: str) -> bytes:
+def _read(path: str | os.PathLike[str], what: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as exc:
         raise CertificateError(f"cannot read the {what} {path}: {exc}") from None
 
 
-def load_public_key(path: str | os.PathLike) -> bytes:
+def load_public_key(path: str | os.PathLike[str]) -> bytes:
     """The raw 32-byte Ed25519 public key in a PEM file (``KEY.pub``)."""
     serialization, ed25519 = _crypto()
     try:
@@ -109,8 +111,8 @@ def load_public_key(path: str | os.PathLike) -> bytes:
     return _raw_public(key)
 
 
-def sign(sidecar: dict[str, Any], *, ed25519_key: str | os.PathLike | None = None,
-         hmac_key: str | os.PathLike | None = None) -> dict[str, Any]:
+def sign(sidecar: dict[str, Any], *, ed25519_key: str | os.PathLike[str] | None = None,
+         hmac_key: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """The ``signature`` entry for a v2 sidecar, with exactly one of the two keys."""
     if (ed25519_key is None) == (hmac_key is None):
         raise CertificateError("sign with exactly one key: an Ed25519 private key or an HMAC "
@@ -124,6 +126,7 @@ def sign(sidecar: dict[str, Any], *, ed25519_key: str | os.PathLike | None = Non
         return {"scheme": "hmac-sha256", "key_id": key_id(key),
                 "value": hmac.new(key, message, hashlib.sha256).hexdigest()}
     serialization, ed25519 = _crypto()
+    assert ed25519_key is not None  # exactly one of the two keys (checked above)
     try:
         private = serialization.load_pem_private_key(_read(ed25519_key, "private key"),
                                                      password=None)
@@ -137,8 +140,8 @@ def sign(sidecar: dict[str, Any], *, ed25519_key: str | os.PathLike | None = Non
             "value": private.sign(message).hex()}
 
 
-def check_signature(sidecar: dict[str, Any], *, public_key: str | os.PathLike | None = None,
-                    hmac_key: str | os.PathLike | None = None) -> tuple[bool | None, str]:
+def check_signature(sidecar: dict[str, Any], *, public_key: str | os.PathLike[str] | None = None,
+                    hmac_key: str | os.PathLike[str] | None = None) -> tuple[bool | None, str]:
     """(verdict, sentence).  ``True``: signed by the key the auditor gave; ``False``: a
     signature or a trusted key that does not verify; ``None``: nothing was established about
     the signer (no signature, or no trusted key to check it against)."""

@@ -14,6 +14,7 @@ in its output instead of staying silent.
 
 from __future__ import annotations
 
+import argparse
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,10 +31,10 @@ class Trust:
     """What the auditor brings: a key the data owner holds, a head the data owner kept, or
     read access to the ledger itself."""
 
-    public_key: str | os.PathLike | None = None  # Ed25519 public key (PEM)
-    hmac_key: str | os.PathLike | None = None  # HMAC key file
+    public_key: str | os.PathLike[str] | None = None  # Ed25519 public key (PEM)
+    hmac_key: str | os.PathLike[str] | None = None  # HMAC key file
     expect_head: tuple[int, str] | None = None  # (row, hash)
-    ledger: str | os.PathLike | None = None  # the ledger file, opened read-only
+    ledger: str | os.PathLike[str] | None = None  # the ledger file, opened read-only
 
 
 @dataclass
@@ -186,7 +187,7 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int)
     return report
 
 
-def _against_ledger(path: str | os.PathLike, sidecar: dict[str, Any],
+def _against_ledger(path: str | os.PathLike[str], sidecar: dict[str, Any],
                     head: dict[str, Any]) -> str | None:
     from ..ledger import SQLiteLedger
 
@@ -208,7 +209,7 @@ def _against_ledger(path: str | os.PathLike, sidecar: dict[str, Any],
     return None
 
 
-def add_trust_arguments(parser) -> None:
+def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
     """``odp verify``'s options for what the auditor brings."""
     parser.add_argument("--public-key", help="the data owner's Ed25519 public key (PEM): the "
                                              "certificate must be signed by it")
@@ -221,7 +222,7 @@ def add_trust_arguments(parser) -> None:
                                          "certificate's history")
 
 
-def trust_from_args(args) -> Trust:
+def trust_from_args(args: argparse.Namespace) -> Trust:
     expect = getattr(args, "expect_head", None)
     return Trust(public_key=getattr(args, "public_key", None),
                  hmac_key=getattr(args, "hmac_key", None),

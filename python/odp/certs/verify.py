@@ -24,7 +24,7 @@ from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError
 from .export import FORMAT, READABLE_VERSIONS, sidecar_path
-from .format import parse
+from .format import Step, parse
 from .trust import Trust, TrustReport, assess
 
 
@@ -78,6 +78,22 @@ def _blocks_failure(e: lean.Entry, blocks: list[int], k: int) -> str:
     return f"charged {e.charged} is not the cost {lean.blockAt(k, blocks)} of class {k}"
 
 
+def _step_failure(rule: str | None, s: lean.State, e: lean.Entry, step: Step) -> str:
+    """Why ``step`` fails ``rule`` (the first rule :func:`odp._lean_rules.check_step` refused)."""
+    if rule == "blocksOk":
+        assert step.blocks is not None
+        if step.realized is None:
+            return "a blocks row without a realised class"
+        return _blocks_failure(e, step.blocks, step.realized)
+    if rule == "deltasOk":
+        assert step.deltas is not None
+        return f"the class deltas sum to {lean.listSum(step.deltas)} > delta {e.delta}"
+    if rule == "refundJustified":
+        return (f"charged {e.charged} < supEps {e.supEps} without a blocks row naming the "
+                "realised class")
+    return _admits_failure(s, e)
+
+
 def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
            ) -> VerifyResult:
     """Check a certificate (text + sidecar) and, for version 2, its ledger chain and whatever
@@ -98,18 +114,11 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     entries = []
     for i, step in enumerate(cert.steps, 1):
         e = lean.Entry(step.sup_eps, step.charged, step.delta)
-        if step.blocks is not None and not lean.blocksOk(e, step.blocks, step.realized):
-            return _fail(_blocks_failure(e, step.blocks, step.realized), i,
-                         "Odp.LedgerCore.blocksOk")
-        if step.deltas is not None and not lean.deltasOk(e, step.deltas):
-            return _fail(f"the class deltas sum to {lean.listSum(step.deltas)} > delta {e.delta}",
-                         i, "Odp.LedgerCore.deltasOk")
-        if not lean.refundJustified(e, step.blocks is not None):
-            return _fail(f"charged {e.charged} < supEps {e.supEps} without a blocks row naming "
-                         "the realised class", i, "Odp.LedgerCore.refundJustified")
-        if not lean.admits(s, e):
-            return _fail(_admits_failure(s, e), i, "Odp.LedgerCore.admits")
-        s = lean.update(s, e)
+        after, rule = lean.check_step(s, e, blocks=step.blocks, realized=step.realized,
+                                      deltas=step.deltas)
+        if after is None:
+            return _fail(_step_failure(rule, s, e, step), i, f"Odp.LedgerCore.{rule}")
+        s = after
         entries.append(e)
         mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None)
         if mismatch:
@@ -146,7 +155,7 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
                               f"remaining {remaining}", remaining=remaining, trust=report)
 
 
-def _compare_round(d: int, step, rnd: Any) -> str | None:
+def _compare_round(d: int, step: Step, rnd: object) -> str | None:
     if not isinstance(rnd, dict):
         return "no matching round in the sidecar"
     try:

@@ -13,7 +13,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from ..errors import OdpError
 
@@ -21,7 +21,7 @@ from ..errors import OdpError
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit code 2), like every other odp error."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

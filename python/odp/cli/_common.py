@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeAlias
+
+if TYPE_CHECKING:
+    from ..limits import Limits
+
+#: What ``register(subparsers)`` of each subcommand receives.
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
-def jsonable(obj: Any) -> Any:
+def jsonable(obj: Any) -> Any:  # Any: any JSON-able odp value in, JSON values out
     """Convert Fractions (to exact ``"p/q"`` strings) and other odp values for ``json.dumps``."""
     if isinstance(obj, Fraction):
         return str(obj)
@@ -46,7 +53,7 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 
 # ------------------------------------------------------------------ long work: limits, progress
-def add_limit_options(parser) -> None:
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
     """``--max-memory`` / ``--max-seconds`` (see :mod:`odp.limits`)."""
     from ..limits import DEFAULT_MAX_MEMORY, DEFAULT_MAX_SECONDS, format_bytes, format_seconds
 
@@ -60,14 +67,14 @@ def add_limit_options(parser) -> None:
                             f"(default {format_seconds(DEFAULT_MAX_SECONDS)})")
 
 
-def limits_from_args(args):
+def limits_from_args(args: argparse.Namespace) -> Limits:
     """The :class:`odp.limits.Limits` of ``--max-memory`` / ``--max-seconds`` (named by flag)."""
     from ..limits import cli_limits
 
     return cli_limits(getattr(args, "max_memory", None), getattr(args, "max_seconds", None))
 
 
-def progress_from_args(args) -> bool:
+def progress_from_args(args: argparse.Namespace) -> bool:
     """Progress bars: on a terminal, never under ``--json``."""
     return not getattr(args, "json", False)
 

@@ -24,8 +24,13 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..buckets import PLDMechanism
 
 from ._common import (
+    Subparsers,
     add_limit_options,
     format_table,
     limits_from_args,
@@ -50,7 +55,8 @@ GROUP_OPTIONS = ("sigma", "scale", "sensitivity", "mechanism_epsilon", "mechanis
 class _NewGroup(argparse.Action):
     """``--mechanism KIND`` starts a new group of per-mechanism options."""
 
-    def __call__(self, parser, namespace, value, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 value: Any, option_string: str | None = None) -> None:
         groups = list(getattr(namespace, "groups", None) or [])
         groups.append({"mechanism": value})
         namespace.groups = groups
@@ -60,7 +66,8 @@ class _GroupOption(argparse.Action):
     """A per-mechanism option: it belongs to the last ``--mechanism`` (or, before any, to the
     first one)."""
 
-    def __call__(self, parser, namespace, value, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 value: Any, option_string: str | None = None) -> None:
         groups = list(getattr(namespace, "groups", None) or [])
         if groups:
             target = groups[-1]
@@ -77,7 +84,7 @@ class _GroupOption(argparse.Action):
             namespace.leading = target
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "buckets",
         help="privacy buckets: upper and lower bounds on composed (epsilon, delta)",
@@ -121,7 +128,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _int_option(group: dict, name: str, default: int) -> int:
+def _int_option(group: dict[str, Any], name: str, default: int) -> int:
     from ..errors import InvalidParameter
 
     text = group.get(name)
@@ -137,14 +144,14 @@ def _int_option(group: dict, name: str, default: int) -> int:
     return value
 
 
-def _mechanism(group: dict):
+def _mechanism(group: dict[str, Any]) -> PLDMechanism:
     from .. import buckets as b
     from ..errors import InvalidParameter
 
     kind = group["mechanism"]
 
     def need(name: str) -> str:
-        value = group.get(name.replace("-", "_"))
+        value: str | None = group.get(name.replace("-", "_"))
         if value is None:
             raise InvalidParameter(f"--mechanism {kind} needs --{name}")
         return value
@@ -167,7 +174,7 @@ def _mechanism(group: dict):
     if kind == "laplace":
         return b.Laplace(need("scale"), sensitivity)
     if kind == "randomized-response":
-        return b.RandomizedResponse(need("mechanism-epsilon"), _int_option(group, "num_values", 2))
+        return b.PLDRandomizedResponse(need("mechanism-epsilon"), _int_option(group, "num_values", 2))
     if kind == "approximate-dp":
         return b.ApproximateDP(need("mechanism-epsilon"), group.get("mechanism_delta", "0"))
     if kind == "discrete-laplace":
@@ -175,7 +182,7 @@ def _mechanism(group: dict):
     return b.DiscreteGaussian(need("sigma"), _int_option(group, "sensitivity", 1))
 
 
-def composition(args: argparse.Namespace) -> list:
+def composition(args: argparse.Namespace) -> list[tuple[PLDMechanism, int]]:
     """``[(mechanism, count), ...]`` from --spec or the --mechanism groups."""
     from ..buckets.spec import load_spec
     from ..errors import InvalidParameter

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import check_output_path, print_json
+from ._common import Subparsers, check_output_path, print_json
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "certify",
         help="export a SQLite ledger as a certificate checkable against the Lean rules",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_limit_options, limits_from_args, print_json, progress_from_args
+from ._common import Subparsers, add_limit_options, limits_from_args, print_json, progress_from_args
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     from ..demo import DEFAULT_RECORDS, MAX_RECORDS, MIN_RECORDS
 
     p = subparsers.add_parser(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._common import (
+    Subparsers,
     add_limit_options,
     check_output_path,
     limits_from_args,
@@ -13,7 +14,7 @@ from ._common import (
 )
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "figure",
         help="regenerate a figure (1, 2, optdel, ...) as a PNG",

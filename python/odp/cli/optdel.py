@@ -21,8 +21,13 @@ from __future__ import annotations
 import argparse
 import time
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..limits import Limits
 
 from ._common import (
+    Subparsers,
     add_limit_options,
     format_table,
     limits_from_args,
@@ -34,7 +39,7 @@ from ._common import (
 BYTES_PER_ITEM = 400
 
 
-def _expand(text: str, what: str, integer: bool, limits=None) -> list:
+def _expand(text: str, what: str, integer: bool, limits: Limits | None = None) -> list[Any]:
     from ..budget import to_fraction
     from ..errors import InvalidParameter
     from ..limits import Estimate, Limits
@@ -70,7 +75,7 @@ def _expand(text: str, what: str, integer: bool, limits=None) -> list:
     return out
 
 
-def _read_steps(path: str, limits=None) -> list[tuple[str, str]]:
+def _read_steps(path: str, limits: Limits | None = None) -> list[tuple[str, str]]:
     import os
 
     from ..errors import InvalidParameter
@@ -102,7 +107,7 @@ def _read_steps(path: str, limits=None) -> list[tuple[str, str]]:
     return steps
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "optdel",
         help="optimal ODP delta for an iterative mechanism with early stopping (Thm. 15)",
@@ -150,6 +155,9 @@ def _gap_study(args: argparse.Namespace) -> int:
         if r.ratio is None:
             table.append([r.epsilon, r.delta_k, r.k_n, r.n, "-", "-", "-", "-", "-", "infeasible"])
             continue
+        assert r.costs is not None and r.eq4 is not None and r.thm15 is not None  # feasible row
+        assert r.eq4.lower is not None  # the gap study asks Eq. (4) for its lower bound
+        assert r.saving_last is not None and r.saving_uniform is not None
         table.append(
             [
                 r.epsilon,
@@ -207,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     if args.steps_file:
         if args.epsilon is not None:
             raise InvalidParameter("give either --epsilon/--delta or --steps-file, not both")
-        steps = _read_steps(args.steps_file, limits)
+        steps: list[tuple[Any, Any]] = _read_steps(args.steps_file, limits)
         if args.k is not None and args.k != len(steps):
             raise InvalidParameter(f"--k {args.k} but --steps-file has {len(steps)} steps")
         k_n = len(steps)
@@ -224,12 +232,12 @@ def run(args: argparse.Namespace) -> int:
     phases = ["thm15"] + ([] if args.no_lemma11 else ["lemma11"])
     if spec.startswith("lemma11:"):
         phases.insert(0, "lemma11_costs")
-    total = None
-    for phase in phases:
-        est = estimate(phase, k_n, len(stops), max_cells)
-        total = est if total is None else total + est
-    limits.check(total.__class__(f"odp optdel ({' + '.join(phases)})", total.seconds,
-                                 total.memory, total.knobs))
+    parts = [estimate(phase, k_n, len(stops), max_cells) for phase in phases]
+    total = parts[0]
+    for est in parts[1:]:
+        total = total + est
+    limits.check(type(total)(f"odp optdel ({' + '.join(phases)})", total.seconds,
+                             total.memory, total.knobs))
     if not args.steps_file:
         steps = [(args.epsilon, args.delta)] * k_n
     guard = {"limits": limits, "progress": progress}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._common import (
+    Subparsers,
     add_limit_options,
     format_table,
     limits_from_args,
@@ -13,7 +14,7 @@ from ._common import (
 )
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "table1",
         help="recompute Table 1: compositions needed before KOV beats simple composition",

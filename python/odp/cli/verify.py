@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
 
-from ._common import print_json
+from ._common import Subparsers, print_json
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "verify",
         help="check a certificate against the rules generated from Odp/LedgerCore.lean",
@@ -57,10 +59,10 @@ def run(args: argparse.Namespace) -> int:
     result = verify(text, sidecar, trust_from_args(args))
     report = {"generated_checker": result.to_json()}
     code = 0 if result.ok else 1
-    if result.ok and args.lean:
+    if result.ok and args.lean and sidecar is not None:
         code = _lean_checks(text, sidecar, report)
-    if result.ok and args.kernel and code == 0:
-        code = _kernel_check(text, sidecar, report, args.lean_file, quiet=args.json)
+    if result.ok and args.kernel and code == 0 and sidecar is not None:
+        code = _kernel_check(text, sidecar, report=report, lean_file=args.lean_file, quiet=args.json)
     if args.json:
         print_json(report)
     else:
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _lean_checks(text: str, sidecar: dict, report: dict) -> int:
+def _lean_checks(text: str, sidecar: dict[str, Any], report: dict[str, Any]) -> int:
     from ..certs.lean import LeanUnavailable, OdpCheckProcess
     from ..errors import OdpError
 
@@ -98,7 +100,8 @@ def _lean_checks(text: str, sidecar: dict, report: dict) -> int:
     return 0 if agrees else 1
 
 
-def _kernel_check(text: str, sidecar: dict, report: dict, lean_file: str | None,
+def _kernel_check(text: str, sidecar: dict[str, Any], *, report: dict[str, Any],
+                  lean_file: str | None,
                   quiet: bool) -> int:
     from ..certs.kernel import KernelUnavailable, check_kernel
     from ..errors import OdpError
@@ -107,7 +110,7 @@ def _kernel_check(text: str, sidecar: dict, report: dict, lean_file: str | None,
     say = (lambda message: None) if quiet else (lambda message: print(message, file=sys.stderr))
     try:
         result = check_kernel(text, (int(final["eps"]), int(final["delta"])), say=say,
-                              keep=lean_file)
+                              keep=None if lean_file is None else Path(lean_file))
     except KernelUnavailable as exc:
         report["kernel"] = {"ok": None, "message": f"not checked: {exc}"}
         return 2

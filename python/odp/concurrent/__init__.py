@@ -1,13 +1,29 @@
-"""Concurrent composition of interactive mechanisms with adaptive privacy-loss parameters
-(paper 004): queryables, launches charged once, free interleaving, nested compositions."""
+"""Deprecated alias of :mod:`odp.interactive` (renamed in 0.2: ``concurrent`` shadowed the
+standard library's package of that name).  Importing it warns once; it will be removed in the
+release after 0.2.  ``odp.concurrent.composition`` and ``odp.concurrent.queryable`` are aliases
+of the modules of :mod:`odp.interactive` too."""
 
-from .composition import (
+from __future__ import annotations
+
+import sys
+import warnings
+
+from ..interactive import (
     ChildHandle,
     ConcurrentComposition,
     ConcurrentCompositionRefused,
+    InteractiveMechanism,
+    Queryable,
+    QueryableClosed,
     SubComposition,
 )
-from .queryable import InteractiveMechanism, Queryable, QueryableClosed
+from ..interactive import composition, queryable
+
+warnings.warn("odp.concurrent is deprecated: import odp.interactive instead (same classes)",
+              DeprecationWarning, stacklevel=2)
+
+sys.modules[__name__ + ".composition"] = composition
+sys.modules[__name__ + ".queryable"] = queryable
 
 __all__ = [
     "InteractiveMechanism", "Queryable", "QueryableClosed", "ConcurrentComposition",

@@ -46,7 +46,7 @@ def registry() -> dict[str, Figure]:
     return figures
 
 
-def require_matplotlib():
+def require_matplotlib() -> Any:  # Any: matplotlib.pyplot (untyped)
     """Import matplotlib with a non-interactive backend, or fail with a clear message."""
     from ..extras import require
 

@@ -90,12 +90,12 @@ def simulate(larges: list[int], runs: int, seed: int,
     out: dict[str, list[float]] = {"odp": [], "odp_se": [], "no_odp": [], "no_odp_se": []}
     with Reporter(progress, len(larges), "figure 1: simulating", unit="point") as bar:
         for large in larges:
-            _simulate_point(large, runs, svt, plain, layout, rng, eps2, out)
+            _simulate_point(large=large, runs=runs, svt=svt, plain=plain, layout=layout, rng=rng, eps2=eps2, out=out)
             bar.advance()
     return out
 
 
-def _simulate_point(large, runs, svt, plain, layout, rng, eps2, out) -> None:
+def _simulate_point(*, large, runs, svt, plain, layout, rng, eps2, out) -> None:
     """One x-value of the simulation: ``runs`` vectors with ``large`` large entries."""
     odp_runs, plain_runs = [], []
     for _ in range(runs):

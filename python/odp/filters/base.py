@@ -29,19 +29,24 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import Any, Generic, TypeVar
-
 from fractions import Fraction
+from typing import Generic, Iterable, TypeVar, Union
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded
+from ..guarantees import RDP, ZCDP, CostLike, PrivacyCost
 
-__all__ = ["PrivacyFilter", "PrivacyOdometer", "Accumulator"]
+__all__ = ["PrivacyFilter", "PrivacyOdometer", "Accumulator", "FilterLoss"]
 
+#: The normalised cost of one round in an accumulator's measure.
+Cost = TypeVar("Cost")
+#: The accumulator's running state.
 State = TypeVar("State")
+#: A privacy loss or budget in one of the filters' measures: (ε, δ), zCDP or RDP at one order.
+FilterLoss = Union[Budget, ZCDP, RDP]
 
 
-def _fmt(cost: Any) -> str:
+def _fmt(cost: object) -> str:
     """Short exact text for a normalised cost."""
     if isinstance(cost, tuple) and len(cost) == 2:
         return f"ε={format_fraction(cost[0])}, δ={format_fraction(cost[1])}"
@@ -50,37 +55,42 @@ def _fmt(cost: Any) -> str:
     return str(cost)
 
 
-class Accumulator(ABC, Generic[State]):
+class Accumulator(ABC, Generic[Cost, State]):
     """A privacy-loss accumulator G, evaluated incrementally over normalised costs."""
 
     #: The privacy measure the costs are in ("approx-dp", "zcdp", "rdp").
     measure: str = "abstract"
 
     @abstractmethod
-    def parse(self, cost: Any) -> Any:
+    def parse(self, cost: CostLike) -> Cost:
         """Normalise a user cost (a number, a guarantee, a mechanism, …) to this measure's
         parameter; raise :class:`odp.errors.InvalidParameter` (changing nothing) if it cannot."""
+
+    @abstractmethod
+    def to_cost(self, cost: Cost) -> PrivacyCost:
+        """A parsed cost as a value of the vocabulary (:mod:`odp.guarantees`), for callers
+        outside the filter (``parse(to_cost(c)) == c``)."""
 
     @abstractmethod
     def zero(self) -> State:
         """The state of the empty history."""
 
     @abstractmethod
-    def add(self, state: State, cost: Any) -> State:
+    def add(self, state: State, cost: Cost) -> State:
         """The state after one more (parsed) cost.  Must not mutate ``state``."""
 
     @abstractmethod
-    def loss(self, state: State) -> Any:
+    def loss(self, state: State) -> FilterLoss:
         """G of the history: exact, or an upper bound rounded up (documented per class)."""
 
 
-class PrivacyOdometer:
+class PrivacyOdometer(Generic[Cost, State]):
     """Records every round; :meth:`privacy_loss` reports G(d_1, …, d_k) (paper 004, Alg. 4)."""
 
-    def __init__(self, accumulator: Accumulator):
+    def __init__(self, accumulator: Accumulator[Cost, State]):
         self._acc = accumulator
         self._state = accumulator.zero()
-        self._rounds: list[Any] = []
+        self._rounds: list[Cost] = []
         self._lock = threading.Lock()
 
     @property
@@ -88,7 +98,7 @@ class PrivacyOdometer:
         return self._acc.measure
 
     @property
-    def rounds(self) -> tuple:
+    def rounds(self) -> tuple[Cost, ...]:
         """The recorded (normalised) costs, in order."""
         with self._lock:
             return tuple(self._rounds)
@@ -96,19 +106,19 @@ class PrivacyOdometer:
     def __len__(self) -> int:
         return len(self._rounds)
 
-    def record(self, cost: Any) -> None:
+    def record(self, cost: CostLike) -> None:
         """Record one launched mechanism's parameter (Alg. 4 line 3)."""
         parsed = self._acc.parse(cost)
         with self._lock:
             self._state = self._acc.add(self._state, parsed)
             self._rounds.append(parsed)
 
-    def privacy_loss(self) -> Any:
+    def privacy_loss(self) -> FilterLoss:
         """G(d_1, …, d_k): deterministic and side-effect free (Def. 1.12)."""
         with self._lock:
             return self._acc.loss(self._state)
 
-    def privacy_loss_with(self, cost: Any) -> Any:
+    def privacy_loss_with(self, cost: CostLike) -> FilterLoss:
         """What :meth:`privacy_loss` would be after recording ``cost`` (nothing recorded)."""
         parsed = self._acc.parse(cost)
         with self._lock:
@@ -118,7 +128,7 @@ class PrivacyOdometer:
         return f"{type(self).__name__}(rounds={len(self)}, privacy_loss={self.privacy_loss()})"
 
 
-class PrivacyFilter(ABC):
+class PrivacyFilter(ABC, Generic[Cost, State]):
     """A privacy filter with a budget fixed up front: CONT iff G(pending history) ≤ budget.
 
     Subclasses provide the accumulator and :meth:`_within` (the rigorous comparison with the
@@ -128,26 +138,26 @@ class PrivacyFilter(ABC):
     #: Short name used in messages and ledgers.
     name: str = "filter"
 
-    def __init__(self, accumulator: Accumulator, *, halt_on_refusal: bool = False):
+    def __init__(self, accumulator: Accumulator[Cost, State], *, halt_on_refusal: bool = False):
         self._acc = accumulator
         self._state = accumulator.zero()
-        self._rounds: list[Any] = []
+        self._rounds: list[Cost] = []
         self._lock = threading.RLock()
         self._halt_on_refusal = bool(halt_on_refusal)
         self._halted = False
 
     # ------------------------------------------------------------------ rule
     @abstractmethod
-    def _within(self, state: Any) -> bool:
+    def _within(self, state: State) -> bool:
         """G(state) ≤ budget, decided rigorously (False when undecidable)."""
 
     @property
     @abstractmethod
-    def budget(self) -> Any:
+    def budget(self) -> FilterLoss:
         """The budget d fixed at construction."""
 
     @abstractmethod
-    def remaining(self) -> Any:
+    def remaining(self) -> FilterLoss:
         """What is left, in the measure's units (documented per class as exact or a lower
         bound on the largest next request that would still be accepted)."""
 
@@ -157,7 +167,7 @@ class PrivacyFilter(ABC):
         return self._acc.measure
 
     @property
-    def accumulator(self) -> Accumulator:
+    def accumulator(self) -> Accumulator[Cost, State]:
         return self._acc
 
     @property
@@ -166,7 +176,7 @@ class PrivacyFilter(ABC):
         return self._halted
 
     @property
-    def rounds(self) -> tuple:
+    def rounds(self) -> tuple[Cost, ...]:
         """The accepted (normalised) costs, in order."""
         with self._lock:
             return tuple(self._rounds)
@@ -174,16 +184,16 @@ class PrivacyFilter(ABC):
     def __len__(self) -> int:
         return len(self._rounds)
 
-    def privacy_loss(self) -> Any:
+    def privacy_loss(self) -> FilterLoss:
         """The odometer reading G(accepted rounds) (paper 004, Lemma 2.19)."""
         with self._lock:
             return self._acc.loss(self._state)
 
-    def parse(self, cost: Any) -> Any:
+    def parse(self, cost: CostLike) -> Cost:
         """Normalise ``cost`` to this filter's measure (raises ``InvalidParameter``)."""
         return self._acc.parse(cost)
 
-    def admits_sequence(self, costs: Any) -> bool:
+    def admits_sequence(self, costs: Iterable[CostLike]) -> bool:
         """The rule F_d applied to a whole sequence from scratch (no state involved)."""
         state = self._acc.zero()
         for c in costs:
@@ -191,13 +201,13 @@ class PrivacyFilter(ABC):
         return self._within(state)
 
     # ------------------------------------------------------------------ decisions
-    def would_continue(self, cost: Any) -> bool:
+    def would_continue(self, cost: CostLike) -> bool:
         """Would :meth:`continue_with` accept ``cost`` now?  Changes nothing."""
         parsed = self._acc.parse(cost)
         with self._lock:
             return not self._halted and self._within(self._acc.add(self._state, parsed))
 
-    def continue_with(self, cost: Any) -> bool:
+    def continue_with(self, cost: CostLike) -> bool:
         """CONT (record ``cost`` and return True) iff G(accepted + [cost]) ≤ budget; else
         return False.  A refusal records nothing (and halts the filter for ever only with
         ``halt_on_refusal=True``).  An invalid cost raises and changes nothing."""
@@ -214,7 +224,7 @@ class PrivacyFilter(ABC):
             self._rounds.append(parsed)
             return True
 
-    def charge(self, cost: Any, *, what: str = "the request") -> None:
+    def charge(self, cost: CostLike, *, what: str = "the request") -> None:
         """:meth:`continue_with`, raising :class:`odp.errors.BudgetExceeded` on refusal."""
         if not self.continue_with(cost):
             rem = self.remaining()

@@ -19,10 +19,10 @@ that heuristic is invalid.  Use :class:`~odp.filters.WhitehouseFilter` instead.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from ..budget import Budget, Number, parse_delta, parse_epsilon
 from ..errors import InvalidBudget, InvalidParameter
+from ..guarantees import DP, ODP, CostLike, GuaranteeRecord, PrivacyCost
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 
 __all__ = ["parse_dp_cost", "BasicAccumulator", "BasicFilter", "BasicOdometer"]
@@ -30,22 +30,22 @@ __all__ = ["parse_dp_cost", "BasicAccumulator", "BasicFilter", "BasicOdometer"]
 DPCost = tuple[Fraction, Fraction]
 
 
-def parse_dp_cost(cost: Any) -> DPCost:
+def parse_dp_cost(cost: CostLike) -> DPCost:
     """``(ε, δ)`` from a number (δ = 0), an ``(ε, δ)`` pair, an :class:`odp.Budget`, an
     :class:`odp.DP`, an :class:`odp.ODP` (Lemma 4: its sup and δ) or a mechanism declaring one
     of those as ``.guarantee``."""
-    if isinstance(cost, tuple) and len(cost) == 2 and all(isinstance(c, Fraction) for c in cost):
+    if isinstance(cost, tuple) and len(cost) == 2:
         eps, dlt = cost
-        if eps >= 0 and 0 <= dlt < 1:
-            return cost
+        if isinstance(eps, Fraction) and isinstance(dlt, Fraction) and eps >= 0 and 0 <= dlt < 1:
+            return eps, dlt
     try:
         if isinstance(cost, Budget):
             return cost.epsilon, cost.delta
-        if hasattr(cost, "sup_epsilon") and hasattr(cost, "delta"):  # DP, ODP
-            return parse_epsilon(cost.sup_epsilon), parse_delta(cost.delta)
+        if isinstance(cost, (DP, ODP, GuaranteeRecord)):
+            return cost.sup_epsilon, cost.delta
         guarantee = getattr(cost, "guarantee", None)
-        if guarantee is not None and hasattr(guarantee, "sup_epsilon"):
-            return parse_epsilon(guarantee.sup_epsilon), parse_delta(guarantee.delta)
+        if isinstance(guarantee, (DP, ODP)):
+            return guarantee.sup_epsilon, guarantee.delta
         if isinstance(cost, (tuple, list)):
             if len(cost) != 2:
                 raise InvalidParameter(f"an (ε, δ) cost needs two numbers, got {cost!r}")
@@ -55,13 +55,16 @@ def parse_dp_cost(cost: Any) -> DPCost:
         raise InvalidParameter(f"not a valid (ε, δ) cost: {exc}") from None
 
 
-class BasicAccumulator(Accumulator[DPCost]):
+class BasicAccumulator(Accumulator[DPCost, DPCost]):
     """G((ε_1, δ_1), …) = (Σ ε_i, Σ δ_i), exact."""
 
     measure = "approx-dp"
 
-    def parse(self, cost: Any) -> DPCost:
+    def parse(self, cost: CostLike) -> DPCost:
         return parse_dp_cost(cost)
+
+    def to_cost(self, cost: DPCost) -> PrivacyCost:
+        return DP(cost[0], cost[1])
 
     def zero(self) -> DPCost:
         return Fraction(0), Fraction(0)
@@ -73,7 +76,7 @@ class BasicAccumulator(Accumulator[DPCost]):
         return Budget._trusted(state[0], state[1])
 
 
-class BasicFilter(PrivacyFilter):
+class BasicFilter(PrivacyFilter[DPCost, DPCost]):
     """CONT iff Σ ε_i ≤ ε_g and Σ δ_i ≤ δ_g (product order), exactly.
 
     ``delta=0`` (the default) is the pure-DP filter of RRUV Thm. 3.4: any request with
@@ -100,9 +103,9 @@ class BasicFilter(PrivacyFilter):
                                    self._budget.delta - self._state[1])
 
 
-class BasicOdometer(PrivacyOdometer):
+class BasicOdometer(PrivacyOdometer[DPCost, DPCost]):
     """privacy_loss() = (Σ ε_i, Σ δ_i) as an exact :class:`odp.Budget` (RRUV Thm. 3.4;
     paper 004 Thm. 1.20)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(BasicAccumulator())

@@ -24,7 +24,7 @@ Which filter functions are valid ODP filters (Def. 19)?
 A ledger admitted by any rule other than the sum filter can hold more than the sum of its
 charges allows; its "remaining" and a sum-rule certificate check then no longer describe it.
 To use the Whitehouse et al. filter (no ODP refunds), use :class:`odp.filters.WhitehouseFilter`
-directly or through :mod:`odp.concurrent`.
+directly or through :mod:`odp.interactive`.
 
 Cost per admission.  A plain filter function sees the whole realised sequence, so it costs
 O(rounds) per admission and O(rounds²) over a run.  Written as an :class:`IncrementalFilter`
@@ -37,7 +37,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from ..budget import Budget
 from ..errors import InvalidParameter
@@ -48,6 +48,9 @@ __all__ = ["sum_filter", "realised_sequence", "ODPFilter", "IncrementalFilter"]
 #: A filter function of Def. 19: ``F(budget, sequence) -> bool`` (True = CONT), where
 #: ``sequence`` is the realised ``[(ε^1, δ_1), …, (ε^{i−1}, δ_{i−1}), (sup ℰ_i, δ_i)]``.
 FilterFunction = Callable[[Budget, Sequence[tuple[Fraction, Fraction]]], bool]
+
+#: The state of an :class:`IncrementalFilter`'s fold (chosen by the filter).
+FoldState = TypeVar("FoldState")
 
 
 def sum_filter(budget: Budget, sequence: Sequence[tuple[Fraction, Fraction]]) -> bool:
@@ -67,7 +70,7 @@ def realised_sequence(state: BudgetState, request: RoundRequest
     return seq
 
 
-class IncrementalFilter(ABC):
+class IncrementalFilter(ABC, Generic[FoldState]):
     """A filter function F of Def. 19 written as a fold over the realised sequence:
 
         F(budget, [s_1, …, s_n]) = admits(budget, fold(…fold(start(budget), s_1)…, s_n))
@@ -92,15 +95,15 @@ class IncrementalFilter(ABC):
     symmetric: bool = False
 
     @abstractmethod
-    def start(self, budget: Budget) -> Any:
+    def start(self, budget: Budget) -> FoldState:
         """The state of the empty sequence."""
 
     @abstractmethod
-    def fold(self, state: Any, epsilon: Fraction, delta: Fraction) -> Any:
+    def fold(self, state: FoldState, epsilon: Fraction, delta: Fraction) -> FoldState:
         """The state after one more element (ε^j, δ_j).  Must not mutate ``state``."""
 
     @abstractmethod
-    def admits(self, budget: Budget, state: Any) -> bool:
+    def admits(self, budget: Budget, state: FoldState) -> bool:
         """CONT (True) or HALT (False) for the folded sequence."""
 
     def __call__(self, budget: Budget, sequence: Sequence[tuple[Fraction, Fraction]]) -> bool:
@@ -115,7 +118,7 @@ class _Folded:
 
     __slots__ = ("ledger_state", "rounds", "done", "state", "pending")
 
-    def __init__(self, ledger_state: BudgetState, start: Any):
+    def __init__(self, ledger_state: BudgetState, start: object):
         self.ledger_state = ledger_state
         self.rounds = ledger_state.rounds  # the list object: a replaced list is a new history
         self.done = 0  # rounds[:done] looked at (ordered: all folded; symmetric: see pending)
@@ -140,7 +143,7 @@ class ODPFilter:
 
     def __init__(self, function: FilterFunction | None = None, *, proof: str | None = None,
                  name: str | None = None):
-        self._incremental: IncrementalFilter | None = None
+        self._incremental: IncrementalFilter[Any] | None = None
         if function is None:
             self.function: FilterFunction = sum_filter
             self.proof = "paper 002, App. A: Alg. 6 with the sum filter is Alg. 1 (Theorem 7)"
@@ -173,20 +176,21 @@ class ODPFilter:
         return bool(self.function(state.budget, realised_sequence(state, request)))
 
     # ------------------------------------------------------------------ incremental
-    def _folded(self, ledger_state: BudgetState) -> _Folded:
+    def _folded(self, ledger_state: BudgetState, f: IncrementalFilter[Any]) -> _Folded:
         entry = self._folds.get(id(ledger_state))
         if (entry is None or entry.ledger_state is not ledger_state
                 or entry.rounds is not ledger_state.rounds
                 or len(ledger_state.rounds) < entry.done):
             if len(self._folds) >= self.CACHE:
                 self._folds.clear()
-            entry = _Folded(ledger_state, self._incremental.start(ledger_state.budget))
+            entry = _Folded(ledger_state, f.start(ledger_state.budget))
             self._folds[id(ledger_state)] = entry
         return entry
 
     def _admit_incremental(self, ledger_state: BudgetState, request: RoundRequest) -> bool:
         f = self._incremental
-        entry = self._folded(ledger_state)
+        assert f is not None
+        entry = self._folded(ledger_state, f)
         rounds = ledger_state.rounds
         n = len(rounds)
         state = entry.state

@@ -9,7 +9,7 @@
   Σ ρ_i ≤ ρ and Σ δ_i ≤ δ.  This is a **sequential** filter only (WRRW 2023 Thm. 1, as
   implemented by OpenDP's ``Approximate<ZeroConcentratedDivergence>``, which marks it
   sequential); there is no concurrent composition theorem for approximate zCDP or RDP
-  (paper 004, Sec. 4), so :mod:`odp.concurrent` refuses such children while another one is
+  (paper 004, Sec. 4), so :mod:`odp.interactive` refuses such children while another one is
   open.  Approximate RDP is not offered at all.
 
 All sums are exact rationals; costs are converted with :mod:`odp.conversions`.
@@ -17,63 +17,22 @@ All sums are exact rationals; costs are converted with :mod:`odp.conversions`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from .. import conversions as cv
-from ..budget import Number, parse_delta, parse_epsilon
+from ..budget import Number, parse_epsilon
 from ..errors import InvalidBudget, InvalidParameter
+from ..guarantees import DP, ODP, RDP, ZCDP, CostLike, PrivacyCost
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 
 __all__ = ["ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
            "RDPFilter", "RDPOdometer"]
 
 
-@dataclass(frozen=True)
-class ZCDP:
-    """A ρ-zCDP guarantee (Bun & Steinke 2016, Def. 1.1); with δ > 0, approximate zCDP."""
-
-    rho: Fraction
-    delta: Fraction = Fraction(0)
-
-    def __init__(self, rho: Number, delta: Number = 0):
-        try:
-            object.__setattr__(self, "rho", parse_epsilon(rho, name="rho"))
-            object.__setattr__(self, "delta", parse_delta(delta))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-
-    @property
-    def approximate(self) -> bool:
-        return self.delta > 0
-
-    def __str__(self) -> str:
-        return f"ρ={self.rho}" + (f", δ={self.delta}" if self.delta else "")
-
-
-@dataclass(frozen=True)
-class RDP:
-    """An (α, ε)-RDP guarantee at one order α > 1 (Mironov 2017, Def. 4)."""
-
-    alpha: Fraction
-    epsilon: Fraction
-
-    def __init__(self, alpha: Number, epsilon: Number):
-        object.__setattr__(self, "alpha", cv.parse_alpha(alpha))
-        try:
-            object.__setattr__(self, "epsilon", parse_epsilon(epsilon))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-
-    def __str__(self) -> str:
-        return f"α={self.alpha}, ε={self.epsilon}"
-
-
-def _pure_epsilon(cost: Any) -> Fraction | None:
+def _pure_epsilon(cost: CostLike) -> Fraction | None:
     """ε of a DP/ODP guarantee (or a mechanism's) with δ = 0; None if not such an object."""
-    g = cost if hasattr(cost, "sup_epsilon") else getattr(cost, "guarantee", None)
-    if g is None or not hasattr(g, "sup_epsilon"):
+    g = cost if isinstance(cost, (DP, ODP)) else getattr(cost, "guarantee", None)
+    if not isinstance(g, (DP, ODP)):
         return None
     if g.delta != 0:
         raise InvalidParameter(
@@ -82,13 +41,13 @@ def _pure_epsilon(cost: Any) -> Fraction | None:
     return g.sup_epsilon
 
 
-class ZCDPAccumulator(Accumulator[ZCDP]):
+class ZCDPAccumulator(Accumulator[ZCDP, ZCDP]):
     """G = (Σ ρ_i, Σ δ_i), exact.  Costs: a number (ρ), :class:`ZCDP`, a pure-DP guarantee
     (ρ = ε²/2) or an odp mechanism (:func:`odp.conversions.mechanism_zcdp`)."""
 
     measure = "zcdp"
 
-    def parse(self, cost: Any) -> ZCDP:
+    def parse(self, cost: CostLike) -> ZCDP:
         if isinstance(cost, ZCDP):
             return cost
         if hasattr(cost, "release") and hasattr(cost, "guarantee"):
@@ -96,22 +55,22 @@ class ZCDPAccumulator(Accumulator[ZCDP]):
         eps = _pure_epsilon(cost)
         if eps is not None:
             return ZCDP(cv.pure_dp_to_zcdp(eps))
-        return ZCDP(cost)
+        return ZCDP(cost)  # type: ignore[arg-type]  # anything else must be a number: ZCDP checks
+
+    def to_cost(self, cost: ZCDP) -> PrivacyCost:
+        return cost
 
     def zero(self) -> ZCDP:
         return ZCDP(0)
 
     def add(self, state: ZCDP, cost: ZCDP) -> ZCDP:
-        new = object.__new__(ZCDP)
-        object.__setattr__(new, "rho", state.rho + cost.rho)
-        object.__setattr__(new, "delta", state.delta + cost.delta)
-        return new
+        return ZCDP._trusted(state.rho + cost.rho, state.delta + cost.delta)
 
     def loss(self, state: ZCDP) -> ZCDP:
         return state
 
 
-class RDPAccumulator(Accumulator[Fraction]):
+class RDPAccumulator(Accumulator[Fraction, Fraction]):
     """G = Σ ε_i(α) at the order α fixed at construction, exact.  Costs: a number (ε at α),
     :class:`RDP` at the same α, :class:`ZCDP` with δ = 0 (αρ), a pure-DP guarantee
     (min(ε, αε²/2)), an odp mechanism, or a curve ``alpha -> epsilon`` (called with α)."""
@@ -121,7 +80,7 @@ class RDPAccumulator(Accumulator[Fraction]):
     def __init__(self, alpha: Number):
         self.alpha = cv.parse_alpha(alpha)
 
-    def parse(self, cost: Any) -> Fraction:
+    def parse(self, cost: CostLike) -> Fraction:
         a = self.alpha
         if isinstance(cost, RDP):
             if cost.alpha != a:
@@ -151,6 +110,9 @@ class RDPAccumulator(Accumulator[Fraction]):
         except InvalidBudget as exc:
             raise InvalidParameter(str(exc)) from None
 
+    def to_cost(self, cost: Fraction) -> PrivacyCost:
+        return RDP(self.alpha, cost)
+
     def zero(self) -> Fraction:
         return Fraction(0)
 
@@ -161,7 +123,7 @@ class RDPAccumulator(Accumulator[Fraction]):
         return RDP(self.alpha, state)
 
 
-class ZCDPFilter(PrivacyFilter):
+class ZCDPFilter(PrivacyFilter[ZCDP, ZCDP]):
     """CONT iff Σ ρ_i ≤ ρ (and Σ δ_i ≤ δ): paper 004 Thm. 4.10 (δ = 0, concurrent-safe);
     with δ > 0 a sequential approximate-zCDP filter (WRRW 2023 Thm. 1)."""
 
@@ -184,14 +146,14 @@ class ZCDPFilter(PrivacyFilter):
             return ZCDP(self._budget.rho - self._state.rho, self._budget.delta - self._state.delta)
 
 
-class ZCDPOdometer(PrivacyOdometer):
+class ZCDPOdometer(PrivacyOdometer[ZCDP, ZCDP]):
     """privacy_loss() = ZCDP(Σ ρ_i, Σ δ_i) (paper 004 Thm. 4.11)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(ZCDPAccumulator())
 
 
-class RDPFilter(PrivacyFilter):
+class RDPFilter(PrivacyFilter[Fraction, Fraction]):
     """CONT iff Σ ε_i(α) ≤ ε at the fixed order α (paper 004 Thm. 4.6; concurrent-safe)."""
 
     name = "Rényi DP filter"
@@ -217,7 +179,7 @@ class RDPFilter(PrivacyFilter):
             return RDP(self.alpha, self._budget.epsilon - self._state)
 
 
-class RDPOdometer(PrivacyOdometer):
+class RDPOdometer(PrivacyOdometer[Fraction, Fraction]):
     """privacy_loss() = RDP(α, Σ ε_i(α)) at the fixed order α (paper 004 Thm. 4.9)."""
 
     def __init__(self, alpha: Number):

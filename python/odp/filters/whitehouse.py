@@ -35,7 +35,6 @@ implementations disagree on them.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from ..budget import Budget, Number, parse_delta
 from ..errors import InvalidParameter
@@ -46,6 +45,7 @@ from ..rational import (
     log_bracket,
     sqrt_bracket,
 )
+from ..guarantees import DP, CostLike, PrivacyCost
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 from .basic import DPCost, parse_dp_cost
 
@@ -55,7 +55,7 @@ _DIGITS = 50
 _MAX_DIGITS = 1600
 
 
-def _parse_tail_delta(tail_delta: Any) -> Fraction:
+def _parse_tail_delta(tail_delta: Number) -> Fraction:
     d = parse_delta(tail_delta, name="tail_delta")
     if d == 0:
         raise InvalidParameter("tail_delta (δ″ of paper 004 Thm. 3.7) must be > 0")
@@ -78,7 +78,7 @@ class _Log:
         return True
 
 
-class WhitehouseAccumulator(Accumulator[DPCost]):
+class WhitehouseAccumulator(Accumulator[DPCost, DPCost]):
     """State (Σ ε_i², Σ δ_i); loss = Thm. 3.8's G, with its ε rounded up to 1e-12."""
 
     measure = "approx-dp"
@@ -87,8 +87,11 @@ class WhitehouseAccumulator(Accumulator[DPCost]):
         self.tail_delta = _parse_tail_delta(tail_delta)
         self.log = _Log(self.tail_delta)
 
-    def parse(self, cost: Any) -> DPCost:
+    def parse(self, cost: CostLike) -> DPCost:
         return parse_dp_cost(cost)
+
+    def to_cost(self, cost: DPCost) -> PrivacyCost:
+        return DP(cost[0], cost[1])
 
     def zero(self) -> DPCost:
         return Fraction(0), Fraction(0)
@@ -108,7 +111,7 @@ class WhitehouseAccumulator(Accumulator[DPCost]):
         return Budget._trusted(self.epsilon_upper(state[0]), self.tail_delta + state[1])
 
 
-class WhitehouseFilter(PrivacyFilter):
+class WhitehouseFilter(PrivacyFilter[DPCost, DPCost]):
     """The (ε, δ)-DP filter of paper 004 Thm. 3.7 (WRRW 2023).
 
     Parameters
@@ -132,6 +135,7 @@ class WhitehouseFilter(PrivacyFilter):
                 "the filter could never continue; choose 0 < tail_delta <= delta"
             )
         super().__init__(acc, halt_on_refusal=halt_on_refusal)
+        self._wacc = acc
         self._delta_rounds = self._budget.delta - acc.tail_delta
         self._smax = self._smax_bracket()
 
@@ -141,11 +145,11 @@ class WhitehouseFilter(PrivacyFilter):
 
     @property
     def tail_delta(self) -> Fraction:
-        return self._acc.tail_delta
+        return self._wacc.tail_delta
 
     def _smax_bracket(self) -> tuple[Fraction, Fraction]:
         """[S_lo, S_hi] ∋ S_max = (√(2L + 2ε) − √(2L))² by interval arithmetic."""
-        log = self._acc.log
+        log = self._wacc.log
         eps = self._budget.epsilon
         a_lo = sqrt_bracket(2 * log.lo + 2 * eps, log.digits)[0]
         a_hi = sqrt_bracket(2 * log.hi + 2 * eps, log.digits)[1]
@@ -167,7 +171,7 @@ class WhitehouseFilter(PrivacyFilter):
             return False
         if s == 0:
             return True
-        log = self._acc.log
+        log = self._wacc.log
         while True:
             if 2 * log.hi * s <= room * room:
                 return True
@@ -205,7 +209,7 @@ class WhitehouseFilter(PrivacyFilter):
             return Budget._trusted(eps_next, max(self._delta_rounds - d, Fraction(0)))
 
 
-class WhitehouseOdometer(PrivacyOdometer):
+class WhitehouseOdometer(PrivacyOdometer[DPCost, DPCost]):
     """privacy_loss() = (√(2 ln(1/δ″) Σ ε_i²) + ½ Σ ε_i², δ″ + Σ δ_i), paper 004 Thm. 3.8,
     as an :class:`odp.Budget` whose ε is an upper bound (rounded up to 1e-12)."""
 

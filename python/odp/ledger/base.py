@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Callable
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
+from ..guarantees import GuaranteeRecord, Label
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis
 from .records import (
     REASON_ENFORCED,
@@ -41,24 +41,16 @@ Admission = Callable[[BudgetState, RoundRequest], bool]
 TransitionCheck = Callable[..., bool]
 
 
-def realised_blocks(guarantee: dict[str, Any], label: Any
+def realised_blocks(guarantee: GuaranteeRecord, label: Label | None
                     ) -> tuple[list[Fraction] | None, int | None]:
     """The declared class costs and the index of ``label`` among them (Lemma 4 row), or
     ``(None, None)`` when no class is named."""
     if label is None:
         return None, None
-    costs = guarantee.get("costs", [])
-    for i, (declared, _) in enumerate(costs):
-        if declared == label and type(declared) is type(label):
-            return [_cost(c) for _, c in costs], i
-    return None, None
-
-
-@functools.lru_cache(maxsize=4096)
-def _cost(text: Any) -> Fraction:
-    """A declared class cost as recorded (exact text) parsed to a Fraction; cached, since the
-    same few guarantees are usually charged over and over (Fractions are immutable)."""
-    return Fraction(text)
+    index = guarantee.index_of(label)
+    if index is None:
+        return None, None
+    return list(guarantee.costs), index
 
 
 def sum_rule(state: BudgetState, req: RoundRequest) -> bool:
@@ -88,7 +80,7 @@ def budget_exceeded(state: BudgetState, req: RoundRequest,
     )
 
 
-def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any,
+def validate_charge(guarantee: GuaranteeRecord, sup_epsilon: Fraction, label: Label | None,
                     charged: Fraction) -> tuple[list[Fraction] | None, int | None]:
     """A settle must charge exactly what the declared guarantee says: the cost ℰ(P_k) of the
     realised class ``label`` (Alg. 1 line 7), or the sup when no class is named (a failed,
@@ -101,7 +93,7 @@ def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any
                 f"{format_fraction(sup_epsilon)}, not {charged}")
         return None, None
     costs, index = realised_blocks(guarantee, label)
-    if costs is None:
+    if costs is None or index is None:
         raise InvalidGuarantee(f"{label!r} is not a class of the declared guarantee")
     if charged != costs[index]:
         raise InvalidGuarantee(
@@ -110,9 +102,9 @@ def validate_charge(guarantee: dict[str, Any], sup_epsilon: Fraction, label: Any
     return costs, index
 
 
-def settlement(state: BudgetState, round_id: str, label: Any, charged: Fraction, reason: str,
+def settlement(state: BudgetState, round_id: str, label: Label | None, charged: Fraction, reason: str,
                interactive_rule: bool, check: TransitionCheck | None
-               ) -> tuple[Any, Fraction, str, bool]:
+               ) -> tuple[Label | None, Fraction, str, bool]:
     """Decide what a settle records: (label, charged, reason, check_failed).  Pure: it only
     reads ``state``, in which ``round_id`` is reserved and pending."""
     rec = state.get(round_id)
@@ -156,7 +148,7 @@ class Ledger(ABC):
         otherwise.  ``admit`` replaces the default rule (see :data:`Admission`)."""
 
     @abstractmethod
-    def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
+    def settle(self, round_id: str, label: Label | None, charged: Fraction, reason: str = REASON_RELEASED,
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
                ) -> RoundRecord:
         """Charge a reserved round (Alg. 1 lines 7–8).  With ``interactive_rule`` an interactive
@@ -164,7 +156,7 @@ class Ledger(ABC):
         ``check`` re-checks the transition before it is committed (see :data:`TransitionCheck`)."""
 
     @abstractmethod
-    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
+    def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
         """Reserve and settle in one atomic step (the release already exists)."""
@@ -199,10 +191,10 @@ class Ledger(ABC):
     def close(self) -> None:
         """Release resources (no-op for the in-memory ledger)."""
 
-    def __enter__(self):
+    def __enter__(self) -> "Ledger":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -235,7 +227,7 @@ class MemoryLedger(Ledger):
         self._pending.append(lambda: reserve_row(seq, req, None, now))
         return rec
 
-    def _settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
+    def _settle(self, round_id: str, label: Label | None, charged: Fraction, reason: str,
                 now: float) -> RoundRecord:
         seq = self._next_seq()
         rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
@@ -257,7 +249,7 @@ class MemoryLedger(Ledger):
                 raise budget_exceeded(self._state, req, admit)
             return self._reserve(req, time.time())
 
-    def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
+    def settle(self, round_id: str, label: Label | None, charged: Fraction, reason: str = REASON_RELEASED,
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
                ) -> RoundRecord:
         with self._lock:
@@ -268,7 +260,7 @@ class MemoryLedger(Ledger):
             raise enforcement_error(round_id)
         return rec
 
-    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
+    def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
         blocks, realized = validate_charge(req.guarantee, req.sup_epsilon, label, charged)

@@ -137,7 +137,7 @@ class EventRow:
     owner: str | None
     created: float
 
-    def values(self) -> tuple:
+    def values(self) -> tuple[Any, ...]:  # Any: the row's column values, in ROW_FIELDS order
         return tuple(getattr(self, name) for name in ROW_FIELDS)
 
     def encode(self) -> bytes:
@@ -214,7 +214,7 @@ def head_mac(key: bytes, ledger_id: str, rows: int, rounds: int, head: str) -> s
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
-def load_key(path: str | os.PathLike) -> bytes:
+def load_key(path: str | os.PathLike[str]) -> bytes:
     """Read an HMAC key file: 64 or more hex digits (as ``odp ledger keygen`` writes), or at
     least 32 raw bytes."""
     try:
@@ -232,7 +232,7 @@ def load_key(path: str | os.PathLike) -> bytes:
     return key
 
 
-def write_key(path: str | os.PathLike) -> str:
+def write_key(path: str | os.PathLike[str]) -> str:
     """Write a new random 32-byte HMAC key (hex) to ``path`` with mode 0600; refuse to
     overwrite.  Returns the key id."""
     key = os.urandom(MIN_KEY_BYTES)

@@ -35,7 +35,7 @@ HEAD_FORMAT = "odp-ledger-head"
 HEAD_VERSION = 1
 
 
-def head_path(ledger_path: str | os.PathLike) -> Path:
+def head_path(ledger_path: str | os.PathLike[str]) -> Path:
     """Where the head file of ``ledger_path`` lives: ``LEDGER.head``."""
     return Path(str(ledger_path) + ".head")
 
@@ -177,7 +177,7 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: boo
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        slots = _slots(fd) if os.fstat(fd).st_size else [None, None]
+        slots: list[HeadRecord | None] = _slots(fd) if os.fstat(fd).st_size else [None, None]
         current = _best(slots)
         if not force and current is not None and current.rows >= record.rows:
             return False

@@ -21,7 +21,8 @@ from fractions import Fraction
 from typing import Any
 
 from ..budget import Budget, format_fraction
-from ..errors import LedgerError
+from ..errors import InvalidGuarantee, LedgerError
+from ..guarantees import GuaranteeRecord, Label
 from .chain import EventRow
 
 #: Version of the SQLite ledger's schema (2: hash-chained rows; see :mod:`odp.ledger.schema`).
@@ -48,8 +49,8 @@ class RoundRequest:
 
     round_id: str
     mechanism: str
-    params: dict[str, Any]
-    guarantee: dict[str, Any]  # JSON form of the declared ODP guarantee (classes and costs)
+    params: dict[str, Any]  # Any: JSON values
+    guarantee: GuaranteeRecord  # the declared ODP guarantee (classes and costs)
     sup_epsilon: Fraction
     delta: Fraction
     interactive: bool = False
@@ -62,14 +63,14 @@ class RoundRecord:
     index: int  # 1-based position in reservation order
     round_id: str
     mechanism: str
-    params: dict[str, Any]
-    guarantee: dict[str, Any]
+    params: dict[str, Any]  # Any: JSON values
+    guarantee: GuaranteeRecord
     sup_epsilon: Fraction
     delta: Fraction
     interactive: bool
     reserved_at: float
     status: str = "pending"  # "pending" | "settled"
-    label: Any = None  # realised class (JSON scalar) once settled; None if charged at sup
+    label: Label | None = None  # realised class once settled; None if charged at sup
     charged: Fraction | None = None  # ε charged once settled
     reason: str | None = None
     settled_at: float | None = None
@@ -86,7 +87,7 @@ class RoundRecord:
         """sup − charged: the ε saved by ODP accounting (0 while pending)."""
         return self.sup_epsilon - self.charged if self.charged is not None else Fraction(0)
 
-    def settled(self, label: Any, charged: Fraction, reason: str, at: float) -> "RoundRecord":
+    def settled(self, label: Label | None, charged: Fraction, reason: str, at: float) -> "RoundRecord":
         return replace(self, status="settled", label=label, charged=charged, reason=reason,
                        settled_at=at)
 
@@ -96,7 +97,7 @@ class RoundRecord:
             "round_id": self.round_id,
             "mechanism": self.mechanism,
             "params": self.params,
-            "guarantee": self.guarantee,
+            "guarantee": self.guarantee.to_json(),
             "sup_epsilon": str(self.sup_epsilon),
             "delta": str(self.delta),
             "interactive": self.interactive,
@@ -175,7 +176,7 @@ class BudgetState:
         self.last_seq = max(self.last_seq, seq)
         return rec
 
-    def apply_settle(self, seq: int, round_id: str, label: Any, charged: Fraction, reason: str,
+    def apply_settle(self, seq: int, round_id: str, label: Label | None, charged: Fraction, reason: str,
                      at: float) -> RoundRecord:
         pos = self.by_id.get(round_id)
         if pos is None:
@@ -192,7 +193,8 @@ class BudgetState:
         self.last_seq = max(self.last_seq, seq)
         return new
 
-    def apply_charge(self, reserve_seq: int, settle_seq: int, req: RoundRequest, label: Any,
+    def apply_charge(self, reserve_seq: int, settle_seq: int, req: RoundRequest,
+                     label: Label | None,
                      charged: Fraction, reason: str, at: float) -> RoundRecord:
         """A reserve event immediately followed by its settle (a one-step charge): the same
         state as :meth:`apply_reserve` then :meth:`apply_settle`, with one record built."""
@@ -238,7 +240,7 @@ class BudgetState:
         return self.last_reserve_seq > self.get(round_id).reserve_seq
 
 
-def dumps(obj: Any) -> str:
+def dumps(obj: object) -> str:
     """Canonical JSON text (sorted keys, no spaces) for ledger columns."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
@@ -246,11 +248,11 @@ def dumps(obj: Any) -> str:
 def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float) -> EventRow:
     """The ledger row that reserves ``req`` (every backend writes exactly these values)."""
     return EventRow(seq, "reserve", req.round_id, req.mechanism, dumps(req.params),
-                    dumps(req.guarantee), Fraction(req.sup_epsilon), Fraction(req.delta),
+                    dumps(req.guarantee.to_json()), Fraction(req.sup_epsilon), Fraction(req.delta),
                     int(bool(req.interactive)), None, None, None, owner, float(at))
 
 
-def settle_row(seq: int, round_id: str, label: Any, charged: Fraction, reason: str,
+def settle_row(seq: int, round_id: str, label: Label | None, charged: Fraction, reason: str,
                owner: str | None, at: float) -> EventRow:
     """The ledger row that settles ``round_id``."""
     return EventRow(seq, "settle", round_id, None, None, None, None, None, None, dumps(label),
@@ -261,20 +263,24 @@ def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
     """Apply one (verified) ledger row to ``state``.  ``ValueError``/``LedgerError`` when the
     row is not a well-formed reserve or settle event."""
     if row.kind == "reserve":
-        if None in (row.mechanism, row.params, row.guarantee, row.sup_epsilon, row.delta,
-                    row.interactive):
+        if (row.mechanism is None or row.params is None or row.guarantee is None
+                or row.sup_epsilon is None or row.delta is None or row.interactive is None):
             raise ValueError("a reserve row lacks a value")
         params, guarantee = json.loads(row.params), json.loads(row.guarantee)
         if not isinstance(params, dict) or not isinstance(guarantee, dict):
             raise ValueError("params and guarantee must be JSON objects")
+        try:
+            record = GuaranteeRecord.from_json(guarantee)
+        except InvalidGuarantee as exc:
+            raise ValueError(f"the recorded guarantee is malformed: {exc}") from None
         req = RoundRequest(round_id=row.round_id, mechanism=row.mechanism, params=params,
-                           guarantee=guarantee, sup_epsilon=row.sup_epsilon, delta=row.delta,
+                           guarantee=record, sup_epsilon=row.sup_epsilon, delta=row.delta,
                            interactive=bool(row.interactive))
         rec = state.apply_reserve(row.seq, req, row.created)
         if row.owner:
             rec.extra["owner"] = row.owner
         return rec
-    if None in (row.label, row.charged, row.reason):
+    if row.label is None or row.charged is None or row.reason is None:
         raise ValueError("a settle row lacks a value")
     return state.apply_settle(row.seq, row.round_id, json.loads(row.label), row.charged,
                               row.reason, row.created)

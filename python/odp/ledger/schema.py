@@ -18,8 +18,9 @@ import sqlite3
 from fractions import Fraction
 
 from ..errors import LedgerCorrupted, LedgerError
-from .chain import CHAIN_VERSION, ChainVerifier, EventRow, Genesis, row_mac
-from .records import SCHEMA_VERSION
+from .chain import CHAIN_VERSION as CHAIN_VERSION  # re-exported for the ledger backends
+from .chain import ChainVerifier, EventRow, Genesis, row_mac
+from .records import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported likewise
 
 KNOWN_VERSIONS = (1, 2)
 UPGRADE_COMMAND = "odp ledger upgrade"
@@ -80,7 +81,10 @@ def _norm(sql: str | None) -> str:
 
 
 def _name_of(sql: str) -> str:
-    return re.search(r"(?:TABLE|INDEX|TRIGGER)\s+(?:IF NOT EXISTS\s+)?(\w+)", sql).group(1)
+    match = re.search(r"(?:TABLE|INDEX|TRIGGER)\s+(?:IF NOT EXISTS\s+)?(\w+)", sql)
+    if match is None:  # every statement of this module names what it creates
+        raise ValueError(f"no table, index or trigger name in {sql[:40]!r}")
+    return match.group(1)
 
 
 def _expected(version: int) -> dict[tuple[str, str], str | None]:
@@ -98,7 +102,8 @@ def _expected(version: int) -> dict[tuple[str, str], str | None]:
 
 def is_empty(conn: sqlite3.Connection) -> bool:
     """True for a database without any table (a new file)."""
-    return conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+    count: int = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    return count == 0
 
 
 def read_version(conn: sqlite3.Connection, where: str) -> tuple[int, dict[str, str]]:
@@ -221,7 +226,8 @@ def upgrade_v1(conn: sqlite3.Connection, where: str, key: bytes | None) -> int:
                          (prev, digest, row_mac(key, digest) if key else None, row.seq))
         conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                      (str(SCHEMA_VERSION),))
-        extra = [("chain_version", str(CHAIN_VERSION)), ("genesis_hash", genesis.hash)]
+        extra: list[tuple[str, str | None]] = [("chain_version", str(CHAIN_VERSION)),
+                                               ("genesis_hash", genesis.hash)]
         if key:
             extra.append(("key_id", genesis.key_id))
         conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", extra)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..guarantees import DP, ODP
+from ..guarantees import DP, Data, ODP, Release
 from ..samplers import RandomSource
 
 
@@ -19,7 +19,7 @@ class _Bottom:
 
     _instance = None
 
-    def __new__(cls):
+    def __new__(cls) -> "_Bottom":
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -27,7 +27,7 @@ class _Bottom:
     def __repr__(self) -> str:
         return "⊥"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type["_Bottom"], tuple[()]]:
         return (_Bottom, ())
 
     def __bool__(self) -> bool:
@@ -69,7 +69,7 @@ class Mechanism(ABC):
         the worst case."""
 
     @abstractmethod
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         """Run the mechanism on ``data`` with randomness from ``rng``."""
 
     def __repr__(self) -> str:

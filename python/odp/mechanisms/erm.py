@@ -53,7 +53,7 @@ import numpy as np
 
 from ..budget import parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter, OdpError
-from ..guarantees import DP, ODP
+from ..guarantees import DP, Data, ODP, Release
 from ..exact_continuous import sample_l2_laplace
 from ..rational import ceil_fraction, exp_bracket, sqrt_bracket
 from ..samplers import RandomSource, discrete_laplace
@@ -105,9 +105,10 @@ def prepare_records(features: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]
     return x, y
 
 
-def _objective(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float):
+def _objective(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float
+               ) -> tuple[float, np.ndarray, np.ndarray]:
     z = y * (x @ p)
-    loss = np.mean(np.logaddexp(0.0, -z)) + 0.5 * lam * float(p @ p)
+    loss = float(np.mean(np.logaddexp(0.0, -z))) + 0.5 * lam * float(p @ p)
     s = 0.5 * (1.0 - np.tanh(0.5 * z))  # σ(−z)
     grad = -(x.T @ (y * s)) / len(y) + lam * p
     return loss, grad, s
@@ -124,7 +125,7 @@ def certified_gradient_norm(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: fl
     n, d = x.shape
     grad = np.array([math.fsum(terms[:, j]) / n for j in range(d)]) + lam * p
     margin = math.sqrt(d) * (8 + d * float(np.linalg.norm(p))) * _U * (1 + lam)
-    return float(np.linalg.norm(grad)) * (1 + 4 * _U) + margin
+    return float(float(np.linalg.norm(grad)) * (1 + 4 * _U) + margin)
 
 
 def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float, *,
@@ -329,7 +330,7 @@ class TestedLogisticRegression(Mechanism):
     def threshold_units(self) -> int:
         return math.floor(self.threshold / self.test_granularity + Fraction(1, 2))
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         x_train, y_train, x_test, y_test = data
         model = self.erm.release((x_train, y_train), rng)
         noisy = (self.test_value(model.exact, x_test, y_test)

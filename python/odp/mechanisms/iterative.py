@@ -62,7 +62,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..budget import parse_positive, parse_positive_int
+from ..budget import Number, parse_positive, parse_positive_int
 from ..composition import (
     DeltaRule,
     StepSpec,
@@ -73,7 +73,7 @@ from ..composition import (
 )
 from ..errors import InvalidParameter
 from ..floats import float_up
-from ..guarantees import ODP
+from ..guarantees import Data, ODP, Release
 from ..samplers import RandomSource, discrete_laplace
 from .base import Mechanism
 from .public import check_labelled, unpack
@@ -86,8 +86,10 @@ __all__ = [
     "output_length",
 ]
 
-Step = Callable[[tuple, Any, RandomSource], Any]
-StoppingRule = Callable[[tuple], bool]
+#: The outputs s_1, …, s_{k−1} released so far: whatever each step outputs, hence ``Any``.
+History = tuple[Any, ...]
+Step = Callable[[History, Any, RandomSource], Any]
+StoppingRule = Callable[[History], bool]
 
 
 class IterativeMechanism(Mechanism):
@@ -114,7 +116,7 @@ class IterativeMechanism(Mechanism):
     name = "iterative"
 
     def __init__(self, step: Step, *, stops: Sequence[int], steps: StepSpec | Sequence[StepSpec],
-                 stopping_rule: StoppingRule | None = None, costs: Sequence[Any] | None = None,
+                 stopping_rule: StoppingRule | None = None, costs: Sequence[Number] | None = None,
                  rule: DeltaRule | None = None, name: str | None = None):
         if not callable(step):
             raise InvalidParameter("step must be a function (history, data, rng) -> output")
@@ -139,12 +141,12 @@ class IterativeMechanism(Mechanism):
         """ℰ of the class "stopped after ``length`` steps"."""
         return self._guarantee.cost(length)
 
-    def finish(self, history: tuple) -> Any:
+    def finish(self, history: History) -> Release:
         """Post-processing of the released outputs into the release (default: the tuple)."""
         return history
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
-        history: tuple = ()
+    def release(self, data: Data, rng: RandomSource) -> Release:
+        history: History = ()
         last = self.stops[-1]
         early = set(self.stops[:-1])
         for k in range(1, last + 1):
@@ -169,7 +171,8 @@ def logistic_gradients(weights: np.ndarray, features: np.ndarray, labels: np.nda
     grads = coef[:, None] * features
     norms = np.abs(grads).sum(axis=1)
     scale = np.minimum(1.0, clip / np.maximum(norms, 1e-300))
-    return grads * scale[:, None]
+    clipped: np.ndarray = grads * scale[:, None]
+    return clipped
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -185,9 +188,9 @@ class GradientDescentRelease:
     """The release of :class:`NoisyGradientDescent`: the noisy gradients (``steps``, what the
     partition measures) and the final weights (their post-processing)."""
 
-    steps: tuple
+    steps: History
     weights: np.ndarray
-    iterates: list
+    iterates: list[np.ndarray]
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -233,7 +236,7 @@ class NoisyGradientDescent(IterativeMechanism):
         #: L1 sensitivity of the gridded mean gradient, in grid units (step 3)
         self.units = math.ceil(self.sensitivity / self.granularity) + d
         self.noise_scale = Fraction(self.units) / self.epsilon_step
-        spec = StepSpec(self.epsilon_step, 0)
+        spec = StepSpec(self.epsilon_step, Fraction(0))
         super().__init__(self._noisy_gradient, stops=stops, steps=spec,
                          stopping_rule=self._small_gradient, rule=rule)
 
@@ -285,19 +288,19 @@ class NoisyGradientDescent(IterativeMechanism):
         return [math.floor(v / self.granularity + half)
                 for v in self.mean_gradient(weights, features, labels)]
 
-    def _noisy_gradient(self, history: tuple, data: Any, rng: RandomSource) -> np.ndarray:
+    def _noisy_gradient(self, history: History, data: Any, rng: RandomSource) -> np.ndarray:
         features, labels = data
         units = self.grid_gradient(self.iterates(history)[-1], features, labels)
         return np.array([float((u + discrete_laplace(self.noise_scale, rng)) * self.granularity)
                          for u in units])
 
-    def _small_gradient(self, history: tuple) -> bool:
+    def _small_gradient(self, history: History) -> bool:
         ws = self.iterates(history)
         recent = [history[-i] + self.regularization * ws[-i - 1]
                   for i in range(1, min(self.window, len(history)) + 1)]
         return float(np.linalg.norm(np.mean(recent, axis=0))) < self.stop_threshold
 
-    def finish(self, history: tuple) -> GradientDescentRelease:
+    def finish(self, history: History) -> GradientDescentRelease:
         its = self.iterates(history)
         return GradientDescentRelease(history, its[-1], its)
 

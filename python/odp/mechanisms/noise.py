@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from ..budget import parse_delta, parse_epsilon, parse_positive, to_fraction
 from ..errors import InvalidParameter
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
-from ..guarantees import DP, ODP
+from ..guarantees import DP, Data, ODP, Release
 from ..samplers import RandomSource, bernoulli_exp, discrete_gaussian, discrete_laplace
 from .base import BOTTOM, Mechanism, query_name
 
@@ -138,7 +138,7 @@ class GaussianMechanism(_GridMechanism):
     #: σ² in grid units (σ/granularity)² must lie in this range (float-safe δ bound).
     SIGMA2_UNITS_RANGE = (Fraction(1, 10**12), Fraction(10**200))
 
-    def _calibrate(self, epsilon: Any, delta: Any, sigma: Any, noise_multiplier: Any):
+    def _calibrate(self, epsilon: Any, delta: Any, sigma: Any, noise_multiplier: Any) -> Fraction:
         """Set ``sigma2_units`` and return the declared δ."""
         if noise_multiplier is not None:
             if sigma is not None:
@@ -224,7 +224,7 @@ class RandomizedResponse(Mechanism):
         return {"query": query_name(self.query), "epsilon": str(self.epsilon),
                 "categories": [repr(c) for c in self.categories]}
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         truth = self.query(data)
         if truth not in self.categories:
             raise InvalidParameter(f"the query returned {truth!r}, not one of the categories")
@@ -256,7 +256,7 @@ class ToyMechanism(Mechanism):
     def params(self) -> dict[str, Any]:
         return self.laplace.params()
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         if rng.randbelow(2) == 0:
             return BOTTOM
         return self.laplace.release(data, rng)

@@ -21,13 +21,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ..accountant import Accountant
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded
 
 __all__ = ["check_plan", "keep_partial"]
 
 
-def check_plan(accountant: Any, epsilon: Fraction, delta: Fraction, what: str) -> None:
+def check_plan(accountant: Accountant, epsilon: Fraction, delta: Fraction, what: str) -> None:
     """Refuse (``BudgetExceeded``, nothing recorded) a plan whose worst case ``(ε, δ)`` does
     not fit in ``accountant.remaining`` now."""
     plan = Budget(epsilon, delta)

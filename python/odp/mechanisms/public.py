@@ -37,7 +37,7 @@ def array_shape(value: Any, *, what: str) -> tuple[int, ...]:
             from None
 
 
-def unpack(data: Any, parts: tuple[str, ...], *, mechanism: str) -> tuple:
+def unpack(data: Any, parts: tuple[str, ...], *, mechanism: str) -> tuple[Any, ...]:
     """``data`` as a tuple of ``len(parts)`` pieces (e.g. ``(features, labels)``)."""
     try:
         pieces = tuple(data)

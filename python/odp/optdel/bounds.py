@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..budget import format_fraction, to_fraction
+from ..budget import Number, format_fraction, to_fraction
 from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
@@ -202,6 +202,7 @@ def _interp_grid(eps: Sequence[Fraction], costs: Sequence[Fraction], max_cells: 
 
 
 def _instance(
+    *,
     eps: Sequence[Fraction], deltas, stops, costs, h: Fraction, up: bool, window: tuple[int, int]
 ) -> lattice.LatticeInstance:
     if up:
@@ -213,6 +214,7 @@ def _instance(
 
 def _lattice_bound(
     quantity: str,
+    *,
     eps_up,
     eps_lo,
     deltas,
@@ -238,10 +240,10 @@ def _lattice_bound(
         exact_unit = exact_unit and same
         h_up = h_lo if exact_unit else _interp_grid(eps_up, costs_up, max_cells)
     window = lattice.default_window(h_lo, eps_up, costs_up)
-    inst_lo = _instance(eps_lo, deltas, stops, costs_lo, h_lo, False, window)
+    inst_lo = _instance(eps=eps_lo, deltas=deltas, stops=stops, costs=costs_lo, h=h_lo, up=False, window=window)
     details: dict[str, Any] = {}
     if exact_unit:
-        inst_up = _instance(eps_up, deltas, stops, costs_up, h_lo, True, window)
+        inst_up = _instance(eps=eps_up, deltas=deltas, stops=stops, costs=costs_up, h=h_lo, up=True, window=window)
         total_units = sum(inst_up.units)
         exact_states = window[0] <= -total_units and window[1] >= total_units
         details["cells_per_pass"] = lattice.cells(inst_up)
@@ -288,7 +290,7 @@ def _lattice_bound(
     )
 
 
-def _exp_fallback(quantity: str, problem: ExpProblem, grid, max_cells, want_lower) -> OptDelBound:
+def _exp_fallback(quantity: str, problem: ExpProblem, *, grid, max_cells, want_lower) -> OptDelBound:
     """Lattice bounds for rational ``w_k`` whose losses do not merge: ``eps_k`` and ``E(P_i)``
     enclosed by :func:`odp.rational.log_bracket` (monotonicity, Lemma D)."""
     eps_b = [log_bracket(w) for w in problem.ws]
@@ -299,15 +301,15 @@ def _exp_fallback(quantity: str, problem: ExpProblem, grid, max_cells, want_lowe
     costs_lo = [hi for _, hi in E_b]
     return _lattice_bound(
         quantity,
-        eps_up,
-        eps_lo,
-        problem.deltas,
-        problem.stops,
-        costs_up,
-        costs_lo,
-        grid,
-        max_cells,
-        want_lower,
+        eps_up=eps_up,
+        eps_lo=eps_lo,
+        deltas=problem.deltas,
+        stops=problem.stops,
+        costs_up=costs_up,
+        costs_lo=costs_lo,
+        grid=grid,
+        max_cells=max_cells,
+        want_lower=want_lower,
         method_prefix="log-bracket ",
     )
 
@@ -328,8 +330,8 @@ def _homogeneous_bound(
         return None
     stops, costs = problem.stops, problem.costs
     if quantity != "thm15":
-        upper = homogeneous.eq4_bound(stops, eps, delta, costs, True)
-        lower = homogeneous.eq4_bound(stops, eps, delta, costs, False) if want_lower else None
+        upper = homogeneous.eq4_bound(stops, epsilon=eps, delta=delta, costs=costs, up=True)
+        lower = homogeneous.eq4_bound(stops, epsilon=eps, delta=delta, costs=costs, up=False) if want_lower else None
         return OptDelBound(
             quantity,
             None if lower is None else round_down_significant(lower, 20),
@@ -361,6 +363,7 @@ def _homogeneous_bound(
 
 def _compute(
     quantity: str,
+    *,
     stops,
     steps,
     costs,
@@ -377,7 +380,8 @@ def _compute(
             if lat is not None:
                 w0, units = lat
                 fn = exact.thm15_lattice_exact if quantity == "thm15" else exact.eq4_lattice_exact
-                value = fn(w0, units, problem.deltas, problem.stops, problem.Ws)
+                value = fn(w0, units=units, deltas=problem.deltas, stops=problem.stops,
+                           Ws=problem.Ws)
                 method = "exact integer lattice"
             else:
                 fn2 = exact.thm15_exact if quantity == "thm15" else exact.eq4_exact
@@ -386,31 +390,31 @@ def _compute(
         except InvalidParameter:
             if lat is not None:
                 raise
-            return _exp_fallback(quantity, problem, grid, max_cells, want_lower)
+            return _exp_fallback(quantity, problem, grid=grid, max_cells=max_cells, want_lower=want_lower)
         return OptDelBound(quantity, value, value, method)
-    problem = EpsProblem.parse(stops, steps, costs)
-    if grid is None and homogeneous.is_homogeneous(problem.epsilons, problem.deltas):
-        fast = _homogeneous_bound(quantity, problem, max_cells, want_lower)
+    eproblem = EpsProblem.parse(stops, steps, costs)
+    if grid is None and homogeneous.is_homogeneous(eproblem.epsilons, eproblem.deltas):
+        fast = _homogeneous_bound(quantity, eproblem, max_cells, want_lower)
         if fast is not None:
             return fast
     return _lattice_bound(
         quantity,
-        problem.epsilons,
-        problem.epsilons,
-        problem.deltas,
-        problem.stops,
-        problem.costs,
-        problem.costs,
-        grid,
-        max_cells,
-        want_lower,
+        eps_up=eproblem.epsilons,
+        eps_lo=eproblem.epsilons,
+        deltas=eproblem.deltas,
+        stops=eproblem.stops,
+        costs_up=eproblem.costs,
+        costs_lo=eproblem.costs,
+        grid=grid,
+        max_cells=max_cells,
+        want_lower=want_lower,
     )
 
 
 def optdel(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
     *,
     exponential: bool = False,
     grid: Any = None,
@@ -424,13 +428,13 @@ def optdel(
     e**epsilon_k`` and ``W_i = e**E(P_i)``, exact rationals, and the result is exact.
     ``grid`` forces the lattice step ``h`` (ordinary parametrisation only).
     """
-    return _compute("thm15", stops, steps, costs, exponential, grid, max_cells, max_states, True)
+    return _compute("thm15", stops=stops, steps=steps, costs=costs, exponential=exponential, grid=grid, max_cells=max_cells, max_states=max_states, want_lower=True)
 
 
 def optdel_upper(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
     *,
     exponential: bool = False,
     grid: Any = None,
@@ -446,7 +450,7 @@ def optdel_upper(
     binary fraction).  This is the stable entry point for accountants ("optimal" composition).
     """
     b = _compute(
-        "thm15", stops, steps, costs, exponential, grid, max_cells, exact.DEFAULT_MAX_STATES, False
+        "thm15", stops=stops, steps=steps, costs=costs, exponential=exponential, grid=grid, max_cells=max_cells, max_states=exact.DEFAULT_MAX_STATES, want_lower=False
     )
     if b.exact or exponential or digits is None:
         return b.upper
@@ -455,8 +459,8 @@ def optdel_upper(
 
 def lemma11_delta(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
     *,
     exponential: bool = False,
     grid: Any = None,
@@ -465,7 +469,7 @@ def lemma11_delta(
 ) -> OptDelBound:
     """Rigorous bracket of Eq. (4): the delta of Lemma 11 with the optimal (Murtagh-Vadhan)
     composition of every prefix ``k_i`` at ``epsilon = E(P_i)``."""
-    return _compute("lemma11", stops, steps, costs, exponential, grid, max_cells, max_states, True)
+    return _compute("lemma11", stops=stops, steps=steps, costs=costs, exponential=exponential, grid=grid, max_cells=max_cells, max_states=max_states, want_lower=True)
 
 
 def lemma11_delta_upper(
@@ -480,12 +484,12 @@ def lemma11_delta_upper(
     """Upper end of :func:`lemma11_delta` (exact for the exponential parametrisation)."""
     return _compute(
         "lemma11",
-        stops,
-        steps,
-        costs,
-        exponential,
-        grid,
-        max_cells,
-        exact.DEFAULT_MAX_STATES,
-        False,
+        stops=stops,
+        steps=steps,
+        costs=costs,
+        exponential=exponential,
+        grid=grid,
+        max_cells=max_cells,
+        max_states=exact.DEFAULT_MAX_STATES,
+        want_lower=False,
     ).upper

@@ -14,11 +14,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
-from ..budget import parse_delta, to_fraction
+from ..budget import Number, parse_delta, to_fraction
 from ..errors import InvalidParameter
 from . import homogeneous, lattice
 from .bounds import DEFAULT_MAX_CELLS, _instance, _lattice_grid, optdel_upper
@@ -40,10 +39,10 @@ def _grid_search(ok, lo: int, hi: int) -> int:
 
 def lemma11_costs(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    delta: Any,
+    steps: Sequence[tuple[Number, Number]],
+    delta: Number,
     *,
-    resolution: Any = "1e-4",
+    resolution: Number = "1e-4",
     max_cells: int = DEFAULT_MAX_CELLS,
 ) -> list[Fraction]:
     """Costs ``E(P_i)`` (multiples of ``resolution``) with
@@ -63,15 +62,15 @@ def lemma11_costs(
     # the window only needs the likely losses (mass above it counts fully in the upper bound)
     h = _lattice_grid(eps, [Fraction(0)], max_cells)[0]
     window = lattice.default_window(h, eps, [Fraction(0)])
-    inst = _instance(eps, problem.deltas, problem.stops, [Fraction(0)] * n, h, True, window)
+    inst = _instance(eps=eps, deltas=problem.deltas, stops=problem.stops, costs=[Fraction(0)] * n, h=h, up=True, window=window)
     table = lattice.stop_table_for(inst, [total_eps[-1] + res])
     out: list[Fraction] = []
     for i, R, lo, hi, pmf, overflow, survive in lattice.forward_prefixes(inst, True):
         top = math.ceil(total_eps[i] / res) + 1
 
-        def ok(m: int, R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive) -> bool:
+        def ok(m: int, *, R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive) -> bool:
             return (
-                lattice.prefix_term(table, m * res, R, lo, hi, pmf, overflow, survive, True)
+                lattice.prefix_term(table, E=m * res, R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive, up=True)
                 <= target
             )
 
@@ -110,7 +109,7 @@ def _homogeneous_costs(problem: EpsProblem, target: Fraction, res: Fraction) -> 
     out: list[Fraction] = []
     for k in problem.stops:
         def ok(m: int, k=k) -> bool:
-            return homogeneous.prefix_delta(k, eps, delta, m * res, True) <= target
+            return homogeneous.prefix_delta(k, epsilon=eps, delta=delta, E=m * res, up=True) <= target
 
         top = math.ceil(k * eps / res) + 1
         if not ok(top):
@@ -145,12 +144,12 @@ def _homogeneous_costs(problem: EpsProblem, target: Fraction, res: Fraction) -> 
 
 def optdel_saving(
     stops: Sequence[int],
-    steps: Sequence[tuple[Any, Any]],
-    costs: Sequence[Any],
-    delta: Any,
+    steps: Sequence[tuple[Number, Number]],
+    costs: Sequence[Number],
+    delta: Number,
     *,
     mode: str = "last",
-    resolution: Any = "1e-4",
+    resolution: Number = "1e-4",
     max_cells: int = DEFAULT_MAX_CELLS,
 ) -> Fraction:
     """How much cost Thm. 15 gives back at the same total ``delta``: the largest multiple ``t``

@@ -95,6 +95,7 @@ from operator import add
 
 from ..errors import InvalidParameter
 from .problem import ExpProblem
+from .._compat import positional_deprecated
 
 __all__ = [
     "DEFAULT_MAX_STATES",
@@ -256,8 +257,10 @@ class _Lattice:
         return self.num[k0] * self.lam * (self.suffix[k0] // s_prod) * (s_prod - keep)
 
 
+@positional_deprecated(1)
 def thm15_lattice_exact(
     w0: Fraction,
+    *,
     units: Sequence[int],
     deltas: Sequence[Fraction],
     stops: Sequence[int],
@@ -304,8 +307,10 @@ def thm15_lattice_exact(
     return Fraction(G[0], lat.U)
 
 
+@positional_deprecated(1)
 def eq4_lattice_exact(
     w0: Fraction,
+    *,
     units: Sequence[int],
     deltas: Sequence[Fraction],
     stops: Sequence[int],

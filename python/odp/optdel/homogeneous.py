@@ -47,6 +47,7 @@ import numpy as np
 from ..floats import float_down, float_up
 from ..rational import exp_bracket
 from . import lattice
+from .._compat import positional_deprecated
 
 __all__ = ["is_homogeneous", "prefix_delta", "eq4_bound", "thm15_pass", "kernel"]
 
@@ -148,7 +149,8 @@ def _tail_sum(k: int, epsilon: Fraction, E: Fraction, up: bool) -> decimal.Decim
         u += 1
 
 
-def prefix_delta(k: int, epsilon: Fraction, delta: Fraction, E: Fraction, up: bool) -> Fraction:
+@positional_deprecated(1)
+def prefix_delta(k: int, *, epsilon: Fraction, delta: Fraction, E: Fraction, up: bool) -> Fraction:
     """A rigorous bound (upper when ``up``) of the optimal-composition delta of ``k`` steps of
     ``(epsilon, delta)``-DP at ``epsilon_total = E``: ``(1 - (1-delta)**k) + (1-delta)**k T(E)``."""
     t = _tail_sum(k, Fraction(epsilon), Fraction(E), up)
@@ -159,11 +161,12 @@ def prefix_delta(k: int, epsilon: Fraction, delta: Fraction, E: Fraction, up: bo
     return max(Fraction(value), Fraction(0))
 
 
-def eq4_bound(stops: Sequence[int], epsilon: Fraction, delta: Fraction,
+@positional_deprecated(1)
+def eq4_bound(stops: Sequence[int], *, epsilon: Fraction, delta: Fraction,
               costs: Sequence[Fraction], up: bool) -> Fraction:
     """A rigorous bound of Eq. (4) for homogeneous steps: the sum over the stops of
     :func:`prefix_delta` (upper when ``up``)."""
-    return sum((prefix_delta(k, epsilon, delta, E, up) for k, E in zip(stops, costs)),
+    return sum((prefix_delta(k, epsilon=epsilon, delta=delta, E=E, up=up) for k, E in zip(stops, costs)),
                Fraction(0))
 
 
@@ -201,7 +204,7 @@ def thm15_pass(instance: lattice.LatticeInstance, epsilon: Fraction, delta: Frac
     table = lattice.stop_table_for(instance)
     stops = list(instance.stops)
     lo, hi = ranges[stops[-1]]
-    g = table.on_depth(instance.costs[-1], R[stops[-1]], lo, hi, up)
+    g = table.on_depth(instance.costs[-1], R=R[stops[-1]], lo=lo, hi=hi, up=up)
     bounds = [0] + stops
     for i in range(len(stops) - 1, -1, -1):
         a, b = bounds[i], stops[i]
@@ -238,7 +241,7 @@ def thm15_pass(instance: lattice.LatticeInstance, epsilon: Fraction, delta: Frac
             c += d_part
             np.nextafter(c, -np.inf, out=c)
         if a > 0:  # a is the stop i-1: stop or continue
-            np.maximum(c, table.on_depth(instance.costs[i - 1], R[a], lo, hi, up), out=c)
+            np.maximum(c, table.on_depth(instance.costs[i - 1], R=R[a], lo=lo, hi=hi, up=up), out=c)
         if up:
             np.minimum(c, 1.0, out=c)
         else:

@@ -71,7 +71,7 @@ class InterpInstance:
     window: tuple[int, int] | None = None
 
     def __post_init__(self):
-        check_instance(self.h, self.epsilons, self.deltas, self.stops, self.costs, self.window,
+        check_instance(h=self.h, steps=self.epsilons, deltas=self.deltas, stops=self.stops, costs=self.costs, window=self.window,
                        per_step="epsilon")
 
     def reach(self) -> list[int]:
@@ -151,7 +151,7 @@ def interp_upper(instance: InterpInstance) -> float:
     table = _StopTable(instance.h, max(max_m, 1))
     stop_index = {k: i for i, k in enumerate(instance.stops)}
     lo, hi = ranges[k_n]
-    Hi = table.values(instance.costs[-1], lo, hi - lo + 1, 1, True)
+    Hi = table.values(instance.costs[-1], j_first=lo, count=hi - lo + 1, step=1, up=True)
     cache: dict[tuple[Fraction, Fraction], _Consts] = {}
     for k in range(k_n - 1, -1, -1):
         key = (instance.epsilons[k], instance.deltas[k])
@@ -194,7 +194,7 @@ def interp_upper(instance: InterpInstance) -> float:
             _u(u)
         i = stop_index.get(k)
         if i is not None:
-            np.maximum(u, table.values(instance.costs[i], lo, width, 1, True), out=u)
+            np.maximum(u, table.values(instance.costs[i], j_first=lo, count=width, step=1, up=True), out=u)
         np.minimum(u, 1.0, out=u)
         Hi = u
     assert Hi.shape == (1,)
@@ -255,7 +255,7 @@ def eq4_interp_upper(instance: InterpInstance) -> Fraction:
         pmf = np.minimum(body, 1.0)
         i = stop_index.get(k)
         if i is not None:
-            s_vals = table.values(instance.costs[i], lo, hi - lo + 1, 1, True)
+            s_vals = table.values(instance.costs[i], j_first=lo, count=hi - lo + 1, step=1, up=True)
             terms = np.multiply(pmf, s_vals)
             _u(terms)
             acc = math.nextafter(math.fsum(terms.tolist()), math.inf)

@@ -50,6 +50,7 @@ import numpy as np
 from ..errors import InvalidParameter
 from ..floats import float_down, float_up
 from ..rational import exp_bracket
+from .._compat import positional_deprecated
 
 __all__ = [
     "LatticeInstance",
@@ -65,8 +66,8 @@ __all__ = [
 _DIGITS = 24  # decimal digits of the brackets: far below float resolution
 
 
-def check_instance(h: Fraction, steps: Sequence, deltas: Sequence, stops: Sequence[int],
-                   costs: Sequence, window: tuple[int, int] | None, *, per_step: str) -> None:
+def check_instance(*, h: Fraction, steps: Sequence, deltas: Sequence, stops: Sequence[int],
+                   costs: Sequence, window: tuple[int, int] | None,  per_step: str) -> None:
     """The shape checks shared by the lattice and interpolation instances: ``h > 0``, one
     ``steps`` value (a ``per_step``) and one delta per step up to ``k_n``, one cost per
     stopping point, and a loss-index window (if any) that contains 0."""
@@ -94,7 +95,7 @@ class LatticeInstance:
     window: tuple[int, int] | None = None
 
     def __post_init__(self):
-        check_instance(self.h, self.units, self.deltas, self.stops, self.costs, self.window,
+        check_instance(h=self.h, steps=self.units, deltas=self.deltas, stops=self.stops, costs=self.costs, window=self.window,
                        per_step="unit count")
         if any(n < 0 for n in self.units):
             raise InvalidParameter("unit counts must be >= 0")
@@ -176,7 +177,7 @@ class _StopTable:
         self.small_hi = np.array([float_up(hi) for _, hi in self.small])
         self.max_m = max_m
 
-    def values(self, E: Fraction, j_first: int, count: int, step: int, up: bool) -> np.ndarray:
+    def values(self, E: Fraction, *, j_first: int, count: int, step: int, up: bool) -> np.ndarray:
         """Bounds of ``s(j)`` for ``j = j_first + step * t``, ``t = 0..count-1`` (``step > 0``)."""
         out = np.zeros(count)
         j0 = math.floor(E / self.h)
@@ -204,9 +205,9 @@ class _StopTable:
         out[t0:] = s
         return out
 
-    def on_depth(self, E: Fraction, R: int, lo: int, hi: int, up: bool) -> np.ndarray:
+    def on_depth(self, E: Fraction, *, R: int, lo: int, hi: int, up: bool) -> np.ndarray:
         """Bounds of ``s`` at up-counts ``u = lo..hi`` of a depth with total ``R``."""
-        return self.values(E, 2 * lo - R, hi - lo + 1, 2, up)
+        return self.values(E, j_first=2 * lo - R, count=hi - lo + 1, step=2, up=up)
 
 
 def _stop_table(instance: LatticeInstance, extra_costs: Sequence[Fraction] = ()) -> _StopTable:
@@ -258,14 +259,13 @@ def _outwards(c: np.ndarray, up: bool) -> None:
 def thm15_pass(instance: LatticeInstance, up: bool) -> float:
     """One directed pass of the backward induction: an upper (``up``) or lower bound of
     Eq. (3) for the steps ``epsilon_k = n_k h`` of ``instance``."""
-    toward = np.inf if up else -np.inf
     R = instance.totals()
     ranges = instance.ranges()
     table = _stop_table(instance)
     stop_index = {k: i for i, k in enumerate(instance.stops)}
     k_n = instance.stops[-1]
     lo, hi = ranges[k_n]
-    g = table.on_depth(instance.costs[-1], R[k_n], lo, hi, up)
+    g = table.on_depth(instance.costs[-1], R=R[k_n], lo=lo, hi=hi, up=up)
     consts: dict[tuple[int, Fraction], tuple[float, float, float]] = {}
     for k in range(k_n - 1, -1, -1):
         n = instance.units[k]
@@ -297,7 +297,7 @@ def thm15_pass(instance: LatticeInstance, up: bool) -> float:
         _outwards(c, up)
         i = stop_index.get(k)
         if i is not None:
-            np.maximum(c, table.on_depth(instance.costs[i], R[k], lo, hi, up), out=c)
+            np.maximum(c, table.on_depth(instance.costs[i], R=R[k], lo=lo, hi=hi, up=up), out=c)
         if up:
             np.minimum(c, 1.0, out=c)
         g = c
@@ -315,7 +315,6 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
     cell (lower); mass leaving downwards is moved to the bottom cell (upper) or dropped (lower):
     sound by Lemma D (i) of :mod:`odp.optdel.exact`.
     """
-    toward = np.inf if up else -np.inf
     R = instance.totals()
     ranges = instance.ranges()
     stop_index = {k: i for i, k in enumerate(instance.stops)}
@@ -358,8 +357,10 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
             yield i, R[k], lo, hi, pmf, overflow, survive
 
 
+@positional_deprecated(1)
 def prefix_term(
     table: _StopTable,
+    *,
     E: Fraction,
     R: int,
     lo: int,
@@ -372,7 +373,7 @@ def prefix_term(
     """Directed bound of the optimal-composition delta of one prefix at cost ``E``:
     ``(1 - survive) + sum_u Pr0(u) max(1 - e**(E - (2u - R) h), 0)`` (+ overflow, upper)."""
     toward = np.inf if up else -np.inf
-    s = table.on_depth(E, R, lo, hi, up)
+    s = table.on_depth(E, R=R, lo=lo, hi=hi, up=up)
     terms = np.multiply(pmf, s)
     np.nextafter(terms, toward, out=terms)
     acc = _dsum(terms, up)
@@ -389,5 +390,5 @@ def eq4_pass(instance: LatticeInstance, up: bool) -> Fraction:
     table = _stop_table(instance)
     total = Fraction(0)
     for i, R, lo, hi, pmf, overflow, survive in forward_prefixes(instance, up):
-        total += prefix_term(table, instance.costs[i], R, lo, hi, pmf, overflow, survive, up)
+        total += prefix_term(table, E=instance.costs[i], R=R, lo=lo, hi=hi, pmf=pmf, overflow=overflow, survive=survive, up=up)
     return total

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..budget import parse_delta, parse_epsilon, to_fraction
-from ..composition import parse_stops
+from ..stops import parse_stops
 from ..errors import InvalidParameter
 
 __all__ = ["EpsProblem", "ExpProblem", "parse_stops"]
@@ -42,7 +42,7 @@ def _pairs(steps: Any, k_n: int, what: str) -> list[tuple[Any, Any]]:
     for p in pairs:
         if len(p) != 2:
             raise InvalidParameter(f"each step must be a ({what}, delta) pair, got {p!r}")
-    return pairs  # type: ignore[return-value]
+    return pairs
 
 
 def _costs(costs: Any, n: int) -> list[Any]:

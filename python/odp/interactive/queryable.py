@@ -8,7 +8,7 @@ between them.
 * :class:`Queryable` — the running state.  :meth:`~Queryable.query` is serialised by a
   per-queryable lock, so several threads may query one child safely; :meth:`~Queryable.close`
   ends it (later queries raise) and may report the realised ODP class of the whole session
-  (used for ODP refunds, see :mod:`odp.concurrent.composition`).
+  (used for ODP refunds, see :mod:`odp.interactive.composition`).
 
 The concurrent-composition theorems for (ε, δ)-DP (Vadhan–Zhang, Lyu; paper 004 Thm. 1.8 and
 Cor. 3.5) assume *finite communication*: a child must answer finitely many queries.
@@ -18,13 +18,20 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import InvalidParameter
-from ..guarantees import Label
+from ..guarantees import CostLike, Label
 from ..samplers import RandomSource
 
-__all__ = ["Queryable", "InteractiveMechanism", "QueryableClosed"]
+__all__ = ["Queryable", "InteractiveMechanism", "QueryableClosed", "Query", "Answer"]
+
+#: A query to a queryable and its answer: whatever the interactive mechanism defines (paper
+#: 004, Def. 1.4 — a number, a threshold test, a nested mechanism to launch …), hence ``Any``.
+Query = Any
+Answer = Any
+#: The dataset an interactive mechanism is started on (opaque to the composition), hence ``Any``.
+Data = Any
 
 
 class QueryableClosed(InvalidParameter):
@@ -40,7 +47,7 @@ class Queryable(ABC):
         self._qlock = threading.RLock()
         self._closed = False
         self._answered = 0
-        self._on_close: list[Any] = []
+        self._on_close: list[Callable[[], None]] = []
 
     @property
     def closed(self) -> bool:
@@ -52,14 +59,14 @@ class Queryable(ABC):
         return self._answered
 
     @abstractmethod
-    def _answer(self, query: Any) -> Any:
+    def _answer(self, query: Query) -> Answer:
         """Answer one query (called with the queryable's lock held)."""
 
     def _finish(self) -> Label | None:
         """Called once on close; may return the realised ODP class label of the session."""
         return None
 
-    def query(self, query: Any) -> Any:
+    def query(self, query: Query) -> Answer:
         """Answer ``query`` (thread-safe; raises :class:`QueryableClosed` once closed)."""
         with self._qlock:
             if self._closed:
@@ -78,11 +85,12 @@ class Queryable(ABC):
             try:
                 return self._finish()
             finally:
-                hooks, self._on_close = getattr(self, "_on_close", ()), []
+                hooks: list[Callable[[], None]] = getattr(self, "_on_close", [])
+                self._on_close = []
                 for hook in hooks:
                     hook()
 
-    def _notify_on_close(self, hook: Any) -> None:
+    def _notify_on_close(self, hook: Callable[[], None]) -> None:
         """Call ``hook()`` once this queryable closes (a parent composition's bookkeeping of
         its open children; a hook must be quick and must not raise)."""
         with self._qlock:
@@ -96,7 +104,7 @@ class Queryable(ABC):
     def __enter__(self) -> "Queryable":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -112,13 +120,13 @@ class InteractiveMechanism(ABC):
 
     @property
     @abstractmethod
-    def cost(self) -> Any:
+    def cost(self) -> CostLike:
         """The declared, data-independent privacy cost of the whole session."""
 
     @abstractmethod
-    def start(self, data: Any, rng: RandomSource) -> Queryable:
+    def start(self, data: Data, rng: RandomSource) -> Queryable:
         """Initialise with the dataset (the first message of Def. 1.4); return the queryable."""
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, Any]:  # Any: JSON values
         """JSON-able parameters for ledgers."""
         return {}

@@ -1,44 +1,7 @@
-"""Propose-Test-Release with ODP accounting (paper 002, Sec. 4.2: Def. 9, Lemma 10).
-
-* :class:`PTRFunction` — an (ε, δ)-PTR function ``T(x, s)`` (Def. 9).  As a mechanism it is
-  (𝒫, ℰ, δ)-ODP with 𝒫 = {values, {⊥}}, ℰ(values) = 2ε, ℰ({⊥}) = ε (Sec. 4.2).
-* :class:`IQRMechanism` — Dwork and Lei's ``M_IQR`` (STOC 2009, Sec. 3.1): two PTR functions
-  that estimate the interquartile range on logarithmic bins, the second discretisation shifted
-  by half a bin; the second runs only if the first returns ⊥.  Lemma 10: (𝒫, ℰ, δ)-ODP with
-  ℰ(ℝ) = 3ε and ℰ({⊥}) = 2ε.
-* :class:`ExponentialMedian` — an ε-DP median (exponential mechanism on a public grid).
-* :func:`iqr_then_median` — the application of Sec. 4.2: a ⊥ from ``M_IQR`` is charged 2ε1
-  instead of 3ε1, which leaves (ε1 + ε2, δ2) for the median.
-
-Neighbouring databases here are lists of the same public size ``n`` that differ in one record
-(replace-one), as in Dwork and Lei.
-
-**The IQR PTR function** (one discretisation with offset ``o`` ∈ {0, 1/2}, base ``b`` > 1
-rational, ``L`` sub-bins per bin).  Bins are ``B_k = [b^{k+o}, b^{k+1+o})`` on (0, ∞).  With
-``x_(i)`` the order statistics (``x_(i) = −∞`` for i < 1, ``+∞`` for i > n) and the quartile
-ranks ``l = ⌈n/4⌉``, ``h = ⌈3n/4⌉``, the IQR is ``x_(h) − x_(l)``.  Replacing t records moves
-``x_(i)`` within ``[x_(i−t), x_(i+t)]``, so every database within t replacements has its IQR in
-``I(t) = [x_(h−t) − x_(l+t), x_(h+t) − x_(l−t)]``.  The test statistic is
-``A(x) = min {t ≥ 1 : I(t) ⊄ bin of IQR(x)}`` (``A = 1`` when the IQR is 0).  Then
-
-* ``A`` is 1-Lipschitz (``I_{x'}(t) ⊆ I_x(t+1)`` for neighbours, and ``A = 1`` on both sides
-  when their IQRs lie in different bins), and
-* ``A(x) ≥ 2`` implies that every neighbour's IQR lies in the same bin as ``x``'s.
-
-The function draws ``Z`` ~ discrete Laplace of scale 1/ε and passes iff ``A(x) + Z ≥ K + 1``,
-with ``K ≥ 1`` the least integer such that ``P(Z ≥ K) = r^K/(1+r) ≤ δ'`` (``r = e^{−ε}``, taken
-at its rigorous upper bracket).  On a pass it releases the sub-bin index
-``ĵ = ⌊L·(log_b IQR − o)⌋ + W``, ``W`` ~ discrete Laplace of scale ``(L−1)/ε`` (no noise for
-L = 1).  Def. 9 holds with G(T, x) = {s : A(x) ≥ 2}: (2) by the Lipschitz property, (4) since
-``A ≥ 1`` always and a bad ``s`` has ``A = 1``, (3) because a good ``s`` fixes the bin for all
-neighbours, so the unnoised index moves by at most L − 1 (test e^ε × release e^ε).
-
-``M_IQR(ε, δ)`` uses two such functions, each with δ' = δ/2; the proof of Lemma 10 plus the
-case analysis of Dwork and Lei (a bad discretisation leaks at most δ/2 each) gives
-(3ε, δ) on values and (2ε, 0) on ⊥, hence δ in total (Lemma 6).
-``tests/test_ptr.py`` checks the declared guarantee against the exact output distribution on
-every neighbouring pair of small databases (:func:`iqr_output_distribution`).
-"""
+"""Propose-Test-Release as mechanisms (paper 002, Sec. 4.2): :class:`PTRFunction` (Def. 9) and
+its fixed-proposal mechanism, the log-bin IQR PTR function and ``M_IQR`` (Lemma 10), and the
+ε-DP :class:`ExponentialMedian`.  See :mod:`odp.mechanisms.ptr` for the construction and proof
+sketch."""
 
 from __future__ import annotations
 
@@ -48,29 +11,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..budget import parse_delta, parse_epsilon, parse_positive, parse_positive_int, to_fraction
-from ..errors import InvalidParameter
-from ..guarantees import DP, ODP
-from ..rational import exp_bracket, log_bracket
-from ..samplers import RandomSource, bernoulli_exp, discrete_laplace, discrete_laplace_tail
-from .base import BOTTOM, Mechanism
-from .noise import exact_value, value_or_bottom
-from .pipeline import check_plan, keep_partial
-from .public import public_size
+from ...budget import parse_delta, parse_epsilon, parse_positive, parse_positive_int, to_fraction
+from ...errors import InvalidParameter
+from ...guarantees import DP, Data, ODP, Release
+from ...rational import exp_bracket, log_bracket
+from ...samplers import RandomSource, bernoulli_exp, discrete_laplace
+from ..base import BOTTOM, Mechanism
+from ..noise import exact_value, value_or_bottom
+from ..public import public_size
 
-__all__ = [
-    "PTRFunction",
-    "PTRMechanism",
-    "IQREstimate",
-    "LogBinIQR",
-    "IQRMechanism",
-    "ExponentialMedian",
-    "IQRMedianResult",
-    "iqr_then_median",
-    "default_base",
-    "iqr_output_distribution",
-    "pass_threshold",
-]
+__all__ = ["PTRFunction", "PTRMechanism", "IQREstimate", "LogBinIQR", "IQRMechanism",
+           "ExponentialMedian", "default_base", "iqr_of", "stability", "pass_threshold",
+           "MAX_PASS_THRESHOLD"]
 
 
 class PTRFunction:
@@ -89,7 +41,7 @@ class PTRFunction:
         if self.epsilon <= 0 or self.delta <= 0:
             raise InvalidParameter("a PTR function needs epsilon > 0 and 0 < delta < 1")
 
-    def apply(self, data: Any, proposal: Any, rng: RandomSource) -> Any:
+    def apply(self, data: Data, proposal: Any, rng: RandomSource) -> Release:
         """``T(x, s)``: a value or :data:`BOTTOM`.  Must return ⊥ when ``proposal is BOTTOM``."""
         raise NotImplementedError
 
@@ -121,7 +73,7 @@ class PTRMechanism(Mechanism):
     def params(self) -> dict[str, Any]:
         return {**self.function.params(), "proposal": repr(self.proposal)}
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         if self.proposal is BOTTOM:
             return BOTTOM
         return self.function.apply(data, self.proposal, rng)
@@ -144,7 +96,7 @@ def _log_estimate(v: Fraction, base: Fraction) -> float:
             / (math.log(base.numerator) - math.log(base.denominator)))
 
 
-def _floor_power(v: Fraction, base: Fraction, a: int, c: int, e: int) -> int:
+def _floor_power(v: Fraction, base: Fraction, *, a: int, c: int, e: int) -> int:
     """The largest integer j with ``b^{a·j + c} ≤ v^e`` (exact), for ``v > 0``, ``a, e ≥ 1``."""
     ve = v**e
     j = math.floor((e * _log_estimate(v, base) - c) / a)
@@ -167,12 +119,12 @@ class _Grid:
     def bin_index(self, v: Fraction) -> int:
         """k with ``b^{k+o} ≤ v < b^{k+1+o}``, i.e. the largest k with ``b^{kq+p} ≤ v^q``."""
         q, p = self.offset.denominator, self.offset.numerator
-        return _floor_power(v, self.base, q, p, q)
+        return _floor_power(v, self.base, a=q, c=p, e=q)
 
     def sub_index(self, v: Fraction) -> int:
         """``j = ⌊L·(log_b v − o)⌋``: the largest j with ``b^{jq + pL} ≤ v^{Lq}``."""
         q, p, L = self.offset.denominator, self.offset.numerator, self.resolution
-        return _floor_power(v, self.base, q, p * L, L * q)
+        return _floor_power(v, self.base, a=q, c=p * L, e=L * q)
 
     def in_bin(self, v: Fraction | None, k: int) -> bool:
         """Is v (None = ±∞) in ``[b^{k+o}, b^{k+1+o})``?"""
@@ -184,7 +136,7 @@ class _Grid:
 
     def value(self, index: int) -> float:
         """Geometric midpoint of sub-bin ``index``: ``b^{(index + 1/2)/L + o}``."""
-        return float(self.base) ** ((index + 0.5) / self.resolution + float(self.offset))
+        return float(float(self.base) ** ((index + 0.5) / self.resolution + float(self.offset)))
 
 
 def _sorted_values(data: Sequence[Any]) -> list[Fraction]:
@@ -335,7 +287,7 @@ class LogBinIQR(PTRFunction):
         return {**super().params(), "base": str(self.base), "resolution": self.resolution}
 
     def apply(self, data: Any, proposal: Any, rng: RandomSource,
-              discretisation: int = 1) -> Any:
+              discretisation: int = 1) -> Release:
         if proposal is BOTTOM:
             return BOTTOM
         grid = self.grid(proposal)
@@ -397,7 +349,7 @@ class IQRMechanism(Mechanism):
         if size < 2:
             raise InvalidParameter(f"the IQR needs at least 2 records, got {size}")
 
-    def release(self, data: Any, rng: RandomSource) -> Any:
+    def release(self, data: Data, rng: RandomSource) -> Release:
         # second line of defence (release called directly, without an accountant)
         if self.n is not None and len(data) != self.n:
             raise InvalidParameter(f"M_IQR was declared for n={self.n} records, got {len(data)}")
@@ -405,60 +357,6 @@ class IQRMechanism(Mechanism):
         if first is not BOTTOM:
             return first
         return self.function.apply(data, Fraction(1, 2), rng, discretisation=2)
-
-
-def iqr_output_distribution(mechanism: IQRMechanism, data: Sequence[Any], *,
-                            r_test: Any = None, r_release: Any = None,
-                            threshold: int | None = None,
-                            window: tuple[int, int] | None = None) -> dict[Any, Any]:
-    """The exact output distribution of :class:`IQRMechanism` on ``data``.
-
-    Outputs: ``"bottom"``, ``(d, ĵ)`` for discretisation ``d`` and released index ``ĵ`` in
-    ``window = (lo, hi)`` (``(d, "zero")`` when the IQR is 0), and the two tails ``(d, "<")``,
-    ``(d, ">")`` lumped (inside a tail
-    the likelihood ratio between two databases whose unnoised indices lie in the window is
-    constant, so lumping does not change ``Σ_o (p(o) − c·q(o))₊``).  Noise parameters default
-    to the mechanism's own (``r = e^{−1/scale}`` as floats); pass rational ``r_test`` /
-    ``r_release`` (and the matching ``threshold`` K) for an exact rational distribution."""
-    fn = mechanism.function
-    if r_test is None:
-        r_test = math.exp(-float(fn.epsilon))
-    if r_release is None and fn.release_scale is not None:
-        r_release = math.exp(-1 / float(fn.release_scale))
-    k = fn.threshold if threshold is None else threshold
-    xs = _sorted_values(data)
-    lo_r, hi_r = _quartile_ranks(len(xs))
-    iqr = xs[hi_r - 1] - xs[lo_r - 1]
-    out: dict[Any, Any] = {}
-    stay = 1 + 0 * r_test  # P(all discretisations so far returned ⊥)
-    for d, offset in ((1, Fraction(0)), (2, Fraction(1, 2))):
-        grid = fn.grid(offset)
-        a = stability(xs, grid)
-        passes = discrete_laplace_tail(k + 1 - a, r_test)
-        mass = stay * passes
-        if iqr == 0:
-            out[(d, "zero")] = mass
-        elif fn.release_scale is None:
-            j = grid.sub_index(iqr)
-            out[(d, j)] = mass
-        else:
-            j = grid.sub_index(iqr)
-            lo, hi = window if window is not None else (j, j)
-            if not lo <= j <= hi:
-                raise InvalidParameter(f"window {window} must contain the index {j}")
-            c = (1 - r_release) / (1 + r_release)
-            for y in range(lo, hi + 1):
-                out[(d, y)] = mass * c * r_release ** abs(y - j)
-            out[(d, "<")] = mass * c * r_release ** (j - lo + 1) / (1 - r_release)
-            out[(d, ">")] = mass * c * r_release ** (hi + 1 - j) / (1 - r_release)
-        stay = stay * (1 - passes)
-    out["bottom"] = stay
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# The median, and the Sec. 4.2 pipeline
-# --------------------------------------------------------------------------------------------
 
 
 class ExponentialMedian(Mechanism):
@@ -511,60 +409,3 @@ class ExponentialMedian(Mechanism):
             i = rng.randbelow(self.candidates)
             if bernoulli_exp(self.epsilon * (best - us[i]) / 2, rng):
                 return grid[i]
-
-
-@dataclass
-class IQRMedianResult:
-    """Result of :func:`iqr_then_median`.  When the median round was refused or failed (see
-    :func:`iqr_then_median`), ``median`` and ``median_round`` are ``None`` and
-    :attr:`complete` is ``False``."""
-
-    iqr: Any
-    median: Fraction | None
-    median_epsilon: Fraction
-    iqr_round: Any
-    median_round: Any
-
-    @property
-    def complete(self) -> bool:
-        """Both rounds were released."""
-        return self.median_round is not None
-
-
-def iqr_then_median(accountant: Any, data: Sequence[Any], *, epsilon_iqr: Any, delta_iqr: Any,
-                    epsilon_median: Any, lower: Any, upper: Any, base: Any = None,
-                    resolution: int = 4, candidates: int = 1001) -> IQRMedianResult:
-    """Sec. 4.2: ``M_IQR`` with (ε1, δ1) = (``epsilon_iqr``, ``delta_iqr``) — worst case 3ε1 —
-    then the median with ε2 = ``epsilon_median``, or with ε1 + ε2 when ``M_IQR`` returned ⊥
-    (it was charged 2ε1 only).  See :mod:`odp.mechanisms.pipeline`:
-
-    * every parameter of both rounds is validated and all three mechanisms (``M_IQR`` and the
-      median at ε2 and at ε1 + ε2) are built before the first round: a mistake (e.g.
-      ``lower >= upper``, fewer than 2 records) raises
-      :class:`~odp.errors.InvalidParameter` and costs nothing;
-    * the plan (3ε1 + ε2, δ1) must fit in the remaining budget (else ``BudgetExceeded``,
-      nothing drawn or recorded);
-    * that check is not atomic across processes sharing the ledger: if the median round is then
-      refused (``BudgetExceeded``) or fails, the error is re-raised with ``error.partial``, the
-      :class:`IQRMedianResult` holding the IQR release (``complete`` is ``False``)."""
-    eps1 = parse_positive(epsilon_iqr, name="epsilon_iqr")
-    eps2 = parse_positive(epsilon_median, name="epsilon_median")
-    iqr_mech = IQRMechanism(epsilon=eps1, delta=delta_iqr,
-                            n=public_size(data, what="the database"), base=base,
-                            resolution=resolution)
-    iqr_mech.check_public(data)
-    medians = {bottom: ExponentialMedian(epsilon=eps2 + (eps1 if bottom else 0), lower=lower,
-                                         upper=upper, candidates=candidates)
-               for bottom in (False, True)}
-    check_plan(accountant, 3 * eps1 + eps2, iqr_mech.delta, "IQR then median (3ε1+ε2, δ1)")
-
-    iqr = accountant.run(iqr_mech, data)
-    median_mech = medians[iqr is BOTTOM]
-    result = IQRMedianResult(iqr, None, median_mech.epsilon, accountant.last_round, None)
-    try:
-        result.median = accountant.run(median_mech, data)
-    except BaseException as error:  # refused (another process spent) or failed: keep the IQR
-        keep_partial(error, result)
-        raise
-    result.median_round = accountant.last_round
-    return result

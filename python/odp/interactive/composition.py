@@ -47,12 +47,14 @@ from typing import Any
 from ..accountant import Accountant, Reservation
 from ..budget import Budget
 from ..errors import InvalidGuarantee, InvalidParameter
-from ..filters.base import PrivacyFilter
-from ..filters.renyi import ZCDP
-from ..guarantees import DP, ODP, Label
+from ..filters.base import FilterLoss, PrivacyFilter
+from ..guarantees import DP, ODP, ZCDP, CostLike, Label, PrivacyCost
 from ..ledger import REASON_CLOSED
 from ..samplers import RandomSource, SecureRandom
-from .queryable import InteractiveMechanism, Queryable, QueryableClosed
+from .queryable import Answer, Data, InteractiveMechanism, Query, Queryable, QueryableClosed
+
+#: A filter of :mod:`odp.filters` of any measure.
+AnyFilter = PrivacyFilter[Any, Any]  # Any: the parent accepts a filter of every measure
 
 __all__ = ["ConcurrentComposition", "SubComposition", "ConcurrentCompositionRefused"]
 
@@ -65,8 +67,8 @@ class ConcurrentCompositionRefused(InvalidGuarantee):
 class _Child:
     __slots__ = ("mechanism", "queryable", "cost", "sequential", "reservation", "index")
 
-    def __init__(self, mechanism: Any, queryable: Queryable, cost: Any, sequential: bool,
-                 reservation: Reservation | None, index: int):
+    def __init__(self, *, mechanism: InteractiveMechanism, queryable: Queryable, cost: PrivacyCost,
+                 sequential: bool, reservation: Reservation | None, index: int):
         self.mechanism, self.queryable, self.cost = mechanism, queryable, cost
         self.sequential, self.reservation, self.index = sequential, reservation, index
 
@@ -85,7 +87,8 @@ class ChildHandle:
         return self._child.index
 
     @property
-    def cost(self) -> Any:
+    def cost(self) -> PrivacyCost:
+        """The child's cost as charged, in the parent's measure (:mod:`odp.guarantees`)."""
         return self._child.cost
 
     @property
@@ -96,17 +99,18 @@ class ChildHandle:
     def closed(self) -> bool:
         return self._child.queryable.closed
 
-    def query(self, query: Any) -> Any:
+    def query(self, query: Query) -> Answer:
         return self._child.queryable.query(query)
 
     # conveniences when the child is itself a composition
     def launch(self, mechanism: InteractiveMechanism) -> "ChildHandle":
+        handle: ChildHandle = self.query(mechanism)
+        return handle
+
+    def run(self, mechanism: Any) -> Answer:  # Any: an odp mechanism (duck-typed release)
         return self.query(mechanism)
 
-    def run(self, mechanism: Any) -> Any:
-        return self.query(mechanism)
-
-    def privacy_loss(self) -> Any:
+    def privacy_loss(self) -> FilterLoss | Budget:
         q = self._child.queryable
         if not isinstance(q, ConcurrentComposition):
             raise InvalidParameter("this child is not a composition; it has no odometer")
@@ -118,7 +122,7 @@ class ChildHandle:
     def __enter__(self) -> "ChildHandle":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -140,11 +144,11 @@ class ConcurrentComposition(Queryable):
 
     name = "concurrent composition"
 
-    def __init__(self, data: Any, budget: PrivacyFilter | Accountant, *,
+    def __init__(self, data: Data, budget: AnyFilter | Accountant, *,
                  rng: RandomSource | None = None, name: str | None = None):
         super().__init__()
         if isinstance(budget, Accountant):
-            self._filter: PrivacyFilter | None = None
+            self._filter: AnyFilter | None = None
             self._accountant: Accountant | None = budget
         elif isinstance(budget, PrivacyFilter):
             self._filter, self._accountant = budget, None
@@ -172,8 +176,11 @@ class ConcurrentComposition(Queryable):
 
     # ------------------------------------------------------------------ state
     @property
-    def budget(self) -> PrivacyFilter | Accountant:
-        return self._filter if self._filter is not None else self._accountant
+    def budget(self) -> AnyFilter | Accountant:
+        if self._filter is not None:
+            return self._filter
+        assert self._accountant is not None
+        return self._accountant
 
     @property
     def measure(self) -> str:
@@ -188,19 +195,22 @@ class ConcurrentComposition(Queryable):
             return [ChildHandle(self, c) for c in list(self._open.values())
                     if not c.queryable.closed]
 
-    def privacy_loss(self) -> Any:
+    def privacy_loss(self) -> FilterLoss | Budget:
         """The parent's odometer (Alg. 6 of paper 004): G of the launch costs — the filter's
         privacy_loss, or the accountant's spent budget (open interactive rounds at sup).
         Constant between launches, whatever the children answer."""
         if self._filter is not None:
             return self._filter.privacy_loss()
+        assert self._accountant is not None
         return self._accountant.spent
 
     # ------------------------------------------------------------------ launching
-    def _parse_cost(self, mechanism: Any) -> Any:
-        cost = mechanism.cost if isinstance(mechanism, InteractiveMechanism) else mechanism
+    def _parse_cost(self, mechanism: InteractiveMechanism) -> PrivacyCost:
+        """The child's declared cost in the parent's measure, as a vocabulary value."""
+        cost = mechanism.cost
         if self._filter is not None:
-            return self._filter.parse(cost)
+            acc = self._filter.accumulator
+            return acc.to_cost(acc.parse(cost))
         if isinstance(cost, (DP, ODP)):
             return cost
         if isinstance(cost, Budget):
@@ -214,7 +224,7 @@ class ConcurrentComposition(Queryable):
             f"under an Accountant a child must declare an odp.DP or odp.ODP cost, got {cost!r}")
 
     @staticmethod
-    def _needs_sequential(cost: Any) -> bool:
+    def _needs_sequential(cost: PrivacyCost) -> bool:
         return isinstance(cost, ZCDP) and cost.delta > 0
 
     def _forget(self, child: _Child) -> None:
@@ -250,7 +260,7 @@ class ConcurrentComposition(Queryable):
         nothing started) and :class:`ConcurrentCompositionRefused` for approximate zCDP
         launches that would overlap another child."""
         if not isinstance(mechanism, InteractiveMechanism):
-            raise InvalidParameter("launch() needs an odp.concurrent.InteractiveMechanism")
+            raise InvalidParameter("launch() needs an odp.interactive.InteractiveMechanism")
         if self.closed:
             raise QueryableClosed(f"{self.name} is closed")
         cost = self._parse_cost(mechanism)
@@ -262,6 +272,7 @@ class ConcurrentComposition(Queryable):
             if self._filter is not None:
                 self._filter.charge(cost, what=f"launching {name}")
             else:
+                assert self._accountant is not None and isinstance(cost, (DP, ODP))
                 reservation = self._accountant.reserve(
                     cost, mechanism=name, params=mechanism.params(), interactive=True)
             try:
@@ -272,8 +283,8 @@ class ConcurrentComposition(Queryable):
                 if reservation is not None:
                     reservation.abort("failed")  # charged at sup: noise may be out
                 raise  # under a filter the launch stays charged (safe)
-            child = _Child(mechanism, queryable, cost, sequential, reservation,
-                           len(self._children) + 1)
+            child = _Child(mechanism=mechanism, queryable=queryable, cost=cost, sequential=sequential, reservation=reservation,
+                           index=len(self._children) + 1)
             self._children.append(child)
             self._open[child.index] = child
             if sequential:
@@ -281,7 +292,7 @@ class ConcurrentComposition(Queryable):
             queryable._notify_on_close(lambda: self._forget(child))
             return ChildHandle(self, child)
 
-    def run(self, mechanism: Any) -> Any:
+    def run(self, mechanism: Any) -> Answer:  # Any: an odp mechanism (duck-typed release)
         """Run a non-interactive odp mechanism (a one-query child): charged its declared cost,
         then released on the data.  Under an Accountant this is ``accountant.run`` (Alg. 1,
         with its ODP settlement)."""
@@ -295,14 +306,15 @@ class ConcurrentComposition(Queryable):
             with self._launch_lock:
                 self._check_concurrency(False, name)
                 return self._accountant.run(mechanism, self._data)
+        assert self._filter is not None
         cost = self._filter.parse(mechanism)
         with self._launch_lock:
-            self._check_concurrency(self._needs_sequential(cost), name)
+            self._check_concurrency(isinstance(cost, ZCDP) and cost.delta > 0, name)
             self._filter.charge(cost, what=f"running {name}")
         return release_fn(self._data, self._rng)
 
     # ------------------------------------------------------------------ Queryable
-    def _answer(self, query: Any) -> Any:
+    def _answer(self, query: Query) -> Answer:
         if isinstance(query, InteractiveMechanism):
             return self.launch(query)
         if callable(getattr(query, "release", None)):
@@ -310,7 +322,7 @@ class ConcurrentComposition(Queryable):
         raise InvalidParameter(
             "a composition answers InteractiveMechanism (launch) or odp mechanism (run) queries")
 
-    def query(self, query: Any) -> Any:
+    def query(self, query: Query) -> Answer:
         # Not serialised on the queryable lock: launches have their own lock, and children
         # must stay queryable while a launch is in progress elsewhere.
         if self.closed:
@@ -344,7 +356,7 @@ class SubComposition(InteractiveMechanism):
 
     name = "sub-composition"
 
-    def __init__(self, budget: PrivacyFilter, *, name: str | None = None):
+    def __init__(self, budget: AnyFilter, *, name: str | None = None):
         if not isinstance(budget, PrivacyFilter) or len(budget):
             raise InvalidParameter("SubComposition needs a fresh odp.filters filter")
         self._budget = budget
@@ -352,11 +364,11 @@ class SubComposition(InteractiveMechanism):
             self.name = name
 
     @property
-    def cost(self) -> Any:
+    def cost(self) -> CostLike:
         return self._budget.budget
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, Any]:  # Any: JSON values
         return {"filter": type(self._budget).__name__, "budget": str(self._budget.budget)}
 
-    def start(self, data: Any, rng: RandomSource) -> ConcurrentComposition:
+    def start(self, data: Data, rng: RandomSource) -> ConcurrentComposition:
         return ConcurrentComposition(data, self._budget, rng=rng, name=self.name)
