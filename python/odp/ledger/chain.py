@@ -282,6 +282,15 @@ class ChainVerifier:
         """The hash the next row must carry (no state change)."""
         return row_hash(self.state.head, row)
 
+    def append(self, row: EventRow) -> str:
+        """Chain a row this process writes (no stored values to compare): advance and return
+        its hash.  The caller computes the row's MAC, if any, from the hash."""
+        if row.seq != self.state.rows + 1:
+            raise self.corrupted(row.seq, f"out of order (expected row {self.state.rows + 1})")
+        digest = row_hash(self.state.head, row)
+        self.state = ChainHead(row.seq, self.state.rounds + (row.kind == "reserve"), digest)
+        return digest
+
     def check(self, row: EventRow, prev: str | None, stored: str | None,
               mac: str | None = None) -> str:
         """Verify one row (its stored ``prev`` link, ``stored`` hash and, with a key, its MAC);
