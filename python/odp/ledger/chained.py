@@ -65,7 +65,10 @@ class ChainedLedger(Ledger):
     _batch: list[tuple] | None = None
 
     # ------------------------------------------------------------------ backend hooks
-    def _write(self, op: Callable[[], Any]) -> Any:  # pragma: no cover - abstract
+    def _write(self, op: Callable[[], Any], what: str = "write",
+               rounds: Sequence[str] = ()) -> Any:  # pragma: no cover - abstract
+        """Run ``op`` in one exclusive transaction and commit the rows it appended.  ``what``
+        and ``rounds`` name the call and the rounds it settles, for error messages."""
         raise NotImplementedError
 
     def _refresh(self) -> None:  # pragma: no cover - abstract
@@ -156,7 +159,7 @@ class ChainedLedger(Ledger):
                 raise budget_exceeded(self._state, req, admit)
             return self._append_reserve(req, self._clock())
 
-        return self._write(op)
+        return self._write(op, "reservation")
 
     def reserve_many(self, reqs: Sequence[RoundRequest], admit: Admission | None = None
                      ) -> list[RoundRecord]:
@@ -174,7 +177,7 @@ class ChainedLedger(Ledger):
                 out.append(self._append_reserve(req, now))
             return out
 
-        return self._write(op) if reqs else []
+        return self._write(op, "reservations") if reqs else []
 
     def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
@@ -187,7 +190,7 @@ class ChainedLedger(Ledger):
             failed.append(bad)
             return self._append_settle(round_id, lab, chg, why, self._clock())
 
-        rec = self._write(op)
+        rec = self._write(op, f"settle of round {round_id}", (round_id,))
         if failed[-1]:
             raise enforcement_error(round_id)
         return rec
@@ -213,7 +216,8 @@ class ChainedLedger(Ledger):
                 out.append(self._append_settle(round_id, lab, chg, why, now))
             return out
 
-        recs = self._write(op) if items else []
+        recs = (self._write(op, "settlements", [item[0] for item in items]) if items
+                else [])
         if failed:
             raise enforcement_error(failed[0])
         return recs
@@ -229,7 +233,7 @@ class ChainedLedger(Ledger):
             failed.clear()
             return self._charge_one(req, label, charged, admit, check, self._clock(), failed)
 
-        rec = self._write(op)
+        rec = self._write(op, "charge")
         if failed:
             raise enforcement_error(req.round_id)
         return rec
@@ -251,7 +255,7 @@ class ChainedLedger(Ledger):
             return [self._charge_one(req, label, charged, admit, check, now, failed)
                     for req, label, charged in items]
 
-        recs = self._write(op) if items else []
+        recs = self._write(op, "charges") if items else []
         if failed:
             raise enforcement_error(failed[0])
         return recs
@@ -284,7 +288,7 @@ class ChainedLedger(Ledger):
                     done.append(round_id)
             return done
 
-        return self._write(op)
+        return self._write(op, "recovery")
 
 
 def _batch_of(items: Iterable[Any], what: str) -> list[Any]:

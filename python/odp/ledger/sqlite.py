@@ -389,7 +389,8 @@ class SQLiteLedger(ChainedLedger):
         return out
 
     # ------------------------------------------------------------------ writing
-    def _write(self, op: Callable[[], Any]) -> Any:
+    def _write(self, op: Callable[[], Any], what: str = "write",
+               rounds: Sequence[str] = ()) -> Any:
         """Run ``op`` inside BEGIN IMMEDIATE after refreshing; store the rows it appended,
         commit, then checkpoint (if asked) and advance the head files."""
         self._require_writable()
