@@ -137,6 +137,14 @@ class PgServer:
         self._run(self.pg_ctl, "-D", str(self.data), "-l", str(self.dir / "server.log"),
                   "-o", f"-p {self.port}", "-m", "fast", "-w", "-t", "60", "restart")
 
+    def pause(self) -> None:
+        """Stop the server (fast shutdown) but keep its data: :meth:`resume` starts it again."""
+        self._run(self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")
+
+    def resume(self) -> None:
+        self._run(self.pg_ctl, "-D", str(self.data), "-l", str(self.dir / "server.log"),
+                  "-o", f"-p {self.port}", "-w", "-t", "60", "start")
+
     def stop(self) -> None:
         if self.dir is None:
             return

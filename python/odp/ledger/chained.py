@@ -166,6 +166,7 @@ class ChainedLedger(Ledger):
         """Reserve every request in order, each admitted against the state that includes the
         ones before it, in one transaction (one durable commit): all are recorded, or —
         :class:`BudgetExceeded` for the first refused — none."""
+        self._require_writable()
         reqs = _batch_of(reqs, "reservations")
 
         def op():
@@ -201,6 +202,7 @@ class ChainedLedger(Ledger):
         transaction.  Every settle is validated as by :meth:`settle`; an invalid one records
         none of them.  If the transition check refuses some, they are charged their sup, all
         are committed, and :class:`CertificateError` is raised for the first."""
+        self._require_writable()
         items = _batch_of(items, "settlements")
         failed: list[str] = []
 
