@@ -1,4 +1,5 @@
-"""Helpers shared by the CLI subcommands: JSON output of exact numbers and plain tables."""
+"""Helpers shared by the CLI subcommands: JSON output of exact numbers, plain tables, and
+opening the ledger a command names (a SQLite file or a ``postgresql://`` URL)."""
 
 from __future__ import annotations
 
@@ -43,3 +44,21 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     lines = [fmt(list(headers)), "  ".join("-" * w for w in widths)]
     lines.extend(fmt(row) for row in rows)
     return "\n".join(lines)
+
+
+#: How a CLI argument naming a ledger is described in --help.
+LEDGER_HELP = "ledger: a SQLite file or a postgresql:// URL"
+
+
+def open_ledger_readonly(spec: str, key_file: str | None = None):
+    """Open the ledger ``spec`` (a SQLite path or a ``postgresql://`` URL) for reading only."""
+    from ..ledger import open_readonly
+
+    return open_readonly(spec, key_file=key_file)
+
+
+def ledger_name(spec: str) -> str:
+    """``spec`` as it may be printed: a URL without its password."""
+    from ..ledger import is_postgres_url, redact
+
+    return redact(spec) if is_postgres_url(spec) else str(spec)
