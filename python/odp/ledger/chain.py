@@ -66,23 +66,43 @@ def _field(tag: bytes, payload: bytes) -> bytes:
     return tag + str(len(payload)).encode("ascii") + b":" + payload
 
 
+def _enc_int(value: int) -> bytes:
+    text = str(value).encode("ascii")
+    return b"i" + str(len(text)).encode("ascii") + b":" + text
+
+
+def _enc_str(value: str) -> bytes:
+    data = value.encode("utf-8")
+    return b"s" + str(len(data)).encode("ascii") + b":" + data
+
+
+def _enc_fraction(value: Fraction) -> bytes:
+    text = f"{value.numerator}/{value.denominator}".encode("ascii")
+    return b"q" + str(len(text)).encode("ascii") + b":" + text
+
+
+def _enc_float(value: float) -> bytes:
+    if not math.isfinite(value):
+        raise TypeError(f"a timestamp must be finite, got {value!r}")
+    return b"f16:" + struct.pack(">d", value).hex().encode("ascii")
+
+
+#: Exact types → encoders (a dict look-up: the row hash is on every charge's path).
+_ENCODERS = {type(None): lambda _: b"N", int: _enc_int, str: _enc_str,
+             Fraction: _enc_fraction, float: _enc_float}
+
+
 def encode_value(value: Any) -> bytes:
     """The canonical encoding of one value (see the module docstring).  ``bool`` is refused
     (store 0/1), as is every type outside the table, so a row can never hash ambiguously."""
-    if value is None:
-        return b"N"
+    enc = _ENCODERS.get(type(value))
+    if enc is not None:
+        return enc(value)
     if isinstance(value, bool):
         raise TypeError("booleans are not encoded; store 0 or 1")
-    if isinstance(value, int):
-        return _field(b"i", str(value).encode("ascii"))
-    if isinstance(value, str):
-        return _field(b"s", value.encode("utf-8"))
-    if isinstance(value, Fraction):
-        return _field(b"q", f"{value.numerator}/{value.denominator}".encode("ascii"))
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise TypeError(f"a timestamp must be finite, got {value!r}")
-        return _field(b"f", struct.pack(">d", value).hex().encode("ascii"))
+    for kind in (int, str, Fraction, float):  # subclasses encode as their base type
+        if isinstance(value, kind):
+            return _ENCODERS[kind](kind(value) if kind is not Fraction else value)
     raise TypeError(f"cannot encode {type(value).__name__} in a ledger row")
 
 
@@ -138,10 +158,12 @@ class EventRow:
     created: float
 
     def values(self) -> tuple:
-        return tuple(getattr(self, name) for name in ROW_FIELDS)
+        return (self.seq, self.kind, self.round_id, self.mechanism, self.params, self.guarantee,
+                self.sup_epsilon, self.delta, self.interactive, self.label, self.charged,
+                self.reason, self.owner, self.created)
 
     def encode(self) -> bytes:
-        return b"".join(encode_value(v) for v in self.values())
+        return b"".join([encode_value(v) for v in self.values()])
 
     def to_json(self) -> list[Any]:
         """The row as a JSON list (Fractions as ``"p/q"`` text, the timestamp as its float)."""
