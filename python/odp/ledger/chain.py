@@ -40,6 +40,7 @@ Hashes are written as 64 lower-case hex digits.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import math
@@ -48,7 +49,7 @@ import struct
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from ..errors import LedgerCorrupted, LedgerError
 
@@ -138,9 +139,9 @@ ROW_FIELDS = ("seq", "kind", "round_id", "mechanism", "params", "guarantee", "su
               "delta", "interactive", "label", "charged", "reason", "owner", "created")
 
 
-@dataclass(frozen=True)
-class EventRow:
-    """One ledger row as its exact values (the hashed columns, in :data:`ROW_FIELDS` order)."""
+class EventRow(NamedTuple):
+    """One ledger row as its exact values (the hashed columns, in :data:`ROW_FIELDS` order).
+    Immutable (a named tuple: rows are parsed on every refresh, so creating one is cheap)."""
 
     seq: int
     kind: str
@@ -158,12 +159,10 @@ class EventRow:
     created: float
 
     def values(self) -> tuple:
-        return (self.seq, self.kind, self.round_id, self.mechanism, self.params, self.guarantee,
-                self.sup_epsilon, self.delta, self.interactive, self.label, self.charged,
-                self.reason, self.owner, self.created)
+        return tuple(self)
 
     def encode(self) -> bytes:
-        return b"".join([encode_value(v) for v in self.values()])
+        return b"".join([encode_value(v) for v in self])
 
     def to_json(self) -> list[Any]:
         """The row as a JSON list (Fractions as ``"p/q"`` text, the timestamp as its float)."""
@@ -178,26 +177,27 @@ class EventRow:
             raise ValueError(f"a row has {len(ROW_FIELDS)} columns, got {len(v)}")
         (seq, kind, round_id, mechanism, params, guarantee, sup_eps, delta, interactive, label,
          charged, reason, owner, created) = v
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-            raise ValueError(f"bad sequence number {seq!r}")
+        if type(seq) is not int or seq < 1:
+            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+                raise ValueError(f"bad sequence number {seq!r}")
+            seq = int(seq)
         if kind not in KINDS:
             raise ValueError(f"bad row kind {kind!r}")
-        for name, text in (("round_id", round_id), ("mechanism", mechanism), ("params", params),
-                           ("guarantee", guarantee), ("label", label), ("reason", reason),
-                           ("owner", owner)):
-            if text is not None and not isinstance(text, str):
+        for i, text in enumerate((round_id, mechanism, params, guarantee, label, reason, owner)):
+            if text is not None and type(text) is not str and not isinstance(text, str):
+                name = ("round_id", "mechanism", "params", "guarantee", "label", "reason",
+                        "owner")[i]
                 raise TypeError(f"{name} is {type(text).__name__}, not text")
         if not isinstance(round_id, str):
             raise TypeError("round_id is missing")
-        if interactive is not None and (not isinstance(interactive, int)
-                                        or isinstance(interactive, bool)
-                                        or interactive not in (0, 1)):
+        if interactive is not None and (type(interactive) is not int or interactive not in (0, 1)):
             raise ValueError(f"bad interactive flag {interactive!r}")
-        if isinstance(created, bool) or not isinstance(created, (int, float)):
-            raise TypeError(f"created is {type(created).__name__}, not a number")
+        if type(created) is not float:
+            if isinstance(created, bool) or not isinstance(created, (int, float)):
+                raise TypeError(f"created is {type(created).__name__}, not a number")
+            created = float(created)
         return cls(seq, kind, round_id, mechanism, params, guarantee, _amount(sup_eps),
-                   _amount(delta), interactive, label, _amount(charged), reason, owner,
-                   float(created))
+                   _amount(delta), interactive, label, _amount(charged), reason, owner, created)
 
     @classmethod
     def from_json(cls, data: list[Any]) -> "EventRow":
@@ -207,8 +207,15 @@ class EventRow:
 def _amount(text: Any) -> Fraction | None:
     if text is None:
         return None
-    if not isinstance(text, str):
+    if type(text) is not str:
         raise TypeError(f"an amount is stored as text, got {type(text).__name__}")
+    return _parse_amount(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_amount(text: str) -> Fraction:
+    """Exact amount text → Fraction (cached: the same few amounts recur; Fractions are
+    immutable)."""
     value = Fraction(text)
     if value < 0:
         raise ValueError(f"negative amount {text!r}")

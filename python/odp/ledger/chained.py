@@ -44,6 +44,7 @@ from .records import (
     RoundRecord,
     RoundRequest,
     apply_row,
+    dumps,
     reserve_row,
     settle_row,
 )
@@ -125,11 +126,11 @@ class ChainedLedger(Ledger):
     def _next_seq(self) -> int:
         return self._verifier.state.rows + 1
 
-    def _append_reserve(self, req: RoundRequest, now: float) -> RoundRecord:
+    def _append_reserve(self, req: RoundRequest, now: float, texts=None) -> RoundRecord:
         seq = self._next_seq()
         rec = self._state.apply_reserve(seq, req, now)  # refuses a duplicate before hashing
         rec.extra["owner"] = self._owner
-        self._append(reserve_row(seq, req, self._owner, now))
+        self._append(reserve_row(seq, req, self._owner, now, texts))
         return rec
 
     def _append_settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
@@ -140,11 +141,11 @@ class ChainedLedger(Ledger):
         return rec
 
     def _append_charge(self, req: RoundRequest, label: Any, charged: Fraction, reason: str,
-                       now: float) -> RoundRecord:
+                       now: float, texts=None) -> RoundRecord:
         seq = self._next_seq()
         rec = self._state.apply_charge(seq, seq + 1, req, label, charged, reason, now)
         rec.extra["owner"] = self._owner
-        self._append(reserve_row(seq, req, self._owner, now))
+        self._append(reserve_row(seq, req, self._owner, now, texts))
         self._append(settle_row(seq + 1, req.round_id, label, charged, reason, self._owner, now))
         return rec
 
@@ -154,10 +155,12 @@ class ChainedLedger(Ledger):
             raise LedgerError(f"{self._where} is open read-only")
 
     def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
+        texts = _texts(req)  # outside the transaction: it holds the ledger's lock
+
         def op():
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
-            return self._append_reserve(req, self._clock())
+            return self._append_reserve(req, self._clock(), texts)
 
         return self._write(op, "reservation")
 
@@ -231,9 +234,12 @@ class ChainedLedger(Ledger):
         validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         failed = []
 
+        texts = _texts(req)
+
         def op():
             failed.clear()
-            return self._charge_one(req, label, charged, admit, check, self._clock(), failed)
+            return self._charge_one(req, label, charged, admit, check, self._clock(), failed,
+                                    texts)
 
         rec = self._write(op, "charge")
         if failed:
@@ -262,7 +268,8 @@ class ChainedLedger(Ledger):
             raise enforcement_error(failed[0])
         return recs
 
-    def _charge_one(self, req, label, charged, admit, check, now, failed) -> RoundRecord:
+    def _charge_one(self, req, label, charged, admit, check, now, failed, texts=None
+                    ) -> RoundRecord:
         state = self._state
         if not (admit or sum_rule)(state, req):
             raise budget_exceeded(state, req, admit)
@@ -271,8 +278,9 @@ class ChainedLedger(Ledger):
             if not check(state.eps_left, state.delta_left, req.sup_epsilon, charged, req.delta,
                          blocks, realized):
                 failed.append(req.round_id)
-                return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED, now)
-        return self._append_charge(req, label, charged, REASON_RELEASED, now)
+                return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED, now,
+                                           texts)
+        return self._append_charge(req, label, charged, REASON_RELEASED, now, texts)
 
     def _recover(self) -> list[str]:
         """Settle at sup the pending reservations whose owner is gone; returns their ids."""
@@ -291,6 +299,11 @@ class ChainedLedger(Ledger):
             return done
 
         return self._write(op, "recovery")
+
+
+def _texts(req: RoundRequest) -> tuple[str, str]:
+    """The reserve row's JSON columns, computed before the write transaction."""
+    return dumps(req.params), dumps(req.guarantee)
 
 
 def _batch_of(items: Iterable[Any], what: str) -> list[Any]:
