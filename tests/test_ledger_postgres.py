@@ -372,3 +372,57 @@ def test_the_cli_reads_postgres_ledgers(url, tmp_path, capsys):
     assert "already at version" in capsys.readouterr().out
     assert main(["ledger", "reanchor", url]) == 1
     assert "no head file" in capsys.readouterr().err
+
+
+def test_the_readme_sharing_commands_work_as_written(url, tmp_path, monkeypatch, capsys):
+    """README "Sharing a budget across machines": its `odp ledger init` line and its Python
+    lines, with the example URL replaced by the test server's."""
+    import re
+    import shlex
+
+    from odp.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    section = text[text.index("## Sharing a budget across machines"):text.index("## Set-up")]
+    example = re.search(r"postgresql://\S+?(?=[\s\"'])", section).group(0)
+    init = next(line for line in section.splitlines() if line.startswith("odp ledger init"))
+    args = shlex.split(init.split("#")[0].replace(example, url))[1:]
+    assert main(args) == 0
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1).replace(example, url)
+    namespace: dict = {"odp": odp}
+    exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    assert namespace["acc"].spent.epsilon == Fraction(1, 100)
+    namespace["acc"].close()
+    monkeypatch.chdir(tmp_path)
+    commands = re.findall(r"`(odp (?:ledger|certify)[^`]*URL[^`]*)`", section)
+    assert commands
+    for command in commands:
+        variants = ([command.replace("show|verify", "show"), command.replace("show|verify",
+                                                                             "verify")]
+                    if "show|verify" in command else [command])
+        for variant in variants:
+            assert main(shlex.split(variant.replace("URL", url))[1:]) == 0, variant
+    assert (tmp_path / "run.cert").exists()
+    capsys.readouterr()
+
+
+def test_a_role_with_only_the_documented_grants_can_charge_but_not_edit(url, pg_server):
+    init_postgres_ledger(url, odp.Budget(1))
+    db = url.rsplit("/", 1)[1]
+    _sql(url, "DROP ROLE IF EXISTS analyst",
+         "CREATE ROLE analyst LOGIN PASSWORD 'analyst-pw'",
+         f'GRANT CONNECT ON DATABASE "{db}" TO analyst', "GRANT USAGE ON SCHEMA public TO analyst",
+         "GRANT SELECT, INSERT ON odp_events TO analyst",
+         "GRANT SELECT, UPDATE ON odp_meta TO analyst", "GRANT SELECT ON odp_schema TO analyst")
+    analyst = f"postgresql://analyst:analyst-pw@127.0.0.1:{pg_server.port}/{db}"
+    with odp.Accountant(ledger=analyst) as acc:
+        acc.charge(odp.DP("0.25"))
+        with acc.reserve(odp.DP("0.25")) as res:
+            res.settle(None)
+        assert acc.remaining.epsilon == Fraction(1, 2)
+    for statement in ("DELETE FROM odp_events", "ALTER TABLE odp_events DISABLE TRIGGER USER",
+                      "UPDATE odp_meta SET value = '9' WHERE key = 'epsilon'"):
+        with pytest.raises(psycopg.Error, match="permission denied|must be owner|append-only"):
+            _sql(analyst, statement)
+    assert PostgresLedger(url, readonly=True).remaining.epsilon == Fraction(1, 2)

@@ -473,7 +473,9 @@ class PostgresLedger(ChainedLedger):
             try:
                 cur.execute(sql, params or None)
             except BaseException as exc:
-                raise _CommitPhase() from exc
+                if self._broken():  # the outcome of the COMMIT is unknown
+                    raise _CommitPhase() from exc
+                raise
         except BaseException:
             self._rollback()
             if mark is not None and self._verifier.state.rows != mark and not self._broken():
