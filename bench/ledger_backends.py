@@ -69,6 +69,26 @@ def fsync_rate(directory: str, n: int = 2000) -> dict[str, float]:
     return out
 
 
+def sqlite_commit_rate(directory: str, n: int = 2000) -> float:
+    """Commits per second of plain SQLite (WAL, synchronous=FULL), one 2-row INSERT each:
+    the limit for one commit per charge on this file system, before any odp code."""
+    import sqlite3
+
+    path = os.path.join(directory, "raw.db")
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("CREATE TABLE t (seq INTEGER PRIMARY KEY, row TEXT)")
+    start = time.perf_counter()
+    for i in range(n):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany("INSERT INTO t (row) VALUES (?)", [("x" * 400,), ("y" * 300,)])
+        conn.execute("COMMIT")
+    rate = n / (time.perf_counter() - start)
+    conn.close()
+    return rate
+
+
 # ---------------------------------------------------------------------------- one process
 def sqlite_one_process(directory: str, n: int, batch: int, **options) -> float:
     path = os.path.join(directory, f"one-{time.monotonic_ns()}.db")
@@ -170,7 +190,9 @@ def main() -> int:
     server = None
     try:
         results["fsync_per_s"] = {k: round(v) for k, v in fsync_rate(tmp).items()}
-        print("disk flush rate (pwrite + fdatasync), per second:", results["fsync_per_s"])
+        results["fsync_per_s"]["sqlite_commit"] = round(sqlite_commit_rate(tmp))
+        print("disk flush rate (pwrite + fdatasync; plain SQLite commits), per second:",
+              results["fsync_per_s"])
         one = {}
         for name, opts, batch in [] if args.only_clients else (("sqlite, chain only (head_file=False)", {"head_file": False}, 1),
                                   ("sqlite, default (head file, fdatasync)", {}, 1),

@@ -203,3 +203,44 @@ def test_readonly_open_writes_nothing(backend):
         ro.reserve_many([])
     ro.close()
     assert backend.dump(path) == before
+
+
+@pytest.mark.parametrize("memory", [False, True])
+def test_group_commit_is_sequential_admission_all_or_nothing(backend, memory):
+    """reserve_many / settle_many / charge_many: each request admitted against what the ones
+    before it left, one transaction, nothing recorded when one does not fit."""
+    acc = odp.Accountant("1") if memory else odp.Accountant(ledger=backend.create("1"))
+    g = odp.ODP(lambda r: "lo" if r < 5 else "hi", {"lo": "1/10", "hi": "3/10"})
+    rows = acc.ledger.chain_head.rows
+    with pytest.raises(BudgetExceeded, match=r"only ε=0\.1,"):
+        acc.reserve_many([g, g, g, g])  # 3 × 3/10 fit, the fourth does not
+    assert acc.ledger.chain_head.rows == rows and acc.history == []
+    res = acc.reserve_many([g, g, g])
+    assert [r.record.index for r in res] == [1, 2, 3] and acc.remaining.epsilon == Fraction(1, 10)
+    records = acc.settle_many([(res[0], 1), (res[1], 9), (res[2], object())])
+    assert [(r.charged, r.reason) for r in records] == [
+        (Fraction(1, 10), "released"), (Fraction(3, 10), "released"),
+        (Fraction(3, 10), "unclassifiable")]
+    assert not any(r.open for r in res) and acc.remaining.epsilon == Fraction(3, 10)
+    with pytest.raises(LedgerError, match="already settled"):
+        acc.settle_many([(res[0], 1)])
+    with pytest.raises(BudgetExceeded):
+        acc.charge_many([odp.DP("1/10")] * 4)
+    assert acc.remaining.epsilon == Fraction(3, 10)
+    done = acc.charge_many([(g, 1), odp.DP("1/10"), odp.DP("1/10")])  # g: sup 3/10 fits first
+    assert [r.charged for r in done] == [Fraction(1, 10)] * 3 and acc.remaining.epsilon == 0
+    assert acc.ledger.chain_head.rows == rows + 12
+    if not memory:  # what is on disk is what the accountant saw
+        again = odp.Accountant(ledger=backend_spec(acc))
+        assert [r.charged for r in again.history] == [r.charged for r in acc.history]
+        again.close()
+    cert = acc.certificate()
+    from odp.certs import verify
+
+    assert verify(cert.text, cert.sidecar).ok
+    acc.close()
+
+
+def backend_spec(acc: odp.Accountant) -> str:
+    ledger = acc.ledger
+    return str(ledger.path) if hasattr(ledger, "path") else ledger._net.url

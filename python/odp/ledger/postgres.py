@@ -188,6 +188,7 @@ class PostgresLedger(ChainedLedger):
         self._key = _resolve_key(key, key_file)
         self._conn = None
         self._stale = False
+        self._closed = False
         self.snapshot_copy = False
         self._heads: list = []
         self.schema_version = 0
@@ -267,6 +268,8 @@ class PostgresLedger(ChainedLedger):
         conn = self._conn
         if conn is not None and not conn.closed and not conn.broken:
             return
+        if self._closed:
+            raise LedgerError(f"the ledger {self._where} is closed")
         if conn is not None:
             try:
                 conn.close()
@@ -524,6 +527,7 @@ class PostgresLedger(ChainedLedger):
     def close(self) -> None:
         conn = getattr(self, "_conn", None)
         self._conn = None
+        self._closed = True
         if conn is not None:
             try:
                 conn.close()
