@@ -4,7 +4,8 @@
 free loopback port with its Unix socket in that directory; ``stop()`` (also on a failed start)
 stops the server and removes the directory.  Run as root, the server runs as the ``postgres``
 user (``runuser -u postgres``), as PostgreSQL refuses to run as root.  The binaries are found on
-``PATH`` or in ``/usr/lib/postgresql/*/bin`` (Debian's ``postgresql`` package).
+``$ODP_PG_BINDIR``, else on ``PATH`` or in ``/usr/lib/postgresql/*/bin`` (Debian's
+``postgresql`` package).
 
 Connections over TCP need a password (SCRAM); the superuser is ``odp`` with a random password,
 so the tests also exercise real credentials.  ``PgServer.url(db)`` is a ``postgresql://`` URL.
@@ -29,7 +30,16 @@ class PgUnavailable(RuntimeError):
     """The server could not be started here (binaries missing, no postgres user, …)."""
 
 
+BINDIR_ENV = "ODP_PG_BINDIR"  # a directory with initdb and pg_ctl, to pick a PostgreSQL version
+
+
 def _binary(name: str) -> str:
+    bindir = os.environ.get(BINDIR_ENV)
+    if bindir:
+        path = Path(bindir) / name
+        if not path.exists():
+            raise PgUnavailable(f"${BINDIR_ENV}={bindir} has no {name}")
+        return str(path)
     found = shutil.which(name)
     if found:
         return found

@@ -426,3 +426,22 @@ def test_a_role_with_only_the_documented_grants_can_charge_but_not_edit(url, pg_
         with pytest.raises(psycopg.Error, match="permission denied|must be owner|append-only"):
             _sql(analyst, statement)
     assert PostgresLedger(url, readonly=True).remaining.epsilon == Fraction(1, 2)
+
+
+@pytest.mark.slow
+def test_without_a_server_the_tests_skip_loudly_or_fail_when_required(tmp_path):
+    """No PostgreSQL binaries: the PostgreSQL cases skip with a banner — and fail under
+    ODP_REQUIRE_POSTGRES=1, as CI sets it."""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, ODP_PG_BINDIR=str(tmp_path / "none"), PYTHONPATH=SRC)
+    env.pop("ODP_REQUIRE_POSTGRES", None)
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q",
+            "-rs", "tests/test_ledger_contract.py::test_readonly_open_writes_nothing"]
+    run = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "PostgreSQL ledger tests were SKIPPED" in run.stdout
+    assert "POSTGRESQL TESTS NOT RUN" in run.stdout and "1 passed, 1 skipped" in run.stdout
+    env["ODP_REQUIRE_POSTGRES"] = "1"
+    run = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "ODP_REQUIRE_POSTGRES=1 but PostgreSQL could not be " \
+                                   "started" in run.stdout, run.stdout[-2000:]
