@@ -18,6 +18,7 @@ hash means the history was rewritten.  What this does and does not detect is in 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -27,7 +28,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import LedgerCorrupted, LedgerError
 from .chain import ChainHead, head_mac
@@ -140,6 +141,8 @@ def read_head(path: Path) -> HeadRecord | None:
         best = _best(_slots(fd)) if size <= 2 * _SLOT else None
     finally:
         os.close(fd)
+    if size == 0:  # created by a writer's lock, no head recorded yet: as if absent
+        return None
     if best is None:
         raise LedgerCorrupted(f"the ledger head file {path} is unreadable (no valid head "
                               "record); the spent budget is unknown")
@@ -179,7 +182,25 @@ def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
             row=record.rows)
 
 
-def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True) -> bool:
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold the head file's exclusive lock — against this process's threads and other
+    processes — around a whole write transaction.  Writers then queue in the kernel (woken as
+    soon as the lock is free) instead of polling SQLite's lock, and the head they write after
+    their commit is in commit order.  Inside, call :func:`write_head` with ``held=True``."""
+    fd, created, lock = _open_head(path)
+    with lock:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    if created:
+        _fsync_dir(path.parent)
+
+
+def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True,
+               held: bool = False) -> bool:
     """Record ``record`` in ``path`` unless it already records as many rows or more (``force``
     replaces both slots anyway: ``odp ledger reanchor``).  Returns whether it wrote.
 
@@ -189,8 +210,10 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: boo
     other slot — the previous head, a prefix of the ledger — intact.  An exclusive ``flock``
     on the file serialises writers, so the head never moves back.  ``sync=False`` skips the
     ``fdatasync``: the head then survives a crash of the process but may fall back to an
-    older one (still a prefix) on power loss."""
+    older one (still a prefix) on power loss.  ``held``: the caller holds :func:`exclusive`."""
     fd, created, lock = _open_head(path)
+    if held:
+        return _write_locked(fd, record, force, sync, flock=False)
     with lock:
         wrote = _write_locked(fd, record, force, sync)
     if created:
@@ -230,9 +253,11 @@ def _open_head(path: Path) -> tuple[int, bool, threading.Lock]:
         return fd, ident is None, _OPEN[key][3]
 
 
-def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool) -> bool:
+def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool,
+                  flock: bool = True) -> bool:
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if flock:
+            fcntl.flock(fd, fcntl.LOCK_EX)
         slots = _slots(fd) if os.fstat(fd).st_size else [None, None]
         current = _best(slots)
         if not force and current is not None and current.rows >= record.rows:
@@ -249,7 +274,8 @@ def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool) -> bool:
         if sync:
             os.fdatasync(fd)
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        if flock:
+            fcntl.flock(fd, fcntl.LOCK_UN)
     return True
 
 

@@ -25,6 +25,7 @@ Do not put the file on a network file system: SQLite's WAL mode needs shared mem
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -43,6 +44,7 @@ from . import schema
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key
 from .chained import ChainedLedger, default_clock
 from .head import HeadRecord, check_head, head_path, read_head, write_head
+from .head import exclusive as head_exclusive
 from .owner import owner_is_dead, owner_token
 from .records import BudgetState, RoundRecord, dumps
 
@@ -335,13 +337,14 @@ class SQLiteLedger(ChainedLedger):
                     f"`odp ledger reanchor {self.path}` (docs/ledger.md)")
             check_head(record, path, self.ledger_id, head, self._hash_at, self._verifier.key)
 
-    def _write_heads(self) -> None:
+    def _write_heads(self, held: bool = False) -> None:
+        """Record the head after a commit (``held``: the first head file's lock is held)."""
         if not self.chained:
             return
         record = HeadRecord.of(self.ledger_id, self._verifier.state, self._key)
-        for path in self._heads:
+        for i, path in enumerate(self._heads):
             try:
-                write_head(path, record, sync=self._head_sync)
+                write_head(path, record, sync=self._head_sync, held=held and i == 0)
             except (OSError, LedgerError) as exc:
                 warnings.warn(f"the ledger committed, but its head file {path} was not "
                               f"updated ({exc}); lost rows after this commit would go "
@@ -394,7 +397,9 @@ class SQLiteLedger(ChainedLedger):
         """Run ``op`` inside BEGIN IMMEDIATE after refreshing; store the rows it appended,
         commit, then checkpoint (if asked) and advance the head files."""
         self._require_writable()
-        with self._lock:
+        # Writers queue on the head file's lock (kernel-woken), not by polling SQLite's.
+        queue = head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
+        with self._lock, queue:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
@@ -420,12 +425,12 @@ class SQLiteLedger(ChainedLedger):
                 raise
             finally:
                 self._batch = None
-        if self._checkpoint:
-            try:
-                self._conn.execute(f"PRAGMA wal_checkpoint({self._checkpoint.upper()})")
-            except sqlite3.Error:  # busy: the rows are committed in the WAL all the same
-                pass
-        self._write_heads()
+            if self._checkpoint:
+                try:
+                    self._conn.execute(f"PRAGMA wal_checkpoint({self._checkpoint.upper()})")
+                except sqlite3.Error:  # busy: the rows are committed in the WAL all the same
+                    pass
+            self._write_heads(held=bool(self._heads))
         return result
 
     def _dead_owner_rounds(self) -> list[str]:
