@@ -61,6 +61,29 @@ RETRIES = 8
 _N_ROW = len(ROW_COLUMNS.split(","))
 _COLUMNS = f"{ROW_COLUMNS}, {CHAIN_COLUMNS}"
 _ROW_PLACEHOLDERS = "(" + ", ".join(["%s"] * (_N_ROW + 3)) + ")"
+_ROW_TYPES = ("bigint", "text", "text", "text", "text", "text", "text", "text", "smallint",
+              "text", "text", "text", "text", "double precision", "text", "text", "text")
+
+
+def _insert_statement(rows: int) -> str:
+    """PREPARE text of an INSERT of ``rows`` rows ($1, $2, … in column order)."""
+    width = len(_ROW_TYPES)
+    values = ", ".join("(" + ", ".join(f"${r * width + c + 1}" for c in range(width)) + ")"
+                       for r in range(rows))
+    return (f"PREPARE odp_insert{rows} ({', '.join(_ROW_TYPES * rows)}) AS INSERT INTO "
+            f"{S.EVENTS_TABLE} ({_COLUMNS}) VALUES {values}")
+
+
+#: Statements prepared once per connection (the server parses and plans them once): the
+#: budget-row lock, the read of new rows, and inserts of one and two rows (a reserve or a
+#: settle, and a charge).
+_PREPARE = (
+    f"PREPARE odp_lock AS SELECT 1 FROM {S.META_TABLE} WHERE key = 'epsilon' FOR UPDATE",
+    f"PREPARE odp_rows (bigint) AS SELECT {_COLUMNS} FROM {S.EVENTS_TABLE} WHERE seq >= $1 "
+    "ORDER BY seq",
+    _insert_statement(1),
+    _insert_statement(2),
+)
 _INIT_LOCK = int.from_bytes(hashlib.sha256(b"odp-ledger-init").digest()[:8], "big", signed=True)
 
 
@@ -189,6 +212,7 @@ class PostgresLedger(ChainedLedger):
         self._conn = None
         self._stale = False
         self._closed = False
+        self._prepared_on = None
         self.snapshot_copy = False
         self._heads: list = []
         self.schema_version = 0
@@ -311,9 +335,16 @@ class PostgresLedger(ChainedLedger):
         return LedgerUnavailable("; ".join([fate] + held) + ".  The next call reconnects.")
 
     # ------------------------------------------------------------------ reading
+    def _prepare(self) -> None:
+        """Prepare the hot statements on this connection (once; again after a reconnect)."""
+        if self._prepared_on is not self._conn:
+            for statement in _PREPARE:
+                self._conn.execute(statement)
+            self._prepared_on = self._conn
+
     def _select_rows(self, cursor, from_seq: int) -> None:
-        cursor.execute(f"SELECT {_COLUMNS} FROM {S.EVENTS_TABLE} WHERE seq >= %s ORDER BY seq",
-                       (from_seq,))
+        self._prepare()
+        cursor.execute("EXECUTE odp_rows(%s)", (from_seq,))
 
     def _apply_rows(self, rows: list[tuple], known: int) -> None:
         """Apply ``rows`` (seq ≥ ``known``); the first must be the last row this process
@@ -450,12 +481,11 @@ class PostgresLedger(ChainedLedger):
     def _transaction(self, op: Callable[[], Any]) -> Any:
         """BEGIN; lock the budget row; read the new rows (one round trip), run ``op``, then
         INSERT its rows and COMMIT (one round trip)."""
+        self._prepare()
         cur = self._conn.cursor()
         known = self._verifier.state.rows
-        cur.execute(
-            f"BEGIN ISOLATION LEVEL READ COMMITTED; SELECT 1 FROM {S.META_TABLE} WHERE key = "
-            f"'epsilon' FOR UPDATE; SELECT {_COLUMNS} FROM {S.EVENTS_TABLE} WHERE seq >= %s "
-            "ORDER BY seq", (known,))
+        cur.execute("BEGIN ISOLATION LEVEL READ COMMITTED; EXECUTE odp_lock; "
+                    "EXECUTE odp_rows(%s)", (known,))
         cur.nextset()
         cur.nextset()
         rows = cur.fetchall()
@@ -470,9 +500,14 @@ class PostgresLedger(ChainedLedger):
             for row, prev, digest, mac in batch:
                 params += [str(v) if isinstance(v, Fraction) else v for v in row.values()]
                 params += [prev, digest, mac]
-            sql = (f"INSERT INTO {S.EVENTS_TABLE} ({_COLUMNS}) VALUES "
-                   + ", ".join([_ROW_PLACEHOLDERS] * len(batch)) + "; COMMIT" if batch
-                   else "COMMIT")
+            if not batch:
+                sql = "COMMIT"
+            elif len(batch) <= 2:
+                sql = (f"EXECUTE odp_insert{len(batch)}("
+                       + ", ".join(["%s"] * len(params)) + "); COMMIT")
+            else:
+                sql = (f"INSERT INTO {S.EVENTS_TABLE} ({_COLUMNS}) VALUES "
+                       + ", ".join([_ROW_PLACEHOLDERS] * len(batch)) + "; COMMIT")
             try:
                 cur.execute(sql, params or None)
             except BaseException as exc:
