@@ -6,6 +6,7 @@ PostgreSQL-only ones are in test_ledger_postgres.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -244,3 +245,24 @@ def test_group_commit_is_sequential_admission_all_or_nothing(backend, memory):
 def backend_spec(acc: odp.Accountant) -> str:
     ledger = acc.ledger
     return str(ledger.path) if hasattr(ledger, "path") else ledger._net.url
+
+
+def test_odp_ledger_init_creates_and_refuses_to_overwrite(backend, capsys):
+    from odp.cli import main
+
+    spec = (str(backend.tmp_path / "new.db") if backend.name == "sqlite"
+            else backend.server.new_database())
+    assert main(["ledger", "init", spec, "--epsilon", "1/2", "--delta", "1e-9", "--json"]) == 0
+    created = json.loads(capsys.readouterr().out)
+    assert created["budget"] == {"epsilon": "1/2", "delta": "1/1000000000"}
+    with odp.Accountant(ledger=spec) as acc:
+        assert acc.ledger.ledger_id == created["ledger_id"] and acc.remaining.epsilon == \
+            Fraction(1, 2)
+        acc.charge(odp.DP("1/4"))
+    before = backend.dump(spec)
+    assert main(["ledger", "init", spec, "--epsilon", "1"]) == 1
+    assert "already" in capsys.readouterr().err
+    assert backend.dump(spec) == before
+    assert main(["ledger", "init", spec + "x" if backend.name == "sqlite" else spec,
+                 "--epsilon", "nan"]) == 1
+    assert not Path(spec + "x").exists()
