@@ -180,7 +180,7 @@ def test_float_pitfalls_of_peers_do_not_happen():
     assert acc.spent.epsilon == Fraction(1, 2)
 
 
-def test_custom_admission_rule_runs_atomically_and_refuses_cleanly(tmp_path):
+def test_custom_admission_rule_runs_atomically_and_refuses_cleanly(backend):
     """The admission hook (Alg. 6's filter) sees the up-to-date state; a refusal records
     nothing, for both ledgers."""
     seen = []
@@ -189,7 +189,7 @@ def test_custom_admission_rule_runs_atomically_and_refuses_cleanly(tmp_path):
         seen.append((len(state.rounds), request.sup_epsilon))
         return len(state.rounds) < 2
 
-    for ledger in (None, tmp_path / "l.db"):
+    for ledger in (None, backend.create(1)):
         acc = odp.Accountant(1, ledger=ledger, admission=at_most_two_rounds)
         acc.charge(odp.DP("0.1"))
         acc.reserve(odp.DP("0.2")).settle(None)
@@ -201,8 +201,8 @@ def test_custom_admission_rule_runs_atomically_and_refuses_cleanly(tmp_path):
         odp.Accountant(1, admission="sum")
 
 
-def test_params_must_be_json_and_nothing_is_recorded_otherwise(tmp_path):
-    for ledger in (None, tmp_path / "l.db"):
+def test_params_must_be_json_and_nothing_is_recorded_otherwise(backend):
+    for ledger in (None, backend.create(1)):
         acc = odp.Accountant(1, ledger=ledger)
         with pytest.raises(InvalidParameter, match="JSON"):
             acc.reserve(odp.DP("0.1"), params={"x": Fraction(1, 2)})

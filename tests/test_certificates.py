@@ -209,11 +209,11 @@ def test_generated_check_accepts_exactly_the_alg1_transitions():
     assert acc._check is None
 
 
-def test_settle_must_charge_the_declared_class_cost(tmp_path):
+def test_settle_must_charge_the_declared_class_cost(backend):
     """Review finding: a settle could record any charge in [0, sup].  Now the ledger refuses a
     charge that is not the declared cost of the named class (or the sup without a class), for
     both backends, before anything is written — so the SQLite file stays usable."""
-    for ledger in (None, tmp_path / "l.db"):
+    for ledger in (None, backend.create(1)):
         acc = odp.Accountant(1, ledger=ledger)
         g = odp.ODP(lambda r: r, {"lo": "0.1", "hi": "0.5"})
         res = acc.reserve(g)

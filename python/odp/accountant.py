@@ -39,7 +39,7 @@ import json
 import os
 from fractions import Fraction
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .budget import Budget, Number
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
@@ -210,7 +210,9 @@ class Accountant:
         ``ledger`` is an existing SQLite file: its recorded budget is used.
     ledger:
         ``None`` (in memory), a path to a SQLite ledger file (created if missing, shared safely
-        by several processes), or an :class:`odp.ledger.Ledger`.
+        by several processes), a ``postgresql://`` URL of a ledger made with
+        ``odp ledger init URL`` (shared by processes on many machines; needs the ``postgres`` extra),
+        or an :class:`odp.ledger.Ledger`.
     rng:
         Randomness for :meth:`run`: :class:`odp.samplers.SecureRandom` by default.  A
         :class:`odp.samplers.SeededRandom` is insecure; rounds run with it are marked
@@ -289,6 +291,66 @@ class Accountant:
                                      self.admission)
         self.last_round = record
         return Reservation(self, record, g)
+
+    def reserve_many(self, guarantees: Iterable[DP | ODP], *, mechanism: str = "external",
+                     params: dict[str, Any] | None = None) -> list[Reservation]:
+        """Reserve several rounds in one durable commit (group commit): each is admitted
+        against the budget left by the ones before it, and all are recorded before this
+        returns — so each reservation is durable before its noise is drawn — or, with
+        ``BudgetExceeded`` for the first that does not fit, none.  Settle them one by one or
+        together with :meth:`settle_many`."""
+        gs = [as_odp(g) for g in guarantees]
+        p = self._params(params)
+        records = self.ledger.reserve_many([_request(g, mechanism, p, False) for g in gs],
+                                           self.admission)
+        if records:
+            self.last_round = records[-1]
+        return [Reservation(self, rec, g) for rec, g in zip(records, gs)]
+
+    def settle_many(self, pairs: Iterable[tuple[Reservation, Any]]) -> list[RoundRecord]:
+        """Settle several reservations with their releases in one durable commit.  Every
+        release is classified first; an unclassifiable one is charged its sup (reason
+        ``unclassifiable``), like :meth:`Reservation.settle`."""
+        pairs = list(pairs)
+        items = []
+        for res, release in pairs:
+            if not res.open:
+                raise LedgerError(f"round {res.round_id} is already settled")
+            try:
+                label = res.guarantee.classify(release)
+                items.append((res.round_id, label, res.guarantee.cost(label), REASON_RELEASED))
+            except InvalidGuarantee:
+                items.append((res.round_id, None, res.guarantee.sup_epsilon,
+                              REASON_UNCLASSIFIABLE))
+        try:
+            records = self.ledger.settle_many(items, check=self._check)
+        except CertificateError:
+            state = self.ledger.snapshot()
+            for res, _ in pairs:
+                res.record = state.get(res.round_id)
+            raise
+        for (res, _), rec in zip(pairs, records):
+            res.record = rec
+        if records:
+            self.last_round = records[-1]
+        return records
+
+    def charge_many(self, items: Iterable[Any], *, mechanism: str = "external",
+                    params: dict[str, Any] | None = None) -> list[RoundRecord]:
+        """:meth:`charge` for several releases in one durable commit (group commit): each
+        item is a guarantee (a DP guarantee, no release needed) or ``(guarantee, release)``.
+        All are admitted in order and recorded, or none."""
+        p = self._params(params)
+        batch = []
+        for item in items:
+            g, release = (item if isinstance(item, tuple) else (item, None))
+            g = as_odp(g)
+            label = g.classify(release)
+            batch.append((_request(g, mechanism, p, False), label, g.cost(label)))
+        records = self.ledger.charge_many(batch, self.admission, self._check)
+        if records:
+            self.last_round = records[-1]
+        return records
 
     def _settle(self, record: RoundRecord, guarantee: ODP, *, label: Label | None,
                 charged: Fraction, reason: str) -> RoundRecord:

@@ -71,6 +71,13 @@ class LedgerCorrupted(LedgerError):
         self.row = row
 
 
+class LedgerUnavailable(LedgerError):
+    """The ledger server cannot be reached, or the connection to it was lost during a call.
+    The message says what became of the call: not recorded, or — when the connection was lost
+    while committing — unknown; a reserved round stays reserved (held at its sup) until it is
+    settled or recovered.  The next call reconnects."""
+
+
 class CertificateError(OdpError):
     """A certificate is malformed or does not replay under the checker."""
 

@@ -21,6 +21,7 @@ EXTRAS = {
     "matplotlib": ("plots", "figures (odp figure)"),
     "sklearn": ("demo", "the demo's bundled data (odp demo)"),
     "pexpect": ("lean", "talking to the compiled Lean checker (odp verify --lean)"),
+    "psycopg": ("postgres", "PostgreSQL ledgers (postgresql:// URLs)"),
     "cryptography": ("sign", "Ed25519 signatures of certificates (odp certify --sign-key)"),
     "mpmath": ("bench", "high-precision references in benchmarks"),
     "hypothesis": ("test", "the test suite"),

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..budget import Budget
@@ -163,7 +162,10 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int)
             report.failure = failure
             return report
         anchored = True
-        report.established.append(f"the ledger file {trust.ledger} holds this history (its row "
+        from ..ledger import is_postgres_url, redact
+
+        name = redact(trust.ledger) if is_postgres_url(trust.ledger) else trust.ledger
+        report.established.append(f"the ledger {name} holds this history (its row "
                                   f"{head['rows']} carries the same hash)")
     verdict, sentence = check_signature(sidecar, public_key=trust.public_key,
                                         hmac_key=trust.hmac_key)
@@ -187,12 +189,15 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int)
     return report
 
 
-def _against_ledger(path: str | os.PathLike[str], sidecar: dict[str, Any],
+def _against_ledger(spec: str | os.PathLike[str], sidecar: dict[str, Any],
                     head: dict[str, Any]) -> str | None:
-    from ..ledger import SQLiteLedger
+    path = spec
+    from ..ledger import is_postgres_url, open_readonly, redact
 
+    if is_postgres_url(path):
+        path = redact(str(path))  # named in messages without its password
     try:
-        ledger = SQLiteLedger(Path(path), readonly=True)
+        ledger = open_readonly(spec)
     except LedgerError as exc:
         return f"the ledger {path} cannot be checked: {exc}"
     try:
@@ -218,8 +223,9 @@ def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expect-head", metavar="ROWS:HASH",
                         help="a head the data owner kept (odp ledger verify prints it): the "
                              "certificate's chain must pass through it")
-    parser.add_argument("--ledger", help="the ledger file (read-only): it must hold the "
-                                         "certificate's history")
+    parser.add_argument("--ledger", help="the ledger (read-only), a SQLite file or a "
+                                         "postgresql:// URL: it must hold the certificate's "
+                                         "history")
 
 
 def trust_from_args(args: argparse.Namespace) -> Trust:

@@ -1,4 +1,5 @@
-"""Helpers shared by the CLI subcommands: JSON output of exact numbers and plain tables."""
+"""Helpers shared by the CLI subcommands: JSON output of exact numbers, plain tables, and
+opening the ledger a command names (a SQLite file or a ``postgresql://`` URL)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,21 @@ def check_output_path(path: str, option: str = "-o") -> None:
         raise InvalidParameter(f"{option} {path}: the directory {parent} is not writable")
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise InvalidParameter(f"{option} {path}: the file exists and is not writable")
+
+
+#: How a CLI argument naming a ledger is described in --help.
+LEDGER_HELP = "ledger: a SQLite file or a postgresql:// URL"
+
+
+def open_ledger_readonly(spec: str, key_file: str | None = None):
+    """Open the ledger ``spec`` (a SQLite path or a ``postgresql://`` URL) for reading only."""
+    from ..ledger import open_readonly
+
+    return open_readonly(spec, key_file=key_file)
+
+
+def ledger_name(spec: str) -> str:
+    """``spec`` as it may be printed: a URL without its password."""
+    from ..ledger import is_postgres_url, redact
+
+    return redact(spec) if is_postgres_url(spec) else str(spec)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import Subparsers, check_output_path, print_json
+from ._common import LEDGER_HELP, Subparsers, check_output_path, open_ledger_readonly, print_json
 
 
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "certify",
-        help="export a SQLite ledger as a certificate checkable against the Lean rules",
+        help="export a ledger as a certificate checkable against the Lean rules",
         description=(
             "Write CERT (the odpcheck ledger text, natural numbers in units of 1/D) and "
             "CERT.json (run id, mechanisms, declared classes and costs, realised classes, and "
@@ -19,7 +19,7 @@ def register(subparsers: Subparsers) -> None:
             "that an auditor can tell your certificate from a forged one (docs/certificates.md)."
         ),
     )
-    p.add_argument("ledger", help="SQLite ledger file (read-only)")
+    p.add_argument("ledger", help=LEDGER_HELP + " (read-only)")
     p.add_argument("-o", "--output", required=True, help="certificate path (CERT and CERT.json)")
     p.add_argument("--sign-key", help="sign with this Ed25519 private key (PEM; needs the "
                                       "cryptography package: pip install -e \".[sign]\")")
@@ -32,10 +32,9 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..certs import certificate_of
-    from ..ledger import SQLiteLedger
 
     check_output_path(args.output, "-o")  # before reading: nothing half-written
-    ledger = SQLiteLedger(args.ledger, readonly=True, key_file=args.key_file)
+    ledger = open_ledger_readonly(args.ledger, args.key_file)
     try:
         cert = certificate_of(ledger)
     finally:

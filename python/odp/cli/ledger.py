@@ -1,5 +1,7 @@
-"""``odp ledger ACTION PATH``: inspect, verify, upgrade and re-anchor a SQLite ledger.
+"""``odp ledger ACTION LEDGER``: create, inspect, verify, upgrade and re-anchor a ledger — a
+SQLite file or a PostgreSQL database (``postgresql://…``).
 
+* ``init`` — create a ledger with a budget (the only way a PostgreSQL ledger is created);
 * ``show`` — the budget, the remaining budget and every round (read-only: writes nothing);
 * ``verify`` — check the hash chain, the schema and the head files, and print the head;
 * ``upgrade`` — add the hash chain to a version-1 ledger (one transaction);
@@ -13,13 +15,14 @@ import argparse
 from fractions import Fraction
 
 from ..budget import format_fraction
-from ._common import format_table, print_json
+from ._common import LEDGER_HELP, format_table, ledger_name, open_ledger_readonly, print_json
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("ledger", help="inspect, verify or upgrade a ledger file",
-                              description="Inspect, verify, upgrade or re-anchor an odp SQLite "
-                                          "ledger (docs/ledger.md).")
+    p = subparsers.add_parser("ledger", help="create, inspect, verify or upgrade a ledger",
+                              description="Create, inspect, verify, upgrade or re-anchor an odp "
+                                          "ledger: a SQLite file or a postgresql:// URL "
+                                          "(docs/ledger.md).")
     sub = p.add_subparsers(dest="ledger_command", metavar="ACTION", required=True)
 
     def key_option(parser):
@@ -27,22 +30,37 @@ def register(subparsers) -> None:
                                                "$ODP_LEDGER_KEY_FILE); needed to check a keyed "
                                                "ledger's tags")
 
+    init = sub.add_parser("init", help="create a ledger with a budget (SQLite file or "
+                                       "postgresql:// URL)",
+                          description="Create a ledger for the budget (ε, δ).  A PostgreSQL "
+                                      "ledger is created only this way, in the URL's database "
+                                      "(its current schema); a schema that already has tables "
+                                      "of the ledger's names is refused.")
+    init.add_argument("path", help=LEDGER_HELP + " (must not hold a ledger yet)")
+    init.add_argument("--epsilon", required=True, help="total ε (exact: 1, 0.5, 1/3)")
+    init.add_argument("--delta", default="0", help="total δ (default 0)")
+    init.add_argument("--key-file", help="make the ledger keyed with this HMAC key file "
+                                         "(odp ledger keygen)")
+    init.add_argument("--json", action="store_true", help="print as JSON")
+    init.set_defaults(func=run_init)
+
     show = sub.add_parser("show", help="print the budget, the remaining budget and every round "
                                        "(read-only)")
-    show.add_argument("path", help="ledger file (SQLite)")
+    show.add_argument("path", help=LEDGER_HELP)
     show.add_argument("--json", action="store_true", help="print as JSON")
     key_option(show)
     show.set_defaults(func=run_show)
 
     verify = sub.add_parser("verify", help="check the hash chain, schema and head files "
                                            "(read-only)")
-    verify.add_argument("path", help="ledger file (SQLite)")
+    verify.add_argument("path", help=LEDGER_HELP)
     verify.add_argument("--json", action="store_true", help="print as JSON")
     key_option(verify)
     verify.set_defaults(func=run_verify)
 
-    upgrade = sub.add_parser("upgrade", help="add the hash chain to a version-1 ledger")
-    upgrade.add_argument("path", help="ledger file (SQLite)")
+    upgrade = sub.add_parser("upgrade", help="add the hash chain to a version-1 SQLite ledger, "
+                                             "or migrate a PostgreSQL ledger's schema")
+    upgrade.add_argument("path", help=LEDGER_HELP)
     upgrade.add_argument("--json", action="store_true", help="print as JSON")
     upgrade.add_argument("--key-file", help="make the upgraded ledger keyed with this HMAC key")
     upgrade.set_defaults(func=run_upgrade)
@@ -70,9 +88,32 @@ def register(subparsers) -> None:
 
 
 def _open(args: argparse.Namespace):
-    from ..ledger import SQLiteLedger
+    return open_ledger_readonly(args.path, getattr(args, "key_file", None))
 
-    return SQLiteLedger(args.path, readonly=True, key_file=getattr(args, "key_file", None))
+
+def run_init(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..budget import Budget
+    from ..errors import LedgerError
+    from ..ledger import SQLiteLedger, init_postgres_ledger, is_postgres_url
+
+    budget = Budget(args.epsilon, args.delta)
+    if is_postgres_url(args.path):
+        ledger_id = init_postgres_ledger(args.path, budget, key_file=args.key_file).ledger_id
+    else:
+        if Path(args.path).exists():
+            raise LedgerError(f"{args.path} already exists; not creating a ledger over it")
+        with SQLiteLedger(args.path, budget, key_file=args.key_file) as ledger:
+            ledger_id = ledger.ledger_id
+    name = ledger_name(args.path)
+    if args.json:
+        print_json({"ok": True, "ledger": name, "ledger_id": ledger_id,
+                    "budget": budget.to_json()})
+    else:
+        print(f"created ledger {ledger_id} at {name} with budget ε="
+              f"{format_fraction(budget.epsilon)} δ={format_fraction(budget.delta)}")
+    return 0
 
 
 def _integrity(ledger) -> dict:
@@ -84,6 +125,8 @@ def _integrity(ledger) -> dict:
            "head_files": [str(p) for p in ledger._heads]}
     if ledger.snapshot_copy:
         out["read_from_private_copy"] = True
+    if not hasattr(ledger, "path"):
+        out["server"] = True
     return out
 
 
@@ -114,14 +157,14 @@ def run_show(args: argparse.Namespace) -> int:
         ledger.close()
     if args.json:
         print_json({
-            "path": args.path,
+            "path": ledger_name(args.path),
             "budget": budget.to_json(),
             "remaining": remaining.to_json(),
             "integrity": info,
             "rounds": [r.to_json() for r in rounds],
         })
         return 0
-    print(f"ledger {args.path}")
+    print(f"ledger {ledger_name(args.path)}")
     print(f"budget     ε={format_fraction(budget.epsilon)}  δ={format_fraction(budget.delta)}")
     print(f"remaining  ε={format_fraction(remaining.epsilon)}  δ={format_fraction(remaining.delta)}")
     saved = sum((r.refund for r in rounds), Fraction(0))
@@ -150,18 +193,30 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"ok": True, **info})
         return 0
-    print(f"OK: {args.path} (ledger {info['ledger_id']})")
+    print(f"OK: {ledger_name(args.path)} (ledger {info['ledger_id']})")
     for line in _integrity_lines(info):
         print(line)
-    if info["chained"]:
+    if info["chained"] and not info["head_files"] and info.get("server"):
+        print("head files none: the server's durability keeps committed rows (docs/ledger.md)")
+    elif info["chained"]:
         print(f"head files {', '.join(info['head_files']) or 'none'}: extended by the ledger")
         print(f"keep this head to detect a later rollback: {info['rows']}:{info['head']}")
     return 0
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
-    from ..ledger import upgrade_ledger
+    from ..ledger import is_postgres_url, upgrade_ledger, upgrade_postgres_ledger
 
+    if is_postgres_url(args.path):
+        before, after = upgrade_postgres_ledger(args.path)
+        name = ledger_name(args.path)
+        if args.json:
+            print_json({"ok": True, "path": name, "from_version": before, "version": after})
+        elif before == after:
+            print(f"{name} is already at version {after}; nothing to do")
+        else:
+            print(f"upgraded {name} from schema version {before} to {after}; chain verified")
+        return 0
     n = upgrade_ledger(args.path, key_file=args.key_file)
     if args.json:
         print_json({"ok": True, "path": args.path, "rows": n})
@@ -171,7 +226,12 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_reanchor(args: argparse.Namespace) -> int:
-    from ..ledger import reanchor_ledger
+    from ..errors import LedgerError
+    from ..ledger import is_postgres_url, reanchor_ledger
+
+    if is_postgres_url(args.path):
+        raise LedgerError(f"{ledger_name(args.path)} is a PostgreSQL ledger: it has no head file "
+                          "to re-anchor (the server's durability keeps committed rows)")
 
     head, previous = reanchor_ledger(args.path, accept_loss=args.accept_loss,
                                      key_file=args.key_file)

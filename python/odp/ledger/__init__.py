@@ -3,6 +3,8 @@
 * :class:`MemoryLedger` — in memory, thread-safe, for notebooks and tests.
 * :class:`SQLiteLedger` — a SQLite file shared safely by several processes, hash-chained
   (:mod:`odp.ledger.chain`) with a head file (:mod:`odp.ledger.head`); see docs/ledger.md.
+* :class:`PostgresLedger` — the same ledger on a PostgreSQL server (``postgresql://…``),
+  shared by processes on many machines (:mod:`odp.ledger.postgres`; needs the ``postgres`` extra).
 
 :func:`open_ledger` turns what a user passes to ``Accountant(ledger=…)`` into a ledger.
 """
@@ -29,20 +31,29 @@ from .records import (
     RoundRecord,
     RoundRequest,
 )
+from .postgres import (
+    PostgresLedger,
+    init_postgres_ledger,
+    is_postgres_url,
+    redact,
+    upgrade_postgres_ledger,
+)
 from .sqlite import KEY_ENV, LedgerHeadWarning, SQLiteLedger, reanchor_ledger, upgrade_ledger
 
 __all__ = [
-    "Admission", "sum_rule", "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
+    "Admission", "sum_rule", "redact", "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
     "BudgetState", "SCHEMA_VERSION", "REASON_RELEASED", "REASON_FAILED", "REASON_RECOVERED",
     "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE", "REASON_CLOSED",
     "LedgerCorrupted", "ChainHead", "EventRow", "Genesis", "KEY_ENV", "LedgerHeadWarning",
-    "upgrade_ledger", "reanchor_ledger",
+    "upgrade_ledger", "reanchor_ledger", "PostgresLedger", "init_postgres_ledger",
+    "upgrade_postgres_ledger", "is_postgres_url", "open_readonly",
 ]
 
 
 def open_ledger(spec: Any, budget: Budget | None) -> Ledger:
-    """``None`` → a new :class:`MemoryLedger`; a path → :class:`SQLiteLedger`; a ledger → itself
-    (its budget must match ``budget`` when one is given)."""
+    """``None`` → a new :class:`MemoryLedger`; a ``postgresql://`` URL → :class:`PostgresLedger`
+    (created beforehand by ``odp ledger init URL``); a path → :class:`SQLiteLedger`; a ledger →
+    itself (its budget must match ``budget`` when one is given)."""
     if spec is None:
         if budget is None:
             raise LedgerError("an in-memory ledger needs a budget")
@@ -51,6 +62,18 @@ def open_ledger(spec: Any, budget: Budget | None) -> Ledger:
         if budget is not None and spec.budget != budget:
             raise LedgerError(f"the ledger holds the budget {spec.budget}, not {budget}")
         return spec
+    if is_postgres_url(spec):
+        return PostgresLedger(spec, budget)
     if isinstance(spec, (str, os.PathLike)):
         return SQLiteLedger(spec, budget)
-    raise LedgerError(f"ledger must be None, a path or an odp Ledger, got {spec!r}")
+    raise LedgerError(f"ledger must be None, a path, a postgresql:// URL or an odp Ledger, got "
+                      f"{spec!r}")
+
+
+def open_readonly(spec: str | os.PathLike, *, key_file: str | os.PathLike | None = None
+                  ) -> Ledger:
+    """Open a ledger for inspection without writing: a SQLite path or a ``postgresql://``
+    URL (what every CLI command that reads a ledger accepts)."""
+    if is_postgres_url(spec):
+        return PostgresLedger(spec, readonly=True, key_file=key_file)
+    return SQLiteLedger(spec, readonly=True, key_file=key_file)

@@ -6,7 +6,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
@@ -19,6 +19,7 @@ from .records import (
     BudgetState,
     RoundRecord,
     RoundRequest,
+    apply_row,
     reserve_row,
     settle_row,
 )
@@ -161,6 +162,23 @@ class Ledger(ABC):
                ) -> RoundRecord:
         """Reserve and settle in one atomic step (the release already exists)."""
 
+    def reserve_many(self, reqs: list[RoundRequest], admit: Admission | None = None
+                     ) -> list[RoundRecord]:
+        """Reserve several rounds at once (group commit: one durable commit for all), each
+        admitted against the state including the ones before it; all or none."""
+        raise LedgerError(f"{type(self).__name__} does not support batches")
+
+    def settle_many(self, items: list[tuple], *, interactive_rule: bool = True,
+                    check: TransitionCheck | None = None) -> list[RoundRecord]:
+        """Settle several rounds — ``(round_id, label, charged, reason)`` each — at once."""
+        raise LedgerError(f"{type(self).__name__} does not support batches")
+
+    def charge_many(self, items: list[tuple], admit: Admission | None = None,
+                    check: TransitionCheck | None = None) -> list[RoundRecord]:
+        """Charge several releases — ``(request, label, charged)`` each — at once; all or
+        none."""
+        raise LedgerError(f"{type(self).__name__} does not support batches")
+
     @abstractmethod
     def snapshot(self) -> BudgetState:
         """Up-to-date totals and rounds (re-reads what other processes wrote)."""
@@ -264,25 +282,98 @@ class MemoryLedger(Ledger):
                admit: Admission | None = None, check: TransitionCheck | None = None
                ) -> RoundRecord:
         blocks, realized = validate_charge(req.guarantee, req.sup_epsilon, label, charged)
-        reason, failed = REASON_RELEASED, False
         with self._lock:
-            state = self._state
-            if not (admit or sum_rule)(state, req):
-                raise budget_exceeded(state, req, admit)
-            if check is not None:  # (ε_r, δ_r) before the round = what is left before reserving
-                eps_r, delta_r = state.eps_left, state.delta_left
-                if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks,
-                             realized):
-                    label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
-            now = time.time()
-            reserve_seq, settle_seq = self._next_seq(), self._next_seq()
-            rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged, reason, now)
-            self._pending.append(lambda: reserve_row(reserve_seq, req, None, now))
-            self._pending.append(lambda: settle_row(settle_seq, req.round_id, label, charged,
-                                                    reason, None, now))
+            rec, failed = self._charge_locked(req, label, charged, admit, check, blocks,
+                                              realized, time.time())
         if failed:
             raise enforcement_error(req.round_id)
         return rec
+
+    def _charge_locked(self, req, label, charged, admit, check, blocks, realized, now):
+        reason, failed = REASON_RELEASED, False
+        state = self._state
+        if not (admit or sum_rule)(state, req):
+            raise budget_exceeded(state, req, admit)
+        if check is not None:  # (ε_r, δ_r) before the round = what is left before reserving
+            eps_r, delta_r = state.eps_left, state.delta_left
+            if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks, realized):
+                label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
+        reserve_seq, settle_seq = self._next_seq(), self._next_seq()
+        rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged, reason, now)
+        self._pending.append(lambda: reserve_row(reserve_seq, req, None, now))
+        self._pending.append(lambda: settle_row(settle_seq, req.round_id, label, charged,
+                                                reason, None, now))
+        return rec, failed
+
+    def _all_or_nothing(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` under the lock; if it fails after changing the state, rebuild the state
+        from the rows written before it (O(rows), on failure only)."""
+        with self._lock:
+            rows, pending = self._rows, len(self._pending)
+            try:
+                return fn()
+            except BaseException:
+                if self._rows != rows:
+                    del self._pending[pending:]
+                    self._rows = rows
+                    self._hash_pending()
+                    state = BudgetState(self._state.budget)
+                    for row, _ in self._events:
+                        apply_row(state, row)
+                    self._state = state
+                raise
+
+    def reserve_many(self, reqs, admit=None):
+        reqs = list(reqs)
+
+        def run():
+            now, out = time.time(), []
+            for req in reqs:
+                if not (admit or sum_rule)(self._state, req):
+                    raise budget_exceeded(self._state, req, admit)
+                out.append(self._reserve(req, now))
+            return out
+
+        return self._all_or_nothing(run)
+
+    def settle_many(self, items, *, interactive_rule=True, check=None):
+        items, failed = list(items), []
+
+        def run():
+            now, out = time.time(), []
+            for round_id, label, charged, reason in items:
+                lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
+                                                interactive_rule, check)
+                if bad:
+                    failed.append(round_id)
+                out.append(self._settle(round_id, lab, chg, why, now))
+            return out
+
+        recs = self._all_or_nothing(run)
+        if failed:
+            raise enforcement_error(failed[0])
+        return recs
+
+    def charge_many(self, items, admit=None, check=None):
+        items = list(items)
+        checked = [validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+                   for req, label, charged in items]
+        failed = []
+
+        def run():
+            now, out = time.time(), []
+            for (req, label, charged), (blocks, realized) in zip(items, checked):
+                rec, bad = self._charge_locked(req, label, charged, admit, check, blocks,
+                                               realized, now)
+                if bad:
+                    failed.append(req.round_id)
+                out.append(rec)
+            return out
+
+        recs = self._all_or_nothing(run)
+        if failed:
+            raise enforcement_error(failed[0])
+        return recs
 
     def snapshot(self) -> BudgetState:
         return self._state

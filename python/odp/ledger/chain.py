@@ -40,6 +40,7 @@ Hashes are written as 64 lower-case hex digits.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import math
@@ -48,7 +49,7 @@ import struct
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from ..errors import LedgerCorrupted, LedgerError
 
@@ -66,23 +67,43 @@ def _field(tag: bytes, payload: bytes) -> bytes:
     return tag + str(len(payload)).encode("ascii") + b":" + payload
 
 
+def _enc_int(value: int) -> bytes:
+    text = str(value).encode("ascii")
+    return b"i" + str(len(text)).encode("ascii") + b":" + text
+
+
+def _enc_str(value: str) -> bytes:
+    data = value.encode("utf-8")
+    return b"s" + str(len(data)).encode("ascii") + b":" + data
+
+
+def _enc_fraction(value: Fraction) -> bytes:
+    text = f"{value.numerator}/{value.denominator}".encode("ascii")
+    return b"q" + str(len(text)).encode("ascii") + b":" + text
+
+
+def _enc_float(value: float) -> bytes:
+    if not math.isfinite(value):
+        raise TypeError(f"a timestamp must be finite, got {value!r}")
+    return b"f16:" + struct.pack(">d", value).hex().encode("ascii")
+
+
+#: Exact types → encoders (a dict look-up: the row hash is on every charge's path).
+_ENCODERS = {type(None): lambda _: b"N", int: _enc_int, str: _enc_str,
+             Fraction: _enc_fraction, float: _enc_float}
+
+
 def encode_value(value: Any) -> bytes:
     """The canonical encoding of one value (see the module docstring).  ``bool`` is refused
     (store 0/1), as is every type outside the table, so a row can never hash ambiguously."""
-    if value is None:
-        return b"N"
+    enc = _ENCODERS.get(type(value))
+    if enc is not None:
+        return enc(value)
     if isinstance(value, bool):
         raise TypeError("booleans are not encoded; store 0 or 1")
-    if isinstance(value, int):
-        return _field(b"i", str(value).encode("ascii"))
-    if isinstance(value, str):
-        return _field(b"s", value.encode("utf-8"))
-    if isinstance(value, Fraction):
-        return _field(b"q", f"{value.numerator}/{value.denominator}".encode("ascii"))
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise TypeError(f"a timestamp must be finite, got {value!r}")
-        return _field(b"f", struct.pack(">d", value).hex().encode("ascii"))
+    for kind in (int, str, Fraction, float):  # subclasses encode as their base type
+        if isinstance(value, kind):
+            return _ENCODERS[kind](kind(value) if kind is not Fraction else value)
     raise TypeError(f"cannot encode {type(value).__name__} in a ledger row")
 
 
@@ -118,9 +139,9 @@ ROW_FIELDS = ("seq", "kind", "round_id", "mechanism", "params", "guarantee", "su
               "delta", "interactive", "label", "charged", "reason", "owner", "created")
 
 
-@dataclass(frozen=True)
-class EventRow:
-    """One ledger row as its exact values (the hashed columns, in :data:`ROW_FIELDS` order)."""
+class EventRow(NamedTuple):
+    """One ledger row as its exact values (the hashed columns, in :data:`ROW_FIELDS` order).
+    Immutable (a named tuple: rows are parsed on every refresh, so creating one is cheap)."""
 
     seq: int
     kind: str
@@ -138,10 +159,10 @@ class EventRow:
     created: float
 
     def values(self) -> tuple[Any, ...]:  # Any: the row's column values, in ROW_FIELDS order
-        return tuple(getattr(self, name) for name in ROW_FIELDS)
+        return tuple(self)
 
     def encode(self) -> bytes:
-        return b"".join(encode_value(v) for v in self.values())
+        return b"".join([encode_value(v) for v in self])
 
     def to_json(self) -> list[Any]:
         """The row as a JSON list (Fractions as ``"p/q"`` text, the timestamp as its float)."""
@@ -156,26 +177,27 @@ class EventRow:
             raise ValueError(f"a row has {len(ROW_FIELDS)} columns, got {len(v)}")
         (seq, kind, round_id, mechanism, params, guarantee, sup_eps, delta, interactive, label,
          charged, reason, owner, created) = v
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-            raise ValueError(f"bad sequence number {seq!r}")
+        if type(seq) is not int or seq < 1:
+            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+                raise ValueError(f"bad sequence number {seq!r}")
+            seq = int(seq)
         if kind not in KINDS:
             raise ValueError(f"bad row kind {kind!r}")
-        for name, text in (("round_id", round_id), ("mechanism", mechanism), ("params", params),
-                           ("guarantee", guarantee), ("label", label), ("reason", reason),
-                           ("owner", owner)):
-            if text is not None and not isinstance(text, str):
+        for i, text in enumerate((round_id, mechanism, params, guarantee, label, reason, owner)):
+            if text is not None and type(text) is not str and not isinstance(text, str):
+                name = ("round_id", "mechanism", "params", "guarantee", "label", "reason",
+                        "owner")[i]
                 raise TypeError(f"{name} is {type(text).__name__}, not text")
         if not isinstance(round_id, str):
             raise TypeError("round_id is missing")
-        if interactive is not None and (not isinstance(interactive, int)
-                                        or isinstance(interactive, bool)
-                                        or interactive not in (0, 1)):
+        if interactive is not None and (type(interactive) is not int or interactive not in (0, 1)):
             raise ValueError(f"bad interactive flag {interactive!r}")
-        if isinstance(created, bool) or not isinstance(created, (int, float)):
-            raise TypeError(f"created is {type(created).__name__}, not a number")
+        if type(created) is not float:
+            if isinstance(created, bool) or not isinstance(created, (int, float)):
+                raise TypeError(f"created is {type(created).__name__}, not a number")
+            created = float(created)
         return cls(seq, kind, round_id, mechanism, params, guarantee, _amount(sup_eps),
-                   _amount(delta), interactive, label, _amount(charged), reason, owner,
-                   float(created))
+                   _amount(delta), interactive, label, _amount(charged), reason, owner, created)
 
     @classmethod
     def from_json(cls, data: list[Any]) -> "EventRow":
@@ -185,8 +207,15 @@ class EventRow:
 def _amount(text: Any) -> Fraction | None:
     if text is None:
         return None
-    if not isinstance(text, str):
+    if type(text) is not str:
         raise TypeError(f"an amount is stored as text, got {type(text).__name__}")
+    return _parse_amount(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_amount(text: str) -> Fraction:
+    """Exact amount text → Fraction (cached: the same few amounts recur; Fractions are
+    immutable)."""
     value = Fraction(text)
     if value < 0:
         raise ValueError(f"negative amount {text!r}")
@@ -281,6 +310,15 @@ class ChainVerifier:
     def next_hash(self, row: EventRow) -> str:
         """The hash the next row must carry (no state change)."""
         return row_hash(self.state.head, row)
+
+    def append(self, row: EventRow) -> str:
+        """Chain a row this process writes (no stored values to compare): advance and return
+        its hash.  The caller computes the row's MAC, if any, from the hash."""
+        if row.seq != self.state.rows + 1:
+            raise self.corrupted(row.seq, f"out of order (expected row {self.state.rows + 1})")
+        digest = row_hash(self.state.head, row)
+        self.state = ChainHead(row.seq, self.state.rounds + (row.kind == "reserve"), digest)
+        return digest
 
     def check(self, row: EventRow, prev: str | None, stored: str | None,
               mac: str | None = None) -> str:

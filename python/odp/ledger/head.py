@@ -18,15 +18,17 @@ hash means the history was rewritten.  What this does and does not detect is in 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
 import hmac
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import LedgerCorrupted, LedgerError
 from .chain import ChainHead, head_mac
@@ -100,8 +102,24 @@ def _decode_slot(raw: bytes) -> HeadRecord | None:
     return HeadRecord(str(data.get("ledger_id")), rows, rounds, head, mac)
 
 
+_DECODED: dict[bytes, HeadRecord | None] = {}  # raw slot → record: most writes find the
+# slots as this process last wrote or read them, so the JSON and checksum need not be redone
+
+
+def _decode_cached(raw: bytes) -> HeadRecord | None:
+    try:
+        return _DECODED[raw]
+    except KeyError:
+        record = _decode_slot(raw)
+        if len(_DECODED) > 64:
+            _DECODED.clear()
+        _DECODED[raw] = record
+        return record
+
+
 def _slots(fd: int) -> list[HeadRecord | None]:
-    return [_decode_slot(os.pread(fd, _SLOT, i * _SLOT).rstrip(b" \n\x00")) for i in (0, 1)]
+    data = os.pread(fd, 2 * _SLOT, 0)
+    return [_decode_cached(data[i * _SLOT:(i + 1) * _SLOT].rstrip(b" \n\x00")) for i in (0, 1)]
 
 
 def _best(slots: list[HeadRecord | None]) -> HeadRecord | None:
@@ -123,6 +141,8 @@ def read_head(path: Path) -> HeadRecord | None:
         best = _best(_slots(fd)) if size <= 2 * _SLOT else None
     finally:
         os.close(fd)
+    if size == 0:  # created by a writer's lock, no head recorded yet: as if absent
+        return None
     if best is None:
         raise LedgerCorrupted(f"the ledger head file {path} is unreadable (no valid head "
                               "record); the spent budget is unknown")
@@ -162,7 +182,25 @@ def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
             row=record.rows)
 
 
-def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True) -> bool:
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold the head file's exclusive lock — against this process's threads and other
+    processes — around a whole write transaction.  Writers then queue in the kernel (woken as
+    soon as the lock is free) instead of polling SQLite's lock, and the head they write after
+    their commit is in commit order.  Inside, call :func:`write_head` with ``held=True``."""
+    fd, created, lock = _open_head(path)
+    with lock:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    if created:
+        _fsync_dir(path.parent)
+
+
+def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True,
+               held: bool = False) -> bool:
     """Record ``record`` in ``path`` unless it already records as many rows or more (``force``
     replaces both slots anyway: ``odp ledger reanchor``).  Returns whether it wrote.
 
@@ -172,16 +210,62 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: boo
     other slot — the previous head, a prefix of the ledger — intact.  An exclusive ``flock``
     on the file serialises writers, so the head never moves back.  ``sync=False`` skips the
     ``fdatasync``: the head then survives a crash of the process but may fall back to an
-    older one (still a prefix) on power loss."""
-    created = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    older one (still a prefix) on power loss.  ``held``: the caller holds :func:`exclusive`."""
+    fd, created, lock = _open_head(path)
+    if held:
+        return _write_locked(fd, record, force, sync, flock=False)
+    with lock:
+        wrote = _write_locked(fd, record, force, sync)
+    if created:
+        _fsync_dir(path.parent)
+    return wrote
+
+
+#: Open head files, kept across writes (one open/close less per commit): path → (pid, file
+#: identity, fd, lock).  A file replaced or deleted meanwhile is reopened by path; a forked
+#: child opens its own (a shared open file would share the parent's flock).
+_OPEN: dict[str, tuple[int, tuple[int, int], int, threading.Lock]] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def _open_head(path: Path) -> tuple[int, bool, threading.Lock]:
+    key = str(path)
+    with _OPEN_LOCK:
+        try:
+            st = os.stat(path)
+            ident = (st.st_dev, st.st_ino)
+        except FileNotFoundError:
+            ident = None
+        entry = _OPEN.get(key)
+        if entry is not None and entry[0] == os.getpid() and entry[1] == ident:
+            return entry[2], False, entry[3]
+        if entry is not None and entry[0] == os.getpid():
+            os.close(entry[2])
+        if len(_OPEN) >= 64:  # bound the open files: close the idle ones of this process
+            for other, (pid, _, ofd, olock) in list(_OPEN.items()):
+                if pid == os.getpid() and other != key and olock.acquire(blocking=False):
+                    os.close(ofd)
+                    del _OPEN[other]
+                    olock.release()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        st = os.fstat(fd)
+        _OPEN[key] = (os.getpid(), (st.st_dev, st.st_ino), fd, threading.Lock())
+        return fd, ident is None, _OPEN[key][3]
+
+
+def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool,
+                  flock: bool = True) -> bool:
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if flock:
+            fcntl.flock(fd, fcntl.LOCK_EX)
         slots: list[HeadRecord | None] = _slots(fd) if os.fstat(fd).st_size else [None, None]
         current = _best(slots)
         if not force and current is not None and current.rows >= record.rows:
             return False
         data = _encode_slot(record)
+        if len(_DECODED) > 64:
+            _DECODED.clear()
+        _DECODED[data.rstrip(b" \n\x00")] = record
         if force:
             os.pwrite(fd, data + data, 0)
         else:  # replace the slot that does not hold the current head
@@ -190,9 +274,8 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: boo
         if sync:
             os.fdatasync(fd)
     finally:
-        os.close(fd)  # releases the flock
-    if created:
-        _fsync_dir(path.parent)
+        if flock:
+            fcntl.flock(fd, fcntl.LOCK_UN)
     return True
 
 

@@ -16,7 +16,7 @@ unless that output was already settled).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -88,8 +88,10 @@ class RoundRecord:
         return self.sup_epsilon - self.charged if self.charged is not None else Fraction(0)
 
     def settled(self, label: Label | None, charged: Fraction, reason: str, at: float) -> "RoundRecord":
-        return replace(self, status="settled", label=label, charged=charged, reason=reason,
-                       settled_at=at)
+        return RoundRecord(self.index, self.round_id, self.mechanism, self.params,
+                           self.guarantee, self.sup_epsilon, self.delta, self.interactive,
+                           self.reserved_at, "settled", label, charged, reason, at,
+                           self.reserve_seq, self.extra)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -160,20 +162,27 @@ class BudgetState:
         return sup_epsilon <= self.eps_left and delta <= self.delta_left
 
     def apply_reserve(self, seq: int, req: RoundRequest, at: float) -> RoundRecord:
-        if req.round_id in self.by_id:
-            raise LedgerError(f"duplicate reservation for round {req.round_id}")
-        rec = RoundRecord(
-            index=len(self.rounds) + 1, round_id=req.round_id, mechanism=req.mechanism,
-            params=req.params, guarantee=req.guarantee, sup_epsilon=req.sup_epsilon,
-            delta=req.delta, interactive=req.interactive, reserved_at=at, reserve_seq=seq,
-        )
-        self.by_id[req.round_id] = len(self.rounds)
+        return self.add_reserve(seq, req.round_id, req.mechanism, req.params, req.guarantee,
+                                req.sup_epsilon, req.delta, req.interactive, at)
+
+    def add_reserve(self, seq: int, round_id: str, mechanism: str, params: dict[str, Any],
+                    guarantee: GuaranteeRecord, sup_epsilon: Fraction, delta: Fraction,
+                    interactive: bool, at: float) -> RoundRecord:
+        """:meth:`apply_reserve` from the fields themselves (no request object)."""
+        if round_id in self.by_id:
+            raise LedgerError(f"duplicate reservation for round {round_id}")
+        rec = RoundRecord(len(self.rounds) + 1, round_id, mechanism, params, guarantee,
+                          sup_epsilon, delta, interactive, at, "pending", None, None, None,
+                          None, seq, {})
+        self.by_id[round_id] = len(self.rounds)
         self.rounds.append(rec)
-        self.eps_left -= req.sup_epsilon
-        if req.delta:
-            self.delta_left -= req.delta
-        self.last_reserve_seq = max(self.last_reserve_seq, seq)
-        self.last_seq = max(self.last_seq, seq)
+        self.eps_left -= sup_epsilon
+        if delta:
+            self.delta_left -= delta
+        if seq > self.last_reserve_seq:
+            self.last_reserve_seq = seq
+        if seq > self.last_seq:
+            self.last_seq = seq
         return rec
 
     def apply_settle(self, seq: int, round_id: str, label: Label | None, charged: Fraction, reason: str,
@@ -245,11 +254,14 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float) -> EventRow:
-    """The ledger row that reserves ``req`` (every backend writes exactly these values)."""
-    return EventRow(seq, "reserve", req.round_id, req.mechanism, dumps(req.params),
-                    dumps(req.guarantee.to_json()), Fraction(req.sup_epsilon), Fraction(req.delta),
-                    int(bool(req.interactive)), None, None, None, owner, float(at))
+def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float,
+                texts: tuple[str, str] | None = None) -> EventRow:
+    """The ledger row that reserves ``req`` (every backend writes exactly these values).
+    ``texts`` is ``(dumps(req.params), dumps(req.guarantee.to_json()))`` if already computed."""
+    params, guarantee = texts or (dumps(req.params), dumps(req.guarantee.to_json()))
+    return EventRow(seq, "reserve", req.round_id, req.mechanism, params, guarantee,
+                    Fraction(req.sup_epsilon), Fraction(req.delta), int(bool(req.interactive)),
+                    None, None, None, owner, float(at))
 
 
 def settle_row(seq: int, round_id: str, label: Label | None, charged: Fraction, reason: str,
@@ -267,16 +279,14 @@ def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
                 or row.sup_epsilon is None or row.delta is None or row.interactive is None):
             raise ValueError("a reserve row lacks a value")
         params, guarantee = json.loads(row.params), json.loads(row.guarantee)
-        if not isinstance(params, dict) or not isinstance(guarantee, dict):
+        if type(params) is not dict or type(guarantee) is not dict:
             raise ValueError("params and guarantee must be JSON objects")
         try:
             record = GuaranteeRecord.from_json(guarantee)
         except InvalidGuarantee as exc:
             raise ValueError(f"the recorded guarantee is malformed: {exc}") from None
-        req = RoundRequest(round_id=row.round_id, mechanism=row.mechanism, params=params,
-                           guarantee=record, sup_epsilon=row.sup_epsilon, delta=row.delta,
-                           interactive=bool(row.interactive))
-        rec = state.apply_reserve(row.seq, req, row.created)
+        rec = state.add_reserve(row.seq, row.round_id, row.mechanism, params, record,
+                                row.sup_epsilon, row.delta, bool(row.interactive), row.created)
         if row.owner:
             rec.extra["owner"] = row.owner
         return rec

@@ -25,6 +25,7 @@ Do not put the file on a network file system: SQLite's WAL mode needs shared mem
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -40,36 +41,19 @@ from typing import Any, Callable, Sequence
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
 from . import schema
-from .base import (
-    Admission,
-    Ledger,
-    TransitionCheck,
-    budget_exceeded,
-    enforcement_error,
-    realised_blocks,
-    settlement,
-    sum_rule,
-    validate_charge,
-)
-from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key, row_hash, row_mac
+from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key
+from .chained import ChainedLedger, default_clock
 from .head import HeadRecord, check_head, head_path, read_head, write_head
+from .head import exclusive as head_exclusive
 from .owner import owner_is_dead, owner_token
-from .records import (
-    REASON_ENFORCED,
-    REASON_RECOVERED,
-    REASON_RELEASED,
-    BudgetState,
-    RoundRecord,
-    RoundRequest,
-    apply_row,
-    dumps,
-    reserve_row,
-    settle_row,
-)
+from .records import BudgetState, RoundRecord, dumps
 
 #: Environment variable naming the HMAC key file of keyed ledgers (see docs/ledger.md).
 KEY_ENV = "ODP_LEDGER_KEY_FILE"
 CHECKPOINT_MODES = (None, "passive", "full", "truncate")
+_N_ROW = len(schema.ROW_COLUMNS.split(","))
+_INSERT = (f"INSERT INTO events ({schema.ROW_COLUMNS}, {schema.CHAIN_COLUMNS}) VALUES "
+           f"({', '.join('?' * (_N_ROW + 3))})")
 
 
 class LedgerHeadWarning(UserWarning):
@@ -86,7 +70,7 @@ def _resolve_key(key: bytes | None, key_file: str | os.PathLike | None) -> bytes
     return None if key_file is None else load_key(key_file)
 
 
-class SQLiteLedger(Ledger):
+class SQLiteLedger(ChainedLedger):
     """Ledger stored in a SQLite file.  Several processes may share one file.
 
     ``budget`` is required to create a new file; for an existing file it may be omitted (the
@@ -109,10 +93,14 @@ class SQLiteLedger(Ledger):
                  readonly: bool = False, busy_timeout: float = 120.0, key: bytes | None = None,
                  key_file: str | os.PathLike | None = None,
                  anchors: Sequence[str | os.PathLike] = (), checkpoint: str | None = None,
-                 head_file: bool = True, head_sync: bool = True, _check_heads: bool = True):
+                 head_file: bool = True, head_sync: bool = True, _check_heads: bool = True,
+                 _clock: Callable[[], float] | None = None, _ledger_id: str | None = None):
         if checkpoint not in CHECKPOINT_MODES:
             raise LedgerError(f"checkpoint must be one of {CHECKPOINT_MODES}, got {checkpoint!r}")
         self.path = Path(path)
+        self._where = str(self.path)
+        self._clock = _clock or default_clock
+        self._new_id = _ledger_id
         self._lock = threading.Lock()
         self._readonly = readonly
         self._owner = dumps(owner_token())
@@ -122,7 +110,6 @@ class SQLiteLedger(Ledger):
         self._heads = ([head_path(self.path)] if head_file else []) + [Path(a) for a in anchors]
         self._snapshot_dir: str | None = None
         self.snapshot_copy = False
-        self._cursor: list[Any] = [0, ""]
         where = str(self.path)
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists:
@@ -255,7 +242,7 @@ class SQLiteLedger(Ledger):
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             if schema.is_empty(self._conn):  # else another process created it meanwhile
-                genesis = Genesis(uuid.uuid4().hex, budget.epsilon, budget.delta,
+                genesis = Genesis(self._new_id or uuid.uuid4().hex, budget.epsilon, budget.delta,
                                   key_id(self._key) if self._key else None)
                 rows = [("schema_version", str(schema.SCHEMA_VERSION)),
                         ("epsilon", str(budget.epsilon)), ("delta", str(budget.delta)),
@@ -350,13 +337,14 @@ class SQLiteLedger(Ledger):
                     f"`odp ledger reanchor {self.path}` (docs/ledger.md)")
             check_head(record, path, self.ledger_id, head, self._hash_at, self._verifier.key)
 
-    def _write_heads(self) -> None:
+    def _write_heads(self, held: bool = False) -> None:
+        """Record the head after a commit (``held``: the first head file's lock is held)."""
         if not self.chained:
             return
         record = HeadRecord.of(self.ledger_id, self._verifier.state, self._key)
-        for path in self._heads:
+        for i, path in enumerate(self._heads):
             try:
-                write_head(path, record, sync=self._head_sync)
+                write_head(path, record, sync=self._head_sync, held=held and i == 0)
             except (OSError, LedgerError) as exc:
                 warnings.warn(f"the ledger committed, but its head file {path} was not "
                               f"updated ({exc}); lost rows after this commit would go "
@@ -374,7 +362,7 @@ class SQLiteLedger(Ledger):
             self._apply_stored(stored)
 
     def _apply_stored(self, stored: tuple) -> RoundRecord:
-        n = len(schema.ROW_COLUMNS.split(","))
+        n = _N_ROW
         try:
             row = EventRow.from_stored(stored[:n])
         except (ValueError, TypeError, ZeroDivisionError) as exc:
@@ -384,29 +372,7 @@ class SQLiteLedger(Ledger):
             prev, digest, mac = stored[n:]
             if prev is None or digest is None:
                 raise self._verifier.corrupted(row.seq, "it carries no hash")
-        self._verifier.check(row, prev, digest, mac)
-        return self._apply(row)
-
-    def _apply(self, row: EventRow) -> RoundRecord:
-        try:
-            return apply_row(self._state, row)
-        except (ValueError, TypeError, KeyError, LedgerError) as exc:
-            raise self._verifier.corrupted(row.seq, f"not a valid transition ({exc})") from None
-
-    @property
-    def budget(self) -> Budget:
-        return self._budget
-
-    @property
-    def chain_head(self) -> ChainHead:
-        with self._lock:
-            self._refresh()
-            return ChainHead(**self._verifier.state.to_json())
-
-    def snapshot(self) -> BudgetState:
-        with self._lock:
-            self._refresh()
-            return self._state
+        return self._apply_stored_row(row, prev, digest, mac)
 
     def events(self) -> list[tuple[EventRow, str]]:
         """Every row with its hash, re-read and re-verified from the file (for certificates)."""
@@ -417,7 +383,7 @@ class SQLiteLedger(Ledger):
                 f"SELECT {columns} FROM events WHERE seq <= ? ORDER BY seq",
                 (self._verifier.state.rows,)).fetchall()
         verifier = ChainVerifier(self.genesis, self._verifier.key, str(self.path))
-        n = len(schema.ROW_COLUMNS.split(","))
+        n = _N_ROW
         out = []
         for values in stored:
             row = EventRow.from_stored(values[:n])
@@ -426,139 +392,50 @@ class SQLiteLedger(Ledger):
         return out
 
     # ------------------------------------------------------------------ writing
-    def _require_writable(self) -> None:
-        if self._readonly:
-            raise LedgerError(f"{self.path} is open read-only")
-
-    def _write(self, fn: Callable[[], list[tuple]]) -> list[RoundRecord]:
-        """Run ``fn`` inside BEGIN IMMEDIATE after refreshing; commit, then apply its rows,
-        checkpoint (if asked) and advance the head files."""
+    def _write(self, op: Callable[[], Any], what: str = "write",
+               rounds: Sequence[str] = ()) -> Any:
+        """Run ``op`` inside BEGIN IMMEDIATE after refreshing; store the rows it appended,
+        commit, then checkpoint (if asked) and advance the head files."""
         self._require_writable()
-        with self._lock:
+        # Writers queue on the head file's lock (kernel-woken), not by polling SQLite's.
+        queue = head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
+        with self._lock, queue:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise LedgerError(f"cannot lock ledger {self.path}: {exc}") from None
+            mark = None
             try:
                 self._refresh()
-                self._cursor = [self._verifier.state.rows, self._verifier.state.head]
-                written = fn()
+                mark = self._verifier.state.rows
+                self._batch = []
+                result = op()
+                if self._batch:
+                    self._conn.executemany(_INSERT, [
+                        [str(v) if isinstance(v, Fraction) else v for v in row.values()]
+                        + [prev, digest, mac] for row, prev, digest, mac in self._batch])
                 self._conn.execute("COMMIT")
             except BaseException:
                 try:
                     self._conn.execute("ROLLBACK")
                 except sqlite3.Error:
                     pass
+                if mark is not None and self._verifier.state.rows != mark:
+                    self._reload()  # rows were applied in memory but never committed
                 raise
-            records = []
-            for row, prev, digest, mac in written:
-                self._verifier.check(row, prev, digest, mac)
-                records.append(self._apply(row))
-        if self._checkpoint:
-            try:
-                self._conn.execute(f"PRAGMA wal_checkpoint({self._checkpoint.upper()})")
-            except sqlite3.Error:  # busy: the rows are committed in the WAL all the same
-                pass
-        self._write_heads()
-        return records
+            finally:
+                self._batch = None
+            if self._checkpoint:
+                try:
+                    self._conn.execute(f"PRAGMA wal_checkpoint({self._checkpoint.upper()})")
+                except sqlite3.Error:  # busy: the rows are committed in the WAL all the same
+                    pass
+            self._write_heads(held=bool(self._heads))
+        return result
 
-    def _insert(self, make: Callable[[int], EventRow]) -> tuple:
-        rows, prev = self._cursor
-        row = make(rows + 1)
-        digest = row_hash(prev, row)
-        mac = row_mac(self._key, digest) if self._verifier.key is not None else None
-        self._conn.execute(
-            f"INSERT INTO events ({schema.ROW_COLUMNS}, {schema.CHAIN_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [str(v) if isinstance(v, Fraction) else v for v in row.values()]
-            + [prev, digest, mac])
-        self._cursor = [row.seq, digest]
-        return row, prev, digest, mac
-
-    def _insert_reserve(self, req: RoundRequest, now: float) -> tuple:
-        return self._insert(lambda seq: reserve_row(seq, req, self._owner, now))
-
-    def _insert_settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
-                       now: float) -> tuple:
-        return self._insert(lambda seq: settle_row(seq, round_id, label, charged, reason,
-                                                   self._owner, now))
-
-    def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
-        def op():
-            if not (admit or sum_rule)(self._state, req):
-                raise budget_exceeded(self._state, req, admit)
-            return [self._insert_reserve(req, time.time())]
-
-        return self._write(op)[0]
-
-    def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
-               *, interactive_rule: bool = True, check: TransitionCheck | None = None
-               ) -> RoundRecord:
-        failed = []
-
-        def op():
-            lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
-                                            interactive_rule, check)
-            failed.append(bad)
-            return [self._insert_settle(round_id, lab, chg, why, time.time())]
-
-        rec = self._write(op)[0]
-        if failed[-1]:
-            raise enforcement_error(round_id)
-        return rec
-
-    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
-               admit: Admission | None = None, check: TransitionCheck | None = None
-               ) -> RoundRecord:
-        failed = []
-        self._require_writable()
-        validate_charge(req.guarantee, req.sup_epsilon, label, charged)
-
-        def op():
-            if not (admit or sum_rule)(self._state, req):
-                raise budget_exceeded(self._state, req, admit)
-            now = time.time()
-            if check is not None:  # the round is not in the state yet: check against it directly
-                eps_r = self._state.budget.epsilon - self._state.eps_held
-                delta_r = self._state.budget.delta - self._state.delta_held
-                blocks, realized = realised_blocks(req.guarantee, label)
-                if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks,
-                             realized):
-                    failed.append(True)
-                    return [self._insert_reserve(req, now),
-                            self._insert_settle(req.round_id, None, req.sup_epsilon,
-                                                REASON_ENFORCED, now)]
-            failed.append(False)
-            return [self._insert_reserve(req, now),
-                    self._insert_settle(req.round_id, label, charged, REASON_RELEASED, now)]
-
-        rec = self._write(op)[1]
-        if failed[-1]:
-            raise enforcement_error(req.round_id)
-        return rec
-
-    def _recover(self) -> None:
-        """Settle at sup the pending reservations of processes that are gone."""
-        dead = [r.round_id for r in self._state.rounds
+    def _dead_owner_rounds(self) -> list[str]:
+        return [r.round_id for r in self._state.rounds
                 if r.status == "pending" and owner_is_dead(json.loads(r.extra.get("owner", "{}")))]
-        if not dead:
-            return
-
-        def op():
-            rows = []
-            for round_id in dead:
-                rec = self._state.get(round_id)
-                if rec.status == "pending":
-                    rows.append(self._insert_settle(round_id, None, rec.sup_epsilon,
-                                                    REASON_RECOVERED, time.time()))
-            return rows
-
-        self._write(op)
-
-    def rounds(self) -> list[RoundRecord]:
-        with self._lock:
-            self._refresh()
-            return list(self._state.rounds)
 
     def close(self) -> None:
         conn = getattr(self, "_conn", None)

@@ -1,0 +1,321 @@
+"""What every durable, hash-chained ledger backend does the same way (SQLite, PostgreSQL).
+
+A backend stores rows; this mixin decides *which* rows: admission (Alg. 1 line 4), the
+reserve → settle protocol (Alg. 1 lines 4–8), the transition check, recovery at sup, and the
+chain (:mod:`odp.ledger.chain`).  Because both backends build their rows, hashes and in-memory
+state here, from the same values, they hold the same chain byte for byte.
+
+A backend provides ``_write(op)``: inside one exclusive transaction it reads the rows other
+processes committed (``_refresh``), runs ``op`` — which appends rows with :meth:`_append_*`
+(each row is hashed and applied to the in-memory state at once, so later requests in the same
+transaction are admitted against it) — stores ``self._batch`` and commits.  If anything fails
+after a row was appended, the backend calls :meth:`_reload` (the in-memory state is rebuilt
+from what is committed), so a failed call never leaves a trace.
+
+Group commit: :meth:`reserve_many`, :meth:`settle_many` and :meth:`charge_many` write several
+rounds in one transaction — one durable commit for all of them, each reservation durable
+before the caller draws its noise.  A batch is all or nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Sequence
+
+from ..errors import LedgerCorrupted, LedgerError
+from .base import (
+    Admission,
+    Ledger,
+    TransitionCheck,
+    budget_exceeded,
+    enforcement_error,
+    realised_blocks,
+    settlement,
+    sum_rule,
+    validate_charge,
+)
+from .chain import ChainHead, ChainVerifier, EventRow, row_mac
+from .records import (
+    REASON_ENFORCED,
+    REASON_RECOVERED,
+    REASON_RELEASED,
+    BudgetState,
+    RoundRecord,
+    RoundRequest,
+    apply_row,
+    dumps,
+    reserve_row,
+    settle_row,
+)
+
+#: The most rounds one batch call may write (a batch is one transaction held by one writer).
+MAX_BATCH = 10_000
+
+#: A settle in a batch: (round_id, label, charged, reason).
+SettleItem = tuple
+
+
+class ChainedLedger(Ledger):
+    """Shared write logic of the SQL ledgers (see the module docstring).
+
+    Attributes a backend sets: ``_state`` (:class:`BudgetState`), ``_verifier``
+    (:class:`ChainVerifier`), ``_key``, ``_owner`` (canonical JSON of the owner token),
+    ``_clock`` (timestamps), ``genesis``, ``_budget``, ``_where`` (a name safe to print)."""
+
+    _batch: list[tuple] | None = None
+
+    # ------------------------------------------------------------------ backend hooks
+    def _write(self, op: Callable[[], Any], what: str = "write",
+               rounds: Sequence[str] = ()) -> Any:  # pragma: no cover - abstract
+        """Run ``op`` in one exclusive transaction and commit the rows it appended.  ``what``
+        and ``rounds`` name the call and the rounds it settles, for error messages."""
+        raise NotImplementedError
+
+    def _refresh(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _dead_owner_rounds(self) -> list[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ state
+    def _reload(self) -> None:
+        """Rebuild the in-memory state and chain from the committed rows (after a failed
+        transaction that had already appended rows in memory).  Caller holds _lock."""
+        self._state = BudgetState(self._budget)
+        self._verifier = ChainVerifier(self.genesis, self._verifier.key, self._where)
+        self._refresh()
+
+    def _apply_stored_row(self, row: EventRow, prev: str | None, digest: str | None,
+                          mac: str | None) -> RoundRecord:
+        self._verifier.check(row, prev, digest, mac)
+        try:
+            return apply_row(self._state, row)
+        except (ValueError, TypeError, KeyError, LedgerError) as exc:
+            raise self._verifier.corrupted(row.seq, f"not a valid transition ({exc})") from None
+
+    @property
+    def budget(self):
+        return self._budget
+
+    @property
+    def chain_head(self) -> ChainHead:
+        with self._lock:
+            self._refresh()
+            return ChainHead(**self._verifier.state.to_json())
+
+    def snapshot(self) -> BudgetState:
+        with self._lock:
+            self._refresh()
+            return self._state
+
+    def rounds(self) -> list[RoundRecord]:
+        with self._lock:
+            self._refresh()
+            return list(self._state.rounds)
+
+    # ------------------------------------------------------------------ appending rows
+    def _append(self, row: EventRow) -> None:
+        """Hash ``row`` onto the chain and queue it for the current transaction."""
+        verifier = self._verifier
+        prev = verifier.state.head
+        digest = verifier.append(row)
+        mac = row_mac(self._key, digest) if verifier.key is not None else None
+        self._batch.append((row, prev, digest, mac))
+
+    def _next_seq(self) -> int:
+        return self._verifier.state.rows + 1
+
+    def _append_reserve(self, req: RoundRequest, now: float, texts=None) -> RoundRecord:
+        seq = self._next_seq()
+        rec = self._state.apply_reserve(seq, req, now)  # refuses a duplicate before hashing
+        rec.extra["owner"] = self._owner
+        self._append(reserve_row(seq, req, self._owner, now, texts))
+        return rec
+
+    def _append_settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
+                       now: float) -> RoundRecord:
+        seq = self._next_seq()
+        rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
+        self._append(settle_row(seq, round_id, label, charged, reason, self._owner, now))
+        return rec
+
+    def _append_charge(self, req: RoundRequest, label: Any, charged: Fraction, reason: str,
+                       now: float, texts=None) -> RoundRecord:
+        seq = self._next_seq()
+        rec = self._state.apply_charge(seq, seq + 1, req, label, charged, reason, now)
+        rec.extra["owner"] = self._owner
+        self._append(reserve_row(seq, req, self._owner, now, texts))
+        self._append(settle_row(seq + 1, req.round_id, label, charged, reason, self._owner, now))
+        return rec
+
+    # ------------------------------------------------------------------ the protocol
+    def _require_writable(self) -> None:
+        if getattr(self, "_readonly", False):
+            raise LedgerError(f"{self._where} is open read-only")
+
+    def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
+        texts = _texts(req)  # outside the transaction: it holds the ledger's lock
+
+        def op():
+            if not (admit or sum_rule)(self._state, req):
+                raise budget_exceeded(self._state, req, admit)
+            return self._append_reserve(req, self._clock(), texts)
+
+        return self._write(op, "reservation")
+
+    def reserve_many(self, reqs: Sequence[RoundRequest], admit: Admission | None = None
+                     ) -> list[RoundRecord]:
+        """Reserve every request in order, each admitted against the state that includes the
+        ones before it, in one transaction (one durable commit): all are recorded, or —
+        :class:`BudgetExceeded` for the first refused — none."""
+        self._require_writable()
+        reqs = _batch_of(reqs, "reservations")
+
+        def op():
+            now = self._clock()
+            out = []
+            for req in reqs:
+                if not (admit or sum_rule)(self._state, req):
+                    raise budget_exceeded(self._state, req, admit)
+                out.append(self._append_reserve(req, now))
+            return out
+
+        return self._write(op, "reservations") if reqs else []
+
+    def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
+               *, interactive_rule: bool = True, check: TransitionCheck | None = None
+               ) -> RoundRecord:
+        failed = []
+
+        def op():
+            lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
+                                            interactive_rule, check)
+            failed.append(bad)
+            return self._append_settle(round_id, lab, chg, why, self._clock())
+
+        rec = self._write(op, f"settle of round {round_id}", (round_id,))
+        if failed[-1]:
+            raise enforcement_error(round_id)
+        return rec
+
+    def settle_many(self, items: Iterable[SettleItem], *, interactive_rule: bool = True,
+                    check: TransitionCheck | None = None) -> list[RoundRecord]:
+        """Settle several reserved rounds — ``(round_id, label, charged, reason)`` each — in one
+        transaction.  Every settle is validated as by :meth:`settle`; an invalid one records
+        none of them.  If the transition check refuses some, they are charged their sup, all
+        are committed, and :class:`CertificateError` is raised for the first."""
+        self._require_writable()
+        items = _batch_of(items, "settlements")
+        failed: list[str] = []
+
+        def op():
+            now = self._clock()
+            out = []
+            failed.clear()
+            for round_id, label, charged, reason in items:
+                lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
+                                                interactive_rule, check)
+                if bad:
+                    failed.append(round_id)
+                out.append(self._append_settle(round_id, lab, chg, why, now))
+            return out
+
+        recs = (self._write(op, "settlements", [item[0] for item in items]) if items
+                else [])
+        if failed:
+            raise enforcement_error(failed[0])
+        return recs
+
+    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
+               admit: Admission | None = None, check: TransitionCheck | None = None
+               ) -> RoundRecord:
+        self._require_writable()
+        validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        failed = []
+
+        texts = _texts(req)
+
+        def op():
+            failed.clear()
+            return self._charge_one(req, label, charged, admit, check, self._clock(), failed,
+                                    texts)
+
+        rec = self._write(op, "charge")
+        if failed:
+            raise enforcement_error(req.round_id)
+        return rec
+
+    def charge_many(self, items: Sequence[tuple[RoundRequest, Any, Fraction]],
+                    admit: Admission | None = None, check: TransitionCheck | None = None
+                    ) -> list[RoundRecord]:
+        """Charge several releases — ``(request, label, charged)`` each — in one transaction,
+        each admitted against the state including the ones before it: all or none."""
+        self._require_writable()
+        items = _batch_of(items, "charges")
+        for req, label, charged in items:
+            validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        failed: list[str] = []
+
+        def op():
+            now = self._clock()
+            failed.clear()
+            return [self._charge_one(req, label, charged, admit, check, now, failed)
+                    for req, label, charged in items]
+
+        recs = self._write(op, "charges") if items else []
+        if failed:
+            raise enforcement_error(failed[0])
+        return recs
+
+    def _charge_one(self, req, label, charged, admit, check, now, failed, texts=None
+                    ) -> RoundRecord:
+        state = self._state
+        if not (admit or sum_rule)(state, req):
+            raise budget_exceeded(state, req, admit)
+        if check is not None:  # the round is not in the state yet: check against it directly
+            blocks, realized = realised_blocks(req.guarantee, label)
+            if not check(state.eps_left, state.delta_left, req.sup_epsilon, charged, req.delta,
+                         blocks, realized):
+                failed.append(req.round_id)
+                return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED, now,
+                                           texts)
+        return self._append_charge(req, label, charged, REASON_RELEASED, now, texts)
+
+    def _recover(self) -> list[str]:
+        """Settle at sup the pending reservations whose owner is gone; returns their ids."""
+        dead = self._dead_owner_rounds()
+        if not dead:
+            return []
+
+        def op():
+            done = []
+            for round_id in dead:
+                rec = self._state.get(round_id)
+                if rec.status == "pending":
+                    self._append_settle(round_id, None, rec.sup_epsilon, REASON_RECOVERED,
+                                        self._clock())
+                    done.append(round_id)
+            return done
+
+        return self._write(op, "recovery")
+
+
+def _texts(req: RoundRequest) -> tuple[str, str]:
+    """The reserve row's JSON columns, computed before the write transaction."""
+    return dumps(req.params), dumps(req.guarantee.to_json())
+
+
+def _batch_of(items: Iterable[Any], what: str) -> list[Any]:
+    items = list(items)
+    if len(items) > MAX_BATCH:
+        raise LedgerError(f"a batch holds at most {MAX_BATCH} {what}, got {len(items)}; "
+                          "split it")
+    return items
+
+
+def default_clock() -> float:
+    return time.time()
+
+
+__all__ = ["ChainedLedger", "MAX_BATCH", "default_clock", "LedgerCorrupted"]
