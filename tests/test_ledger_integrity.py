@@ -95,6 +95,9 @@ def test_a_zeroed_charge_is_caught(tmp_path):
     with pytest.raises(LedgerCorrupted, match=r"row 4: its values do not match its hash") as err:
         odp.Accountant(ledger=path)
     assert err.value.row == 4
+    # users catch it from the top-level package, as a LedgerError and as an OdpError
+    assert odp.LedgerCorrupted is LedgerCorrupted and isinstance(err.value, odp.LedgerError)
+    assert isinstance(err.value, odp.OdpError)
 
 
 def test_a_deleted_row_is_caught(tmp_path):

@@ -19,7 +19,9 @@ from .errors import (
     InvalidBudget,
     InvalidGuarantee,
     InvalidParameter,
+    LedgerCorrupted,
     LedgerError,
+    LedgerUnavailable,
     OdpError,
     SessionClosed,
 )
@@ -106,6 +108,8 @@ __all__ = [
     "InvalidGuarantee",
     "InvalidParameter",
     "LedgerError",
+    "LedgerCorrupted",
+    "LedgerUnavailable",
     "OdpError",
     "SessionClosed",
 ]
