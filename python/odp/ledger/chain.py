@@ -49,7 +49,7 @@ import struct
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from ..errors import LedgerCorrupted, LedgerError
 
@@ -89,8 +89,10 @@ def _enc_float(value: float) -> bytes:
 
 
 #: Exact types → encoders (a dict look-up: the row hash is on every charge's path).
-_ENCODERS = {type(None): lambda _: b"N", int: _enc_int, str: _enc_str,
-             Fraction: _enc_fraction, float: _enc_float}
+#: Any: each encoder takes a value of its key's type, which a dict type cannot pair up.
+_ENCODERS: dict[type, Callable[[Any], bytes]] = {
+    type(None): lambda _: b"N", int: _enc_int, str: _enc_str, Fraction: _enc_fraction,
+    float: _enc_float}
 
 
 def encode_value(value: Any) -> bytes:
