@@ -407,7 +407,8 @@ class Accountant:
         label = g.classify(release)
         request = _request(g, mechanism, self._params(params), False)
         try:
-            record = self.ledger.charge(request, label, g.cost(label), self.admission, self._check)
+            record = self.ledger.charge(request, label, g.cost(label), self.admission,
+                                        check=self._check)
         except CertificateError:
             self.last_round = self.ledger.snapshot().get(request.round_id)  # charged at sup
             raise

@@ -111,8 +111,8 @@ def validate_charge(guarantee: GuaranteeRecord, sup_epsilon: Fraction, label: La
     return costs, index
 
 
-def settlement(state: BudgetState, round_id: str, label: Label | None, charged: Fraction, reason: str,
-               interactive_rule: bool, check: TransitionCheck | None
+def settlement(state: BudgetState, round_id: str, label: Label | None, charged: Fraction, *,
+               reason: str, interactive_rule: bool, check: TransitionCheck | None
                ) -> tuple[Label | None, Fraction, str, bool]:
     """Decide what a settle records: (label, charged, reason, check_failed).  Pure: it only
     reads ``state``, in which ``round_id`` is reserved and pending."""
@@ -166,7 +166,7 @@ class Ledger(ABC):
 
     @abstractmethod
     def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
-               admit: Admission | None = None, check: TransitionCheck | None = None
+               admit: Admission | None = None, *, check: TransitionCheck | None = None
                ) -> RoundRecord:
         """Reserve and settle in one atomic step (the release already exists)."""
 
@@ -255,12 +255,12 @@ class MemoryLedger(Ledger):
         self._pending.append(lambda: reserve_row(seq, req, None, now))
         return rec
 
-    def _settle(self, round_id: str, label: Label | None, charged: Fraction, reason: str,
+    def _settle(self, round_id: str, label: Label | None, charged: Fraction, reason: str, *,
                 now: float) -> RoundRecord:
         seq = self._next_seq()
-        rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
-        self._pending.append(lambda: settle_row(seq, round_id, label, charged, reason, None,
-                                                now))
+        rec = self._state.apply_settle(seq, round_id, label, charged, reason=reason, at=now)
+        self._pending.append(lambda: settle_row(seq, round_id, label, charged, reason=reason,
+                                                owner=None, at=now))
         return rec
 
     def _hash_pending(self) -> None:
@@ -281,25 +281,27 @@ class MemoryLedger(Ledger):
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
                ) -> RoundRecord:
         with self._lock:
-            label, charged, reason, failed = settlement(self._state, round_id, label, charged,
-                                                        reason, interactive_rule, check)
-            rec = self._settle(round_id, label, charged, reason, time.time())
+            label, charged, reason, failed = settlement(
+                self._state, round_id, label, charged, reason=reason,
+                interactive_rule=interactive_rule, check=check)
+            rec = self._settle(round_id, label, charged, reason, now=time.time())
         if failed:
             raise enforcement_error(round_id)
         return rec
 
     def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
-               admit: Admission | None = None, check: TransitionCheck | None = None
+               admit: Admission | None = None, *, check: TransitionCheck | None = None
                ) -> RoundRecord:
         blocks, realized = validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         with self._lock:
-            rec, failed = self._charge_locked(req, label, charged, admit, check, blocks,
-                                              realized, time.time())
+            rec, failed = self._charge_locked(req, label, charged, admit=admit, check=check,
+                                              blocks=blocks, realized=realized,
+                                              now=time.time())
         if failed:
             raise enforcement_error(req.round_id)
         return rec
 
-    def _charge_locked(self, req: RoundRequest, label: Label | None, charged: Fraction,
+    def _charge_locked(self, req: RoundRequest, label: Label | None, charged: Fraction, *,
                        admit: Admission | None, check: TransitionCheck | None,
                        blocks: list[Fraction] | None, realized: int | None, now: float
                        ) -> tuple[RoundRecord, bool]:
@@ -312,10 +314,11 @@ class MemoryLedger(Ledger):
             if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks, realized):
                 label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
         reserve_seq, settle_seq = self._next_seq(), self._next_seq()
-        rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged, reason, now)
+        rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged=charged,
+                                 reason=reason, at=now)
         self._pending.append(lambda: reserve_row(reserve_seq, req, None, now))
         self._pending.append(lambda: settle_row(settle_seq, req.round_id, label, charged,
-                                                reason, None, now))
+                                                reason=reason, owner=None, at=now))
         return rec, failed
 
     def _all_or_nothing(self, fn: Callable[[], _T]) -> _T:
@@ -358,11 +361,12 @@ class MemoryLedger(Ledger):
         def run() -> list[RoundRecord]:
             now, out = time.time(), []
             for round_id, label, charged, reason in batch:
-                lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
-                                                interactive_rule, check)
+                lab, chg, why, bad = settlement(self._state, round_id, label, charged,
+                                                reason=reason, interactive_rule=interactive_rule,
+                                                check=check)
                 if bad:
                     failed.append(round_id)
-                out.append(self._settle(round_id, lab, chg, why, now))
+                out.append(self._settle(round_id, lab, chg, why, now=now))
             return out
 
         recs = self._all_or_nothing(run)
@@ -380,8 +384,8 @@ class MemoryLedger(Ledger):
         def run() -> list[RoundRecord]:
             now, out = time.time(), []
             for (req, label, charged), (blocks, realized) in zip(batch, checked):
-                rec, bad = self._charge_locked(req, label, charged, admit, check, blocks,
-                                               realized, now)
+                rec, bad = self._charge_locked(req, label, charged, admit=admit, check=check,
+                                               blocks=blocks, realized=realized, now=now)
                 if bad:
                     failed.append(req.round_id)
                 out.append(rec)

@@ -239,7 +239,7 @@ def row_mac(key: bytes, row_hash_hex: str) -> str:
     return hmac.new(key, _ROW_MAC_TAG + bytes.fromhex(row_hash_hex), hashlib.sha256).hexdigest()
 
 
-def head_mac(key: bytes, ledger_id: str, rows: int, rounds: int, head: str) -> str:
+def head_mac(key: bytes, ledger_id: str, *, rows: int, rounds: int, head: str) -> str:
     message = (_HEAD_MAC_TAG + encode_value(ledger_id) + encode_value(rows)
                + encode_value(rounds) + bytes.fromhex(head))
     return hmac.new(key, message, hashlib.sha256).hexdigest()

@@ -178,24 +178,27 @@ class ChainedLedger(Ledger):
         seq = self._next_seq()
         rec = self._state.apply_reserve(seq, req, now)  # refuses a duplicate before hashing
         rec.extra["owner"] = self._owner
-        self._append(reserve_row(seq, req, self._owner, now, texts))
+        self._append(reserve_row(seq, req, self._owner, now, texts=texts))
         return rec
 
     def _append_settle(self, round_id: str, label: Label | None, charged: Fraction,
-                       reason: str, now: float) -> RoundRecord:
+                       reason: str, *, now: float) -> RoundRecord:
         seq = self._next_seq()
-        rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
-        self._append(settle_row(seq, round_id, label, charged, reason, self._owner, now))
+        rec = self._state.apply_settle(seq, round_id, label, charged, reason=reason, at=now)
+        self._append(settle_row(seq, round_id, label, charged, reason=reason, owner=self._owner,
+                                at=now))
         return rec
 
     def _append_charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
-                       reason: str, now: float, texts: tuple[str, str] | None = None
+                       reason: str, *, now: float, texts: tuple[str, str] | None = None
                        ) -> RoundRecord:
         seq = self._next_seq()
-        rec = self._state.apply_charge(seq, seq + 1, req, label, charged, reason, now)
+        rec = self._state.apply_charge(seq, seq + 1, req, label, charged=charged, reason=reason,
+                                       at=now)
         rec.extra["owner"] = self._owner
-        self._append(reserve_row(seq, req, self._owner, now, texts))
-        self._append(settle_row(seq + 1, req.round_id, label, charged, reason, self._owner, now))
+        self._append(reserve_row(seq, req, self._owner, now, texts=texts))
+        self._append(settle_row(seq + 1, req.round_id, label, charged, reason=reason,
+                                owner=self._owner, at=now))
         return rec
 
     # ------------------------------------------------------------------ the protocol
@@ -238,10 +241,11 @@ class ChainedLedger(Ledger):
         failed: list[bool] = []
 
         def op() -> RoundRecord:
-            lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
-                                            interactive_rule, check)
+            lab, chg, why, bad = settlement(self._state, round_id, label, charged,
+                                            reason=reason, interactive_rule=interactive_rule,
+                                            check=check)
             failed.append(bad)
-            return self._append_settle(round_id, lab, chg, why, self._clock())
+            return self._append_settle(round_id, lab, chg, why, now=self._clock())
 
         rec = self._write(op, f"settle of round {round_id}", (round_id,))
         if failed[-1]:
@@ -263,11 +267,12 @@ class ChainedLedger(Ledger):
             out = []
             failed.clear()
             for round_id, label, charged, reason in batch:
-                lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
-                                                interactive_rule, check)
+                lab, chg, why, bad = settlement(self._state, round_id, label, charged,
+                                                reason=reason, interactive_rule=interactive_rule,
+                                                check=check)
                 if bad:
                     failed.append(round_id)
-                out.append(self._append_settle(round_id, lab, chg, why, now))
+                out.append(self._append_settle(round_id, lab, chg, why, now=now))
             return out
 
         recs = (self._write(op, "settlements", [item[0] for item in batch]) if batch
@@ -277,7 +282,7 @@ class ChainedLedger(Ledger):
         return recs
 
     def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
-               admit: Admission | None = None, check: TransitionCheck | None = None
+               admit: Admission | None = None, *, check: TransitionCheck | None = None
                ) -> RoundRecord:
         self._require_writable()
         validate_charge(req.guarantee, req.sup_epsilon, label, charged)
@@ -287,8 +292,8 @@ class ChainedLedger(Ledger):
 
         def op() -> RoundRecord:
             failed.clear()
-            return self._charge_one(req, label, charged, admit, check, self._clock(), failed,
-                                    texts)
+            return self._charge_one(req, label, charged, admit=admit, check=check,
+                                    now=self._clock(), failed=failed, texts=texts)
 
         rec = self._write(op, "charge")
         if failed:
@@ -308,7 +313,8 @@ class ChainedLedger(Ledger):
         def op() -> list[RoundRecord]:
             now = self._clock()
             failed.clear()
-            return [self._charge_one(req, label, charged, admit, check, now, failed)
+            return [self._charge_one(req, label, charged, admit=admit, check=check, now=now,
+                                     failed=failed)
                     for req, label, charged in batch]
 
         recs = self._write(op, "charges") if batch else []
@@ -316,7 +322,7 @@ class ChainedLedger(Ledger):
             raise enforcement_error(failed[0])
         return recs
 
-    def _charge_one(self, req: RoundRequest, label: Label | None, charged: Fraction,
+    def _charge_one(self, req: RoundRequest, label: Label | None, charged: Fraction, *,
                     admit: Admission | None, check: TransitionCheck | None, now: float,
                     failed: list[str], texts: tuple[str, str] | None = None) -> RoundRecord:
         state = self._state
@@ -327,9 +333,9 @@ class ChainedLedger(Ledger):
             if not check(state.eps_left, state.delta_left, req.sup_epsilon, charged, req.delta,
                          blocks, realized):
                 failed.append(req.round_id)
-                return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED, now,
-                                           texts)
-        return self._append_charge(req, label, charged, REASON_RELEASED, now, texts)
+                return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED,
+                                           now=now, texts=texts)
+        return self._append_charge(req, label, charged, REASON_RELEASED, now=now, texts=texts)
 
     def _recover(self) -> list[str]:
         """Settle at sup the pending reservations whose owner is gone; returns their ids."""
@@ -343,7 +349,7 @@ class ChainedLedger(Ledger):
                 rec = self._state.get(round_id)
                 if rec.status == "pending":
                     self._append_settle(round_id, None, rec.sup_epsilon, REASON_RECOVERED,
-                                        self._clock())
+                                        now=self._clock())
                     done.append(round_id)
             return done
 

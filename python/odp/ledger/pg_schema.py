@@ -261,8 +261,8 @@ def read_version(conn: PgConnection, ns: int, schema_name: str, where: str
     return version, meta
 
 
-def check_schema(conn: PgConnection, ns: int, version: int, meta: dict[str, str], where: str
-                 ) -> None:
+def check_schema(conn: PgConnection, ns: int, version: int, meta: dict[str, str], *,
+                 where: str) -> None:
     """Every object of ``version`` is present and unaltered and nothing was added to the
     ledger's tables; ``meta`` holds exactly the expected keys.  Else :class:`LedgerCorrupted`."""
     want, found = expected(version), describe(conn, ns)

@@ -232,7 +232,7 @@ class PostgresLedger(ChainedLedger):
             conn = self._conn = self._net.connect()
             self._ns, self._schema = S.namespace(conn)
             version, meta = S.read_version(conn, self._ns, self._schema, self._where)
-            S.check_schema(conn, self._ns, version, meta, self._where)
+            S.check_schema(conn, self._ns, version, meta, where=self._where)
             if version < S.SCHEMA_VERSION and not readonly:
                 raise LedgerError(
                     f"{self._where} holds a version-{version} ledger; this odp writes version "
@@ -582,7 +582,7 @@ class PostgresLedger(ChainedLedger):
                     for round_id in owners[keys[k]]:
                         rec = self._state.get(round_id)
                         self._append_settle(round_id, None, rec.sup_epsilon, REASON_RECOVERED,
-                                            now)
+                                            now=now)
                         done.append(round_id)
             return done
 
@@ -649,7 +649,7 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                 meta.append(("key_id", genesis.key_id))
             for k, v in meta:
                 conn.execute(f"INSERT INTO {S.META_TABLE} (key, value) VALUES (%s, %s)", (k, v))
-            S.check_schema(conn, ns, S.SCHEMA_VERSION, dict(meta), net.where)
+            S.check_schema(conn, ns, S.SCHEMA_VERSION, dict(meta), where=net.where)
     except psycopg.Error as exc:
         raise LedgerError(f"cannot create a ledger in {net.where}: {net.describe(exc)}") from None
     finally:
@@ -671,7 +671,7 @@ def upgrade_postgres_ledger(url: str, *, _to: int | None = None) -> tuple[int, i
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_INIT_LOCK,))
             ns, schema = S.namespace(conn)
             version, meta = S.read_version(conn, ns, schema, net.where)
-            S.check_schema(conn, ns, version, meta, net.where)
+            S.check_schema(conn, ns, version, meta, where=net.where)
             conn.execute(f"LOCK TABLE {S.EVENTS_TABLE} IN EXCLUSIVE MODE")
             now = time.time()
             for v in range(version + 1, target + 1):
@@ -679,7 +679,7 @@ def upgrade_postgres_ledger(url: str, *, _to: int | None = None) -> tuple[int, i
                     conn.execute(statement)
                 conn.execute(f"INSERT INTO {S.SCHEMA_TABLE} (version, applied) VALUES (%s, %s)",
                              (v, now))
-            S.check_schema(conn, ns, max(version, target), meta, net.where)
+            S.check_schema(conn, ns, max(version, target), meta, where=net.where)
     except psycopg.Error as exc:
         raise LedgerError(f"cannot upgrade the ledger in {net.where}: "
                           f"{net.describe(exc)}") from None

@@ -333,7 +333,8 @@ class SQLiteLedger(ChainedLedger):
                     "it was last written cannot be ruled out.  If you moved or copied the "
                     f"ledger, bring {path.name} with it; to accept the rows as they are, run "
                     f"`odp ledger reanchor {self.path}` (docs/ledger.md)")
-            check_head(record, path, self.ledger_id, head, self._hash_at, self._verifier.key)
+            check_head(record, path, self.ledger_id, head, hash_at=self._hash_at,
+                       key=self._verifier.key)
 
     def _write_heads(self, held: bool = False) -> None:
         """Record the head after a commit (``held``: the first head file's lock is held)."""
@@ -485,8 +486,8 @@ def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
         previous = read_head(target) if target.exists() else None
         if previous is not None and not accept_loss:
             try:
-                check_head(previous, target, ledger.ledger_id, head, ledger._hash_at,
-                           ledger._verifier.key)
+                check_head(previous, target, ledger.ledger_id, head, hash_at=ledger._hash_at,
+                           key=ledger._verifier.key)
             except LedgerCorrupted as exc:
                 raise LedgerCorrupted(f"{exc}.  Re-anchoring would accept this loss: pass "
                                       "--accept-loss if you are sure") from None
