@@ -55,6 +55,7 @@ from .ledger import (
     RoundRequest,
     open_ledger,
 )
+from .ledger.base import SettleItem
 from .samplers import RandomSource, SecureRandom
 
 if TYPE_CHECKING:  # certs imports this module's neighbours; only the annotation is needed
@@ -233,8 +234,9 @@ class Accountant:
     """
 
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
-                 ledger: Any = None, rng: RandomSource | None = None,
-                 admission: Admission | None = None, enforce: str | None = "auto"):
+                 ledger: str | os.PathLike[str] | Ledger | None = None,
+                 rng: RandomSource | None = None, admission: Admission | None = None,
+                 enforce: str | None = "auto"):
         budget = None if epsilon is None else Budget(epsilon, delta)
         if budget is None and ledger is None:
             raise InvalidParameter("give the total budget (epsilon, delta) or an existing ledger")
@@ -312,7 +314,7 @@ class Accountant:
         release is classified first; an unclassifiable one is charged its sup (reason
         ``unclassifiable``), like :meth:`Reservation.settle`."""
         pairs = list(pairs)
-        items = []
+        items: list[SettleItem] = []
         for res, release in pairs:
             if not res.open:
                 raise LedgerError(f"round {res.round_id} is already settled")
@@ -405,7 +407,8 @@ class Accountant:
         label = g.classify(release)
         request = _request(g, mechanism, self._params(params), False)
         try:
-            record = self.ledger.charge(request, label, g.cost(label), self.admission, self._check)
+            record = self.ledger.charge(request, label, g.cost(label), self.admission,
+                                        check=self._check)
         except CertificateError:
             self.last_round = self.ledger.snapshot().get(request.round_id)  # charged at sup
             raise

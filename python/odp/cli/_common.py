@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeAlias
 
 if TYPE_CHECKING:
+    from ..ledger.chained import ChainedLedger
     from ..limits import Limits
 
 #: What ``register(subparsers)`` of each subcommand receives.
@@ -29,11 +30,11 @@ def jsonable(obj: Any) -> Any:  # Any: any JSON-able odp value in, JSON values o
     return obj
 
 
-def print_json(obj: Any) -> None:
+def print_json(obj: Any) -> None:  # Any: as jsonable
     print(json.dumps(jsonable(obj), indent=2, sort_keys=False))
 
 
-def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:  # Any: str()-ed
     """A plain left/right aligned text table (numbers right-aligned)."""
     rows = [[str(c) for c in row] for row in rows]
     widths = [len(h) for h in headers]
@@ -104,7 +105,7 @@ def check_output_path(path: str, option: str = "-o") -> None:
 LEDGER_HELP = "ledger: a SQLite file or a postgresql:// URL"
 
 
-def open_ledger_readonly(spec: str, key_file: str | None = None):
+def open_ledger_readonly(spec: str, key_file: str | None = None) -> ChainedLedger:
     """Open the ledger ``spec`` (a SQLite path or a ``postgresql://`` URL) for reading only."""
     from ..ledger import open_readonly
 

@@ -13,19 +13,51 @@ from __future__ import annotations
 
 import argparse
 from fractions import Fraction
+from typing import TYPE_CHECKING, TypedDict
 
 from ..budget import format_fraction
-from ._common import LEDGER_HELP, format_table, ledger_name, open_ledger_readonly, print_json
+from ._common import (
+    LEDGER_HELP,
+    Subparsers,
+    format_table,
+    ledger_name,
+    open_ledger_readonly,
+    print_json,
+)
+
+if TYPE_CHECKING:
+    from ..ledger.chained import ChainedLedger
 
 
-def register(subparsers) -> None:
+class _Integrity(TypedDict):
+    schema_version: int
+    chained: bool
+    rows: int
+    rounds: int
+    head: str
+    genesis: str
+    ledger_id: str
+    key_id: str | None
+    mac_checked: bool
+    head_files: list[str]
+
+
+class IntegrityInfo(_Integrity, total=False):
+    """What ``odp ledger show``/``verify`` report about a ledger's integrity (``--json``)."""
+
+    read_from_private_copy: bool  # a read-only SQLite file read from a private copy
+    server: bool  # a PostgreSQL ledger
+    remaining: dict[str, str]  # added by ``verify``: the remaining budget
+
+
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("ledger", help="create, inspect, verify or upgrade a ledger",
                               description="Create, inspect, verify, upgrade or re-anchor an odp "
                                           "ledger: a SQLite file or a postgresql:// URL "
                                           "(docs/ledger.md).")
     sub = p.add_subparsers(dest="ledger_command", metavar="ACTION", required=True)
 
-    def key_option(parser):
+    def key_option(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--key-file", help="the ledger's HMAC key file (default: "
                                                "$ODP_LEDGER_KEY_FILE); needed to check a keyed "
                                                "ledger's tags")
@@ -87,7 +119,7 @@ def register(subparsers) -> None:
     keygen.set_defaults(func=run_keygen)
 
 
-def _open(args: argparse.Namespace):
+def _open(args: argparse.Namespace) -> ChainedLedger:
     return open_ledger_readonly(args.path, getattr(args, "key_file", None))
 
 
@@ -116,13 +148,14 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _integrity(ledger) -> dict:
+def _integrity(ledger: ChainedLedger) -> IntegrityInfo:
     head = ledger.chain_head
-    out = {"schema_version": ledger.schema_version, "chained": ledger.chained,
-           "rows": head.rows, "rounds": head.rounds, "head": head.head,
-           "genesis": ledger.genesis.hash, "ledger_id": ledger.ledger_id,
-           "key_id": ledger.genesis.key_id, "mac_checked": ledger.mac_checked,
-           "head_files": [str(p) for p in ledger._heads]}
+    out: IntegrityInfo = {
+        "schema_version": ledger.schema_version, "chained": ledger.chained,
+        "rows": head.rows, "rounds": head.rounds, "head": head.head,
+        "genesis": ledger.genesis.hash, "ledger_id": ledger.ledger_id,
+        "key_id": ledger.genesis.key_id, "mac_checked": ledger.mac_checked,
+        "head_files": [str(p) for p in ledger._heads]}
     if ledger.snapshot_copy:
         out["read_from_private_copy"] = True
     if not hasattr(ledger, "path"):
@@ -130,7 +163,7 @@ def _integrity(ledger) -> dict:
     return out
 
 
-def _integrity_lines(info: dict) -> list[str]:
+def _integrity_lines(info: IntegrityInfo) -> list[str]:
     lines = []
     if info["chained"]:
         lines.append(f"chain      {info['rows']} rows verified; head {info['head']}")

@@ -12,12 +12,12 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
 from .base import Admission, Ledger, MemoryLedger, sum_rule
 from .chain import ChainHead, EventRow, Genesis
+from .chained import ChainedLedger
 from .records import (
     REASON_ABORTED,
     REASON_CLOSED,
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 
-def open_ledger(spec: Any, budget: Budget | None) -> Ledger:
+def open_ledger(spec: object, budget: Budget | None) -> Ledger:
     """``None`` → a new :class:`MemoryLedger`; a ``postgresql://`` URL → :class:`PostgresLedger`
     (created beforehand by ``odp ledger init URL``); a path → :class:`SQLiteLedger`; a ledger →
     itself (its budget must match ``budget`` when one is given)."""
@@ -70,8 +70,8 @@ def open_ledger(spec: Any, budget: Budget | None) -> Ledger:
                       f"{spec!r}")
 
 
-def open_readonly(spec: str | os.PathLike, *, key_file: str | os.PathLike | None = None
-                  ) -> Ledger:
+def open_readonly(spec: str | os.PathLike[str], *,
+                  key_file: str | os.PathLike[str] | None = None) -> ChainedLedger:
     """Open a ledger for inspection without writing: a SQLite path or a ``postgresql://``
     URL (what every CLI command that reads a ledger accepts)."""
     if is_postgres_url(spec):

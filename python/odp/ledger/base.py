@@ -6,7 +6,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Callable, Iterable, TypeAlias, TypeVar
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
@@ -40,6 +40,14 @@ Admission = Callable[[BudgetState, RoundRequest], bool]
 #: Lean checker itself).  On ``False`` the round is charged its sup instead (reason
 #: ``enforcement-mismatch``) and the ledger raises :class:`~odp.errors.CertificateError`.
 TransitionCheck = Callable[..., bool]
+
+#: A settle in a batch (:meth:`Ledger.settle_many`): ``(round_id, label, charged, reason)``.
+SettleItem: TypeAlias = tuple[str, Label | None, Fraction, str]
+
+#: A charge in a batch (:meth:`Ledger.charge_many`): ``(request, label, charged)``.
+ChargeItem: TypeAlias = tuple[RoundRequest, Label | None, Fraction]
+
+_T = TypeVar("_T")
 
 
 def realised_blocks(guarantee: GuaranteeRecord, label: Label | None
@@ -103,8 +111,8 @@ def validate_charge(guarantee: GuaranteeRecord, sup_epsilon: Fraction, label: La
     return costs, index
 
 
-def settlement(state: BudgetState, round_id: str, label: Label | None, charged: Fraction, reason: str,
-               interactive_rule: bool, check: TransitionCheck | None
+def settlement(state: BudgetState, round_id: str, label: Label | None, charged: Fraction, *,
+               reason: str, interactive_rule: bool, check: TransitionCheck | None
                ) -> tuple[Label | None, Fraction, str, bool]:
     """Decide what a settle records: (label, charged, reason, check_failed).  Pure: it only
     reads ``state``, in which ``round_id`` is reserved and pending."""
@@ -158,22 +166,22 @@ class Ledger(ABC):
 
     @abstractmethod
     def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
-               admit: Admission | None = None, check: TransitionCheck | None = None
+               admit: Admission | None = None, *, check: TransitionCheck | None = None
                ) -> RoundRecord:
         """Reserve and settle in one atomic step (the release already exists)."""
 
-    def reserve_many(self, reqs: list[RoundRequest], admit: Admission | None = None
+    def reserve_many(self, reqs: Iterable[RoundRequest], admit: Admission | None = None
                      ) -> list[RoundRecord]:
         """Reserve several rounds at once (group commit: one durable commit for all), each
         admitted against the state including the ones before it; all or none."""
         raise LedgerError(f"{type(self).__name__} does not support batches")
 
-    def settle_many(self, items: list[tuple], *, interactive_rule: bool = True,
+    def settle_many(self, items: Iterable[SettleItem], *, interactive_rule: bool = True,
                     check: TransitionCheck | None = None) -> list[RoundRecord]:
         """Settle several rounds — ``(round_id, label, charged, reason)`` each — at once."""
         raise LedgerError(f"{type(self).__name__} does not support batches")
 
-    def charge_many(self, items: list[tuple], admit: Admission | None = None,
+    def charge_many(self, items: Iterable[ChargeItem], admit: Admission | None = None,
                     check: TransitionCheck | None = None) -> list[RoundRecord]:
         """Charge several releases — ``(request, label, charged)`` each — at once; all or
         none."""
@@ -196,6 +204,8 @@ class Ledger(ABC):
 
     #: Where the chain starts (identity, budget, key id); see :mod:`odp.ledger.chain`.
     genesis: Genesis
+    #: The ledger's identity (``genesis.ledger_id``).
+    ledger_id: str
 
     @property
     @abstractmethod
@@ -245,12 +255,12 @@ class MemoryLedger(Ledger):
         self._pending.append(lambda: reserve_row(seq, req, None, now))
         return rec
 
-    def _settle(self, round_id: str, label: Label | None, charged: Fraction, reason: str,
+    def _settle(self, round_id: str, label: Label | None, charged: Fraction, reason: str, *,
                 now: float) -> RoundRecord:
         seq = self._next_seq()
-        rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
-        self._pending.append(lambda: settle_row(seq, round_id, label, charged, reason, None,
-                                                now))
+        rec = self._state.apply_settle(seq, round_id, label, charged, reason=reason, at=now)
+        self._pending.append(lambda: settle_row(seq, round_id, label, charged, reason=reason,
+                                                owner=None, at=now))
         return rec
 
     def _hash_pending(self) -> None:
@@ -271,25 +281,30 @@ class MemoryLedger(Ledger):
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
                ) -> RoundRecord:
         with self._lock:
-            label, charged, reason, failed = settlement(self._state, round_id, label, charged,
-                                                        reason, interactive_rule, check)
-            rec = self._settle(round_id, label, charged, reason, time.time())
+            label, charged, reason, failed = settlement(
+                self._state, round_id, label, charged, reason=reason,
+                interactive_rule=interactive_rule, check=check)
+            rec = self._settle(round_id, label, charged, reason, now=time.time())
         if failed:
             raise enforcement_error(round_id)
         return rec
 
     def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
-               admit: Admission | None = None, check: TransitionCheck | None = None
+               admit: Admission | None = None, *, check: TransitionCheck | None = None
                ) -> RoundRecord:
         blocks, realized = validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         with self._lock:
-            rec, failed = self._charge_locked(req, label, charged, admit, check, blocks,
-                                              realized, time.time())
+            rec, failed = self._charge_locked(req, label, charged, admit=admit, check=check,
+                                              blocks=blocks, realized=realized,
+                                              now=time.time())
         if failed:
             raise enforcement_error(req.round_id)
         return rec
 
-    def _charge_locked(self, req, label, charged, admit, check, blocks, realized, now):
+    def _charge_locked(self, req: RoundRequest, label: Label | None, charged: Fraction, *,
+                       admit: Admission | None, check: TransitionCheck | None,
+                       blocks: list[Fraction] | None, realized: int | None, now: float
+                       ) -> tuple[RoundRecord, bool]:
         reason, failed = REASON_RELEASED, False
         state = self._state
         if not (admit or sum_rule)(state, req):
@@ -299,13 +314,14 @@ class MemoryLedger(Ledger):
             if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks, realized):
                 label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
         reserve_seq, settle_seq = self._next_seq(), self._next_seq()
-        rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged, reason, now)
+        rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged=charged,
+                                 reason=reason, at=now)
         self._pending.append(lambda: reserve_row(reserve_seq, req, None, now))
         self._pending.append(lambda: settle_row(settle_seq, req.round_id, label, charged,
-                                                reason, None, now))
+                                                reason=reason, owner=None, at=now))
         return rec, failed
 
-    def _all_or_nothing(self, fn: Callable[[], Any]) -> Any:
+    def _all_or_nothing(self, fn: Callable[[], _T]) -> _T:
         """Run ``fn`` under the lock; if it fails after changing the state, rebuild the state
         from the rows written before it (O(rows), on failure only)."""
         with self._lock:
@@ -323,10 +339,11 @@ class MemoryLedger(Ledger):
                     self._state = state
                 raise
 
-    def reserve_many(self, reqs, admit=None):
+    def reserve_many(self, reqs: Iterable[RoundRequest], admit: Admission | None = None
+                     ) -> list[RoundRecord]:
         reqs = list(reqs)
 
-        def run():
+        def run() -> list[RoundRecord]:
             now, out = time.time(), []
             for req in reqs:
                 if not (admit or sum_rule)(self._state, req):
@@ -336,17 +353,20 @@ class MemoryLedger(Ledger):
 
         return self._all_or_nothing(run)
 
-    def settle_many(self, items, *, interactive_rule=True, check=None):
-        items, failed = list(items), []
+    def settle_many(self, items: Iterable[SettleItem], *, interactive_rule: bool = True,
+                    check: TransitionCheck | None = None) -> list[RoundRecord]:
+        batch = list(items)
+        failed: list[str] = []
 
-        def run():
+        def run() -> list[RoundRecord]:
             now, out = time.time(), []
-            for round_id, label, charged, reason in items:
-                lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
-                                                interactive_rule, check)
+            for round_id, label, charged, reason in batch:
+                lab, chg, why, bad = settlement(self._state, round_id, label, charged,
+                                                reason=reason, interactive_rule=interactive_rule,
+                                                check=check)
                 if bad:
                     failed.append(round_id)
-                out.append(self._settle(round_id, lab, chg, why, now))
+                out.append(self._settle(round_id, lab, chg, why, now=now))
             return out
 
         recs = self._all_or_nothing(run)
@@ -354,17 +374,18 @@ class MemoryLedger(Ledger):
             raise enforcement_error(failed[0])
         return recs
 
-    def charge_many(self, items, admit=None, check=None):
-        items = list(items)
+    def charge_many(self, items: Iterable[ChargeItem], admit: Admission | None = None,
+                    check: TransitionCheck | None = None) -> list[RoundRecord]:
+        batch = list(items)
         checked = [validate_charge(req.guarantee, req.sup_epsilon, label, charged)
-                   for req, label, charged in items]
-        failed = []
+                   for req, label, charged in batch]
+        failed: list[str] = []
 
-        def run():
+        def run() -> list[RoundRecord]:
             now, out = time.time(), []
-            for (req, label, charged), (blocks, realized) in zip(items, checked):
-                rec, bad = self._charge_locked(req, label, charged, admit, check, blocks,
-                                               realized, now)
+            for (req, label, charged), (blocks, realized) in zip(batch, checked):
+                rec, bad = self._charge_locked(req, label, charged, admit=admit, check=check,
+                                               blocks=blocks, realized=realized, now=now)
                 if bad:
                     failed.append(req.round_id)
                 out.append(rec)

@@ -49,7 +49,7 @@ import struct
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from ..errors import LedgerCorrupted, LedgerError
 
@@ -89,8 +89,10 @@ def _enc_float(value: float) -> bytes:
 
 
 #: Exact types → encoders (a dict look-up: the row hash is on every charge's path).
-_ENCODERS = {type(None): lambda _: b"N", int: _enc_int, str: _enc_str,
-             Fraction: _enc_fraction, float: _enc_float}
+#: Any: each encoder takes a value of its key's type, which a dict type cannot pair up.
+_ENCODERS: dict[type, Callable[[Any], bytes]] = {
+    type(None): lambda _: b"N", int: _enc_int, str: _enc_str, Fraction: _enc_fraction,
+    float: _enc_float}
 
 
 def encode_value(value: Any) -> bytes:
@@ -237,7 +239,7 @@ def row_mac(key: bytes, row_hash_hex: str) -> str:
     return hmac.new(key, _ROW_MAC_TAG + bytes.fromhex(row_hash_hex), hashlib.sha256).hexdigest()
 
 
-def head_mac(key: bytes, ledger_id: str, rows: int, rounds: int, head: str) -> str:
+def head_mac(key: bytes, ledger_id: str, *, rows: int, rounds: int, head: str) -> str:
     message = (_HEAD_MAC_TAG + encode_value(ledger_id) + encode_value(rows)
                + encode_value(rounds) + bytes.fromhex(head))
     return hmac.new(key, message, hashlib.sha256).hexdigest()

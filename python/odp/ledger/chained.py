@@ -19,14 +19,20 @@ before the caller draws its noise.  A batch is all or nothing.
 
 from __future__ import annotations
 
+import threading
 import time
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence, TypeAlias, TypeVar
 
+from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
+from ..guarantees import Label
 from .base import (
     Admission,
+    ChargeItem,
     Ledger,
+    SettleItem,
     TransitionCheck,
     budget_exceeded,
     enforcement_error,
@@ -52,8 +58,15 @@ from .records import (
 #: The most rounds one batch call may write (a batch is one transaction held by one writer).
 MAX_BATCH = 10_000
 
-#: A settle in a batch: (round_id, label, charged, reason).
-SettleItem = tuple
+#: A row appended in the current transaction, as the backend stores it:
+#: (row, previous row's hash, its hash, its HMAC tag or None).
+BatchRow: TypeAlias = tuple[EventRow, str, str, str | None]
+
+#: A row as a backend reads it (the row columns, then the chain columns).  Any: the values as
+#: the database driver returns them, untrusted until :meth:`EventRow.from_stored` parses them.
+StoredRow: TypeAlias = tuple[Any, ...]
+
+_T = TypeVar("_T")
 
 
 class ChainedLedger(Ledger):
@@ -63,11 +76,27 @@ class ChainedLedger(Ledger):
     (:class:`ChainVerifier`), ``_key``, ``_owner`` (canonical JSON of the owner token),
     ``_clock`` (timestamps), ``genesis``, ``_budget``, ``_where`` (a name safe to print)."""
 
-    _batch: list[tuple] | None = None
+    _state: BudgetState
+    _verifier: ChainVerifier
+    _key: bytes | None
+    _owner: str
+    _clock: Callable[[], float]
+    _budget: Budget
+    _where: str
+    _lock: threading.Lock
+    _readonly: bool
+    #: Head files extended after every commit (none for a server ledger).
+    _heads: list[Path]
+    #: The stored schema version.
+    schema_version: int
+    #: Whether the ledger was read from a private copy (a read-only SQLite file).
+    snapshot_copy: bool
+    #: The rows appended in the current write transaction (None outside one).
+    _batch: list[BatchRow] | None = None
 
     # ------------------------------------------------------------------ backend hooks
-    def _write(self, op: Callable[[], Any], what: str = "write",
-               rounds: Sequence[str] = ()) -> Any:  # pragma: no cover - abstract
+    def _write(self, op: Callable[[], _T], what: str = "write",
+               rounds: Sequence[str] = ()) -> _T:  # pragma: no cover - abstract
         """Run ``op`` in one exclusive transaction and commit the rows it appended.  ``what``
         and ``rounds`` name the call and the rounds it settles, for error messages."""
         raise NotImplementedError
@@ -77,6 +106,20 @@ class ChainedLedger(Ledger):
 
     def _dead_owner_rounds(self) -> list[str]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _hash_at(self, n: int) -> str | None:  # pragma: no cover - abstract
+        """The verified hash of row ``n`` (the genesis hash for 0); None past the end."""
+        raise NotImplementedError
+
+    @property
+    def chained(self) -> bool:  # pragma: no cover - abstract
+        """Whether the stored rows carry their hashes."""
+        raise NotImplementedError
+
+    @property
+    def mac_checked(self) -> bool:
+        """Whether HMAC tags were verified (the ledger is keyed and its key was given)."""
+        return self._verifier.key is not None
 
     # ------------------------------------------------------------------ state
     def _reload(self) -> None:
@@ -95,7 +138,7 @@ class ChainedLedger(Ledger):
             raise self._verifier.corrupted(row.seq, f"not a valid transition ({exc})") from None
 
     @property
-    def budget(self):
+    def budget(self) -> Budget:
         return self._budget
 
     @property
@@ -117,36 +160,45 @@ class ChainedLedger(Ledger):
     # ------------------------------------------------------------------ appending rows
     def _append(self, row: EventRow) -> None:
         """Hash ``row`` onto the chain and queue it for the current transaction."""
+        batch = self._batch
+        if batch is None:  # pragma: no cover - a bug in a backend, not bad input
+            raise LedgerError(f"{self._where}: a row was appended outside a write transaction")
         verifier = self._verifier
         prev = verifier.state.head
         digest = verifier.append(row)
-        mac = row_mac(self._key, digest) if verifier.key is not None else None
-        self._batch.append((row, prev, digest, mac))
+        key = verifier.key  # the ledger's key when it is keyed, else None
+        mac = row_mac(key, digest) if key is not None else None
+        batch.append((row, prev, digest, mac))
 
     def _next_seq(self) -> int:
         return self._verifier.state.rows + 1
 
-    def _append_reserve(self, req: RoundRequest, now: float, texts=None) -> RoundRecord:
+    def _append_reserve(self, req: RoundRequest, now: float,
+                        texts: tuple[str, str] | None = None) -> RoundRecord:
         seq = self._next_seq()
         rec = self._state.apply_reserve(seq, req, now)  # refuses a duplicate before hashing
         rec.extra["owner"] = self._owner
-        self._append(reserve_row(seq, req, self._owner, now, texts))
+        self._append(reserve_row(seq, req, self._owner, now, texts=texts))
         return rec
 
-    def _append_settle(self, round_id: str, label: Any, charged: Fraction, reason: str,
-                       now: float) -> RoundRecord:
+    def _append_settle(self, round_id: str, label: Label | None, charged: Fraction,
+                       reason: str, *, now: float) -> RoundRecord:
         seq = self._next_seq()
-        rec = self._state.apply_settle(seq, round_id, label, charged, reason, now)
-        self._append(settle_row(seq, round_id, label, charged, reason, self._owner, now))
+        rec = self._state.apply_settle(seq, round_id, label, charged, reason=reason, at=now)
+        self._append(settle_row(seq, round_id, label, charged, reason=reason, owner=self._owner,
+                                at=now))
         return rec
 
-    def _append_charge(self, req: RoundRequest, label: Any, charged: Fraction, reason: str,
-                       now: float, texts=None) -> RoundRecord:
+    def _append_charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
+                       reason: str, *, now: float, texts: tuple[str, str] | None = None
+                       ) -> RoundRecord:
         seq = self._next_seq()
-        rec = self._state.apply_charge(seq, seq + 1, req, label, charged, reason, now)
+        rec = self._state.apply_charge(seq, seq + 1, req, label, charged=charged, reason=reason,
+                                       at=now)
         rec.extra["owner"] = self._owner
-        self._append(reserve_row(seq, req, self._owner, now, texts))
-        self._append(settle_row(seq + 1, req.round_id, label, charged, reason, self._owner, now))
+        self._append(reserve_row(seq, req, self._owner, now, texts=texts))
+        self._append(settle_row(seq + 1, req.round_id, label, charged, reason=reason,
+                                owner=self._owner, at=now))
         return rec
 
     # ------------------------------------------------------------------ the protocol
@@ -157,42 +209,43 @@ class ChainedLedger(Ledger):
     def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
         texts = _texts(req)  # outside the transaction: it holds the ledger's lock
 
-        def op():
+        def op() -> RoundRecord:
             if not (admit or sum_rule)(self._state, req):
                 raise budget_exceeded(self._state, req, admit)
             return self._append_reserve(req, self._clock(), texts)
 
         return self._write(op, "reservation")
 
-    def reserve_many(self, reqs: Sequence[RoundRequest], admit: Admission | None = None
+    def reserve_many(self, reqs: Iterable[RoundRequest], admit: Admission | None = None
                      ) -> list[RoundRecord]:
         """Reserve every request in order, each admitted against the state that includes the
         ones before it, in one transaction (one durable commit): all are recorded, or —
         :class:`BudgetExceeded` for the first refused — none."""
         self._require_writable()
-        reqs = _batch_of(reqs, "reservations")
+        batch = _batch_of(reqs, "reservations")
 
-        def op():
+        def op() -> list[RoundRecord]:
             now = self._clock()
             out = []
-            for req in reqs:
+            for req in batch:
                 if not (admit or sum_rule)(self._state, req):
                     raise budget_exceeded(self._state, req, admit)
                 out.append(self._append_reserve(req, now))
             return out
 
-        return self._write(op, "reservations") if reqs else []
+        return self._write(op, "reservations") if batch else []
 
-    def settle(self, round_id: str, label: Any, charged: Fraction, reason: str = REASON_RELEASED,
-               *, interactive_rule: bool = True, check: TransitionCheck | None = None
-               ) -> RoundRecord:
-        failed = []
+    def settle(self, round_id: str, label: Label | None, charged: Fraction,
+               reason: str = REASON_RELEASED, *, interactive_rule: bool = True,
+               check: TransitionCheck | None = None) -> RoundRecord:
+        failed: list[bool] = []
 
-        def op():
-            lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
-                                            interactive_rule, check)
+        def op() -> RoundRecord:
+            lab, chg, why, bad = settlement(self._state, round_id, label, charged,
+                                            reason=reason, interactive_rule=interactive_rule,
+                                            check=check)
             failed.append(bad)
-            return self._append_settle(round_id, lab, chg, why, self._clock())
+            return self._append_settle(round_id, lab, chg, why, now=self._clock())
 
         rec = self._write(op, f"settle of round {round_id}", (round_id,))
         if failed[-1]:
@@ -206,70 +259,72 @@ class ChainedLedger(Ledger):
         none of them.  If the transition check refuses some, they are charged their sup, all
         are committed, and :class:`CertificateError` is raised for the first."""
         self._require_writable()
-        items = _batch_of(items, "settlements")
+        batch = _batch_of(items, "settlements")
         failed: list[str] = []
 
-        def op():
+        def op() -> list[RoundRecord]:
             now = self._clock()
             out = []
             failed.clear()
-            for round_id, label, charged, reason in items:
-                lab, chg, why, bad = settlement(self._state, round_id, label, charged, reason,
-                                                interactive_rule, check)
+            for round_id, label, charged, reason in batch:
+                lab, chg, why, bad = settlement(self._state, round_id, label, charged,
+                                                reason=reason, interactive_rule=interactive_rule,
+                                                check=check)
                 if bad:
                     failed.append(round_id)
-                out.append(self._append_settle(round_id, lab, chg, why, now))
+                out.append(self._append_settle(round_id, lab, chg, why, now=now))
             return out
 
-        recs = (self._write(op, "settlements", [item[0] for item in items]) if items
+        recs = (self._write(op, "settlements", [item[0] for item in batch]) if batch
                 else [])
         if failed:
             raise enforcement_error(failed[0])
         return recs
 
-    def charge(self, req: RoundRequest, label: Any, charged: Fraction,
-               admit: Admission | None = None, check: TransitionCheck | None = None
+    def charge(self, req: RoundRequest, label: Label | None, charged: Fraction,
+               admit: Admission | None = None, *, check: TransitionCheck | None = None
                ) -> RoundRecord:
         self._require_writable()
         validate_charge(req.guarantee, req.sup_epsilon, label, charged)
-        failed = []
+        failed: list[str] = []
 
         texts = _texts(req)
 
-        def op():
+        def op() -> RoundRecord:
             failed.clear()
-            return self._charge_one(req, label, charged, admit, check, self._clock(), failed,
-                                    texts)
+            return self._charge_one(req, label, charged, admit=admit, check=check,
+                                    now=self._clock(), failed=failed, texts=texts)
 
         rec = self._write(op, "charge")
         if failed:
             raise enforcement_error(req.round_id)
         return rec
 
-    def charge_many(self, items: Sequence[tuple[RoundRequest, Any, Fraction]],
-                    admit: Admission | None = None, check: TransitionCheck | None = None
-                    ) -> list[RoundRecord]:
+    def charge_many(self, items: Iterable[ChargeItem], admit: Admission | None = None,
+                    check: TransitionCheck | None = None) -> list[RoundRecord]:
         """Charge several releases — ``(request, label, charged)`` each — in one transaction,
         each admitted against the state including the ones before it: all or none."""
         self._require_writable()
-        items = _batch_of(items, "charges")
-        for req, label, charged in items:
+        batch = _batch_of(items, "charges")
+        for req, label, charged in batch:
             validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         failed: list[str] = []
 
-        def op():
+        def op() -> list[RoundRecord]:
             now = self._clock()
             failed.clear()
-            return [self._charge_one(req, label, charged, admit, check, now, failed)
-                    for req, label, charged in items]
+            return [self._charge_one(req, label, charged, admit=admit, check=check, now=now,
+                                     failed=failed)
+                    for req, label, charged in batch]
 
-        recs = self._write(op, "charges") if items else []
+        recs = self._write(op, "charges") if batch else []
         if failed:
             raise enforcement_error(failed[0])
         return recs
 
-    def _charge_one(self, req, label, charged, admit, check, now, failed, texts=None
-                    ) -> RoundRecord:
+    def _charge_one(self, req: RoundRequest, label: Label | None, charged: Fraction, *,
+                    admit: Admission | None, check: TransitionCheck | None, now: float,
+                    failed: list[str], texts: tuple[str, str] | None = None) -> RoundRecord:
         state = self._state
         if not (admit or sum_rule)(state, req):
             raise budget_exceeded(state, req, admit)
@@ -278,9 +333,9 @@ class ChainedLedger(Ledger):
             if not check(state.eps_left, state.delta_left, req.sup_epsilon, charged, req.delta,
                          blocks, realized):
                 failed.append(req.round_id)
-                return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED, now,
-                                           texts)
-        return self._append_charge(req, label, charged, REASON_RELEASED, now, texts)
+                return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED,
+                                           now=now, texts=texts)
+        return self._append_charge(req, label, charged, REASON_RELEASED, now=now, texts=texts)
 
     def _recover(self) -> list[str]:
         """Settle at sup the pending reservations whose owner is gone; returns their ids."""
@@ -288,13 +343,13 @@ class ChainedLedger(Ledger):
         if not dead:
             return []
 
-        def op():
+        def op() -> list[str]:
             done = []
             for round_id in dead:
                 rec = self._state.get(round_id)
                 if rec.status == "pending":
                     self._append_settle(round_id, None, rec.sup_epsilon, REASON_RECOVERED,
-                                        self._clock())
+                                        now=self._clock())
                     done.append(round_id)
             return done
 
@@ -306,12 +361,12 @@ def _texts(req: RoundRequest) -> tuple[str, str]:
     return dumps(req.params), dumps(req.guarantee.to_json())
 
 
-def _batch_of(items: Iterable[Any], what: str) -> list[Any]:
-    items = list(items)
-    if len(items) > MAX_BATCH:
-        raise LedgerError(f"a batch holds at most {MAX_BATCH} {what}, got {len(items)}; "
+def _batch_of(items: Iterable[_T], what: str) -> list[_T]:
+    batch = list(items)
+    if len(batch) > MAX_BATCH:
+        raise LedgerError(f"a batch holds at most {MAX_BATCH} {what}, got {len(batch)}; "
                           "split it")
-    return items
+    return batch
 
 
 def default_clock() -> float:

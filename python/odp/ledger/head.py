@@ -59,7 +59,7 @@ class HeadRecord:
 
     @classmethod
     def of(cls, ledger_id: str, chain: ChainHead, key: bytes | None) -> "HeadRecord":
-        mac = (head_mac(key, ledger_id, chain.rows, chain.rounds, chain.head)
+        mac = (head_mac(key, ledger_id, rows=chain.rows, rounds=chain.rounds, head=chain.head)
                if key is not None else None)
         return cls(ledger_id, chain.rows, chain.rounds, chain.head, mac)
 
@@ -149,7 +149,7 @@ def read_head(path: Path) -> HeadRecord | None:
     return best
 
 
-def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
+def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead, *,
                hash_at: Callable[[int], str | None], key: bytes | None) -> None:
     """Raise :class:`LedgerCorrupted` unless the verified chain extends ``record``.
     ``hash_at(n)`` is the verified hash of row ``n`` (the genesis hash for ``n = 0``)."""
@@ -159,8 +159,8 @@ def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
             "(a different ledger file was put in its place?); the spent budget is unknown")
     if key is not None:
         if record.mac is None or not hmac.compare_digest(
-                record.mac, head_mac(key, record.ledger_id, record.rows, record.rounds,
-                                     record.head)):
+                record.mac, head_mac(key, record.ledger_id, rows=record.rows,
+                                     rounds=record.rounds, head=record.head)):
             raise LedgerCorrupted(f"the head file {path} does not verify with the ledger key "
                                   "(forged or replaced); the spent budget is unknown")
     if record.rows > chain.rows:
@@ -253,7 +253,7 @@ def _open_head(path: Path) -> tuple[int, bool, threading.Lock]:
         return fd, ident is None, _OPEN[key][3]
 
 
-def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool,
+def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool, *,
                   flock: bool = True) -> bool:
     try:
         if flock:

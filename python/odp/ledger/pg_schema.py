@@ -23,8 +23,18 @@ is reported as an altered ledger.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..errors import LedgerCorrupted, LedgerError
+
+if TYPE_CHECKING:  # psycopg is the optional ``postgres`` extra: imported where it is used
+    import psycopg
+    from psycopg.rows import TupleRow
+
+    #: A psycopg 3 connection that returns rows as tuples (the default row factory).
+    PgConnection: TypeAlias = psycopg.Connection[TupleRow]
+    #: A cursor of such a connection.
+    PgCursor: TypeAlias = psycopg.Cursor[TupleRow]
 
 #: Tables, index, function names the ledger owns (all start with ``odp_``).
 SCHEMA_TABLE, META_TABLE, EVENTS_TABLE = "odp_schema", "odp_meta", "odp_events"
@@ -148,7 +158,7 @@ def _norm_expr(text: str | None) -> str:
     return text
 
 
-def namespace(conn) -> tuple[int, str]:
+def namespace(conn: PgConnection) -> tuple[int, str]:
     """The oid and name of the connection's current schema (where the ledger lives)."""
     row = conn.execute("SELECT n.oid, n.nspname FROM pg_namespace n "
                        "WHERE n.nspname = current_schema()").fetchone()
@@ -158,7 +168,7 @@ def namespace(conn) -> tuple[int, str]:
     return int(row[0]), row[1]
 
 
-def existing_names(conn, ns: int) -> list[str]:
+def existing_names(conn: PgConnection, ns: int) -> list[str]:
     """Which of the ledger's names already exist in the schema (relations and functions)."""
     rels = [r[0] for r in conn.execute(
         "SELECT relname FROM pg_class WHERE relnamespace = %s AND relname = ANY(%s)",
@@ -169,12 +179,12 @@ def existing_names(conn, ns: int) -> list[str]:
     return sorted(set(rels + funcs))
 
 
-def describe(conn, ns: int) -> dict[str, str]:
+def describe(conn: PgConnection, ns: int) -> dict[str, str]:
     """Columns, indexes, check constraints, triggers and the trigger function of the ledger's
     tables, as normalised text (only objects that belong to them or carry an odp_ name)."""
     tables = (SCHEMA_TABLE, META_TABLE, EVENTS_TABLE)
     out: dict[str, str] = {}
-    oids = dict(conn.execute("SELECT relname, oid FROM pg_class WHERE relnamespace = %s AND "
+    oids: dict[str, int] = dict(conn.execute("SELECT relname, oid FROM pg_class WHERE relnamespace = %s AND "
                              "relname = ANY(%s) AND relkind IN ('r', 'p')",
                              (ns, list(tables))).fetchall())
     for name, oid in oids.items():
@@ -216,7 +226,8 @@ def describe(conn, ns: int) -> dict[str, str]:
     return out
 
 
-def read_version(conn, ns: int, schema_name: str, where: str) -> tuple[int, dict[str, str]]:
+def read_version(conn: PgConnection, ns: int, schema_name: str, where: str
+                 ) -> tuple[int, dict[str, str]]:
     """The schema version and metadata of the ledger in this schema; :class:`LedgerError`
     (nothing written) for a database without one or with foreign tables of our names."""
     present = existing_names(conn, ns)
@@ -242,7 +253,7 @@ def read_version(conn, ns: int, schema_name: str, where: str) -> tuple[int, dict
     if version > SCHEMA_VERSION:
         raise LedgerError(f"{where} has ledger schema version {version}; this odp knows up to "
                           f"{SCHEMA_VERSION} — upgrade odp")
-    meta = {}
+    meta: dict[str, str] = {}
     for key, value in meta_rows:
         if not isinstance(key, str) or not isinstance(value, str):
             raise LedgerError(f"{where} is not an odp ledger (a non-text meta entry)")
@@ -250,7 +261,8 @@ def read_version(conn, ns: int, schema_name: str, where: str) -> tuple[int, dict
     return version, meta
 
 
-def check_schema(conn, ns: int, version: int, meta: dict[str, str], where: str) -> None:
+def check_schema(conn: PgConnection, ns: int, version: int, meta: dict[str, str], *,
+                 where: str) -> None:
     """Every object of ``version`` is present and unaltered and nothing was added to the
     ledger's tables; ``meta`` holds exactly the expected keys.  Else :class:`LedgerCorrupted`."""
     want, found = expected(version), describe(conn, ns)

@@ -43,17 +43,22 @@ import time
 import uuid
 import warnings
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeGuard, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError, LedgerUnavailable
 from . import pg_schema as S
 from .chain import CHAIN_VERSION, ChainVerifier, EventRow, Genesis, key_id
-from .chained import ChainedLedger, default_clock
+from .chained import ChainedLedger, StoredRow, default_clock
 from .owner import owner_token
 from .records import REASON_RECOVERED, BudgetState, RoundRecord, dumps
 from .schema import CHAIN_COLUMNS, ROW_COLUMNS
+
+if TYPE_CHECKING:
+    from .pg_schema import PgConnection, PgCursor
+
+_T = TypeVar("_T")
 
 URL_PREFIXES = ("postgresql://", "postgres://")
 #: How often a write is retried after a serialisation failure or a deadlock.
@@ -91,7 +96,7 @@ class LedgerDurabilityWarning(UserWarning):
     """The PostgreSQL server runs with ``fsync = off``: its commits do not survive a crash."""
 
 
-def is_postgres_url(spec: Any) -> bool:
+def is_postgres_url(spec: object) -> TypeGuard[str]:
     """Whether ``spec`` names a PostgreSQL ledger (``postgresql://…`` or ``postgres://…``)."""
     return isinstance(spec, str) and spec.startswith(URL_PREFIXES)
 
@@ -117,16 +122,17 @@ def _secrets(url: str) -> list[str]:
     return sorted({s for s in found if len(s) >= 3}, key=len, reverse=True)
 
 
-def _psycopg():
+def _need_psycopg() -> None:
+    """Check that psycopg 3 (the optional ``postgres`` extra) is installed, else say how to
+    install it.  Callers then ``import psycopg`` themselves (so it is type-checked)."""
     try:
-        import psycopg
+        import psycopg  # noqa: F401
     except ImportError:
         raise LedgerError("a postgresql:// ledger needs psycopg 3: pip install -e "
                           "\".[postgres]\" (the postgres extra)") from None
-    return psycopg
 
 
-def _resolve_key(key, key_file):
+def _resolve_key(key: bytes | None, key_file: str | os.PathLike[str] | None) -> bytes | None:
     from .sqlite import _resolve_key as resolve
 
     return resolve(key, key_file)
@@ -158,8 +164,11 @@ class _Conn:
         first = " ".join(str(exc).split())
         return self.scrub(f"{type(exc).__name__}: {first}"[:500])
 
-    def connect(self):
-        psycopg = _psycopg()
+    def connect(self) -> PgConnection:
+        _need_psycopg()
+        import psycopg
+
+        # Any: psycopg.connect's keyword arguments (a flag, a cursor class, a timeout).
         kwargs: dict[str, Any] = {"autocommit": True, "cursor_factory": psycopg.ClientCursor}
         try:
             if "connect_timeout" not in psycopg.conninfo.conninfo_to_dict(self.url):
@@ -173,11 +182,12 @@ class _Conn:
             raise LedgerUnavailable(f"cannot connect to the ledger server {self.where}: "
                                     f"{self.describe(exc)}") from None
         try:
-            (sync,) = conn.execute("SHOW synchronous_commit").fetchone()
-            if sync == "off":  # a commit must be durable before noise is drawn
+            sync = conn.execute("SHOW synchronous_commit").fetchone()  # SHOW gives one row
+            if sync is not None and sync[0] == "off":
+                # a commit must be durable before noise is drawn
                 conn.execute("SET synchronous_commit = on")
-            (fsync,) = conn.execute("SHOW fsync").fetchone()
-            if fsync == "off":
+            fsync = conn.execute("SHOW fsync").fetchone()
+            if fsync is not None and fsync[0] == "off":
                 warnings.warn(f"the ledger server {self.where} runs with fsync = off: committed "
                               "ledger rows do not survive a crash of the server",
                               LedgerDurabilityWarning, stacklevel=4)
@@ -199,9 +209,11 @@ class PostgresLedger(ChainedLedger):
     See the module docstring and docs/ledger.md."""
 
     def __init__(self, url: str, budget: Budget | None = None, *, readonly: bool = False,
-                 key: bytes | None = None, key_file: str | os.PathLike | None = None,
+                 key: bytes | None = None, key_file: str | os.PathLike[str] | None = None,
                  connect_timeout: float = 10.0, _clock: Callable[[], float] | None = None):
-        psycopg = _psycopg()
+        _need_psycopg()
+        import psycopg
+
         self._net = _Conn(url, connect_timeout)
         self._where = self._net.where
         self._readonly = readonly
@@ -209,18 +221,18 @@ class PostgresLedger(ChainedLedger):
         self._clock = _clock or default_clock
         self._owner = dumps(owner_token())
         self._key = _resolve_key(key, key_file)
-        self._conn = None
+        self._conn: PgConnection | None = None
         self._stale = False
         self._closed = False
-        self._prepared_on = None
+        self._prepared_on: PgConnection | None = None  # where _PREPARE was run
         self.snapshot_copy = False
-        self._heads: list = []
+        self._heads = []  # the server's durability replaces head files
         self.schema_version = 0
         try:
-            self._conn = self._net.connect()
-            self._ns, self._schema = S.namespace(self._conn)
-            version, meta = S.read_version(self._conn, self._ns, self._schema, self._where)
-            S.check_schema(self._conn, self._ns, version, meta, self._where)
+            conn = self._conn = self._net.connect()
+            self._ns, self._schema = S.namespace(conn)
+            version, meta = S.read_version(conn, self._ns, self._schema, self._where)
+            S.check_schema(conn, self._ns, version, meta, where=self._where)
             if version < S.SCHEMA_VERSION and not readonly:
                 raise LedgerError(
                     f"{self._where} holds a version-{version} ledger; this odp writes version "
@@ -233,7 +245,7 @@ class PostgresLedger(ChainedLedger):
             with self._lock:
                 self._refresh()
             if not readonly:
-                self._hold_owner_lock()
+                self._hold_owner_lock(self._live())  # the refresh may have reconnected
                 self._recover()
         except psycopg.Error as exc:
             self.close()
@@ -274,24 +286,34 @@ class PostgresLedger(ChainedLedger):
                               "without a budget (or with the same one) to continue it")
         return recorded
 
-    def _hold_owner_lock(self) -> None:
+    def _hold_owner_lock(self, conn: PgConnection) -> None:
         """Hold the shared advisory lock that tells other clients this owner is alive."""
-        self._conn.execute("SELECT pg_advisory_lock_shared(%s)", (self._owner_key,))
+        conn.execute("SELECT pg_advisory_lock_shared(%s)", (self._owner_key,))
 
     @property
     def chained(self) -> bool:
         return True
 
-    @property
-    def mac_checked(self) -> bool:
-        return self._verifier.key is not None
-
     # ------------------------------------------------------------------ connection
-    def _ensure_connection(self) -> None:
-        """Reconnect after a lost connection (caller holds _lock)."""
+    def _usable(self) -> PgConnection | None:
+        """The connection, if it is open and not broken."""
         conn = self._conn
-        if conn is not None and not conn.closed and not conn.broken:
-            return
+        return None if conn is None or conn.closed or conn.broken else conn
+
+    def _live(self) -> PgConnection:
+        """The connection inside a call that has just connected (caller holds _lock)."""
+        conn = self._conn
+        if conn is None:  # pragma: no cover - every caller connects first
+            raise LedgerUnavailable(f"not connected to the ledger server {self._where}.  The "
+                                    "next call reconnects.")
+        return conn
+
+    def _ensure_connection(self) -> PgConnection:
+        """The connection, reconnecting after a lost one (caller holds _lock)."""
+        usable = self._usable()
+        if usable is not None:
+            return usable
+        conn = self._conn
         if self._closed:
             raise LedgerError(f"the ledger {self._where} is closed")
         if conn is not None:
@@ -300,15 +322,16 @@ class PostgresLedger(ChainedLedger):
             except Exception:  # noqa: BLE001 - already broken
                 pass
         self._conn = None
-        self._conn = self._net.connect()
+        conn = self._conn = self._net.connect()
         if not self._readonly:
-            self._hold_owner_lock()
+            self._hold_owner_lock(conn)
         if self._stale:  # a commit's outcome was unknown: re-read everything
             self._stale = False
             self._reload()
+        return conn
 
     def _broken(self) -> bool:
-        return self._conn is None or self._conn.closed or self._conn.broken
+        return self._usable() is None
 
     def _lost(self, exc: BaseException, phase: str, what: str,
               rounds: Sequence[str]) -> LedgerUnavailable:
@@ -335,18 +358,18 @@ class PostgresLedger(ChainedLedger):
         return LedgerUnavailable("; ".join([fate] + held) + ".  The next call reconnects.")
 
     # ------------------------------------------------------------------ reading
-    def _prepare(self) -> None:
-        """Prepare the hot statements on this connection (once; again after a reconnect)."""
-        if self._prepared_on is not self._conn:
+    def _prepare(self, conn: PgConnection) -> None:
+        """Prepare the hot statements on ``conn`` (once; again after a reconnect)."""
+        if self._prepared_on is not conn:
             for statement in _PREPARE:
-                self._conn.execute(statement)
-            self._prepared_on = self._conn
+                conn.execute(statement)
+            self._prepared_on = conn
 
-    def _select_rows(self, cursor, from_seq: int) -> None:
-        self._prepare()
+    def _select_rows(self, cursor: PgCursor, from_seq: int) -> None:
+        self._prepare(self._live())
         cursor.execute("EXECUTE odp_rows(%s)", (from_seq,))
 
-    def _apply_rows(self, rows: list[tuple], known: int) -> None:
+    def _apply_rows(self, rows: list[StoredRow], known: int) -> None:
         """Apply ``rows`` (seq ≥ ``known``); the first must be the last row this process
         verified, unchanged (else committed rows were lost or rewritten on the server)."""
         if known > 0:
@@ -365,7 +388,7 @@ class PostgresLedger(ChainedLedger):
         for stored in rows:
             self._apply_stored(stored)
 
-    def _apply_stored(self, stored: tuple) -> RoundRecord:
+    def _apply_stored(self, stored: StoredRow) -> RoundRecord:
         try:
             row = EventRow.from_stored(stored[:_N_ROW])
         except (ValueError, TypeError, ZeroDivisionError) as exc:
@@ -373,13 +396,15 @@ class PostgresLedger(ChainedLedger):
         prev, digest, mac = stored[_N_ROW:]
         return self._apply_stored_row(row, prev, digest, mac)
 
-    def _read(self, fn: Callable[[Any], Any]) -> Any:
+    def _read(self, fn: Callable[[PgCursor], _T]) -> _T:
         """Run a read (caller holds _lock), reconnecting once if the connection broke."""
-        psycopg = _psycopg()
+        _need_psycopg()
+        import psycopg
+
         for attempt in (0, 1):
-            self._ensure_connection()
+            conn = self._ensure_connection()
             try:
-                return fn(self._conn.cursor())
+                return fn(conn.cursor())
             except psycopg.Error as exc:
                 if self._broken() and attempt == 0:
                     continue
@@ -388,11 +413,12 @@ class PostgresLedger(ChainedLedger):
                                             f"({self._net.describe(exc)}).  The next call "
                                             "reconnects.") from None
                 raise LedgerError(f"{self._where}: {self._net.describe(exc)}") from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _refresh(self) -> None:
         known = self._verifier.state.rows
 
-        def read(cur):
+        def read(cur: PgCursor) -> list[StoredRow]:
             self._select_rows(cur, known)
             return cur.fetchall()
 
@@ -404,7 +430,7 @@ class PostgresLedger(ChainedLedger):
             self._refresh()
             n = self._verifier.state.rows
 
-            def read(cur):
+            def read(cur: PgCursor) -> list[StoredRow]:
                 cur.execute(f"SELECT {_COLUMNS} FROM {S.EVENTS_TABLE} WHERE seq <= %s "
                             "ORDER BY seq", (n,))
                 return cur.fetchall()
@@ -426,13 +452,15 @@ class PostgresLedger(ChainedLedger):
         with self._lock:
             row = self._read(lambda cur: cur.execute(
                 f"SELECT row_hash FROM {S.EVENTS_TABLE} WHERE seq = %s", (n,)).fetchone())
-        return None if row is None else row[0]
+        digest: str | None = None if row is None else row[0]  # a text column
+        return digest
 
     # ------------------------------------------------------------------ writing
-    def _write(self, op: Callable[[], Any], what: str = "write",
-               rounds: Sequence[str] = ()) -> Any:
+    def _write(self, op: Callable[[], _T], what: str = "write",
+               rounds: Sequence[str] = ()) -> _T:
         self._require_writable()
-        psycopg = _psycopg()
+        _need_psycopg()
+        import psycopg
         from psycopg import errors as pgerr
 
         with self._lock:
@@ -440,9 +468,9 @@ class PostgresLedger(ChainedLedger):
             for attempt in range(RETRIES + 1):
                 phase = "connect"
                 try:
-                    self._ensure_connection()
+                    conn = self._ensure_connection()
                     phase = "lock"
-                    return self._transaction(op)
+                    return self._transaction(conn, op)
                 except (pgerr.SerializationFailure, pgerr.DeadlockDetected) as exc:
                     self._rollback()
                     if attempt == RETRIES:
@@ -451,12 +479,12 @@ class PostgresLedger(ChainedLedger):
                                           f"({self._net.describe(exc)})") from None
                     time.sleep(random.uniform(0, 0.005 * 2 ** attempt))
                 except _CommitPhase as wrapped:
-                    exc = wrapped.__cause__
+                    cause = wrapped.__cause__ or wrapped  # always raised from the failure
                     if not self._broken():
                         raise LedgerError(f"{self._where}: the {what} was not recorded "
-                                          f"({self._net.describe(exc)})") from None
+                                          f"({self._net.describe(cause)})") from None
                     self._stale = True
-                    raise self._lost(exc, "commit", what, rounds) from None
+                    raise self._lost(cause, "commit", what, rounds) from None
                 except (psycopg.Error, LedgerUnavailable) as exc:
                     if isinstance(exc, LedgerUnavailable) or self._broken():
                         # Nothing that could commit reached the server: reconnect, retry once.
@@ -470,19 +498,20 @@ class PostgresLedger(ChainedLedger):
             raise AssertionError("unreachable")  # pragma: no cover
 
     def _rollback(self) -> None:
-        if self._broken():
+        conn = self._usable()
+        if conn is None:
             return
         try:
-            if self._conn.info.transaction_status != 0:  # not idle
-                self._conn.execute("ROLLBACK")
+            if conn.info.transaction_status != 0:  # not idle
+                conn.execute("ROLLBACK")
         except Exception:  # noqa: BLE001 - the connection went away meanwhile
             pass
 
-    def _transaction(self, op: Callable[[], Any]) -> Any:
+    def _transaction(self, conn: PgConnection, op: Callable[[], _T]) -> _T:
         """BEGIN; lock the budget row; read the new rows (one round trip), run ``op``, then
         INSERT its rows and COMMIT (one round trip)."""
-        self._prepare()
-        cur = self._conn.cursor()
+        self._prepare(conn)
+        cur = conn.cursor()
         known = self._verifier.state.rows
         cur.execute("BEGIN ISOLATION LEVEL READ COMMITTED; EXECUTE odp_lock; "
                     "EXECUTE odp_rows(%s)", (known,))
@@ -496,7 +525,7 @@ class PostgresLedger(ChainedLedger):
             self._batch = []
             result = op()
             batch = self._batch
-            params: list[Any] = []
+            params: list[Any] = []  # Any: the columns' values (int, str, float or None)
             for row, prev, digest, mac in batch:
                 params += [str(v) if isinstance(v, Fraction) else v for v in row.values()]
                 params += [prev, digest, mac]
@@ -534,7 +563,7 @@ class PostgresLedger(ChainedLedger):
         if not any(r.status == "pending" for r in self._state.rounds):
             return []
 
-        def op():
+        def op() -> list[str]:
             owners: dict[str, list[str]] = {}
             for r in self._state.rounds:
                 owner = r.extra.get("owner")
@@ -543,7 +572,7 @@ class PostgresLedger(ChainedLedger):
             if not owners:
                 return []
             keys = {_owner_lock_key(self._schema, o): o for o in owners}
-            free = self._conn.execute(
+            free = self._live().execute(
                 "SELECT k, pg_try_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k",
                 (list(keys),)).fetchall()
             done = []
@@ -553,7 +582,7 @@ class PostgresLedger(ChainedLedger):
                     for round_id in owners[keys[k]]:
                         rec = self._state.get(round_id)
                         self._append_settle(round_id, None, rec.sup_epsilon, REASON_RECOVERED,
-                                            now)
+                                            now=now)
                         done.append(round_id)
             return done
 
@@ -576,13 +605,15 @@ class _CommitPhase(Exception):
 
 # ---------------------------------------------------------------------------- init, upgrade
 def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
-                         key_file: str | os.PathLike | None = None,
+                         key_file: str | os.PathLike[str] | None = None,
                          _ledger_id: str | None = None) -> Genesis:
     """Create a ledger for ``budget`` in the URL's database (its current schema), applying
     every migration in one transaction.  Refuses a schema that already has a table, index or
     function of the ledger's names (another program's, or an existing ledger).  Returns the
     new ledger's genesis."""
-    psycopg = _psycopg()
+    _need_psycopg()
+    import psycopg
+
     net = _Conn(url, 10.0)
     if not isinstance(budget, Budget):
         raise LedgerError("init needs the ledger's budget")
@@ -618,7 +649,7 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                 meta.append(("key_id", genesis.key_id))
             for k, v in meta:
                 conn.execute(f"INSERT INTO {S.META_TABLE} (key, value) VALUES (%s, %s)", (k, v))
-            S.check_schema(conn, ns, S.SCHEMA_VERSION, dict(meta), net.where)
+            S.check_schema(conn, ns, S.SCHEMA_VERSION, dict(meta), where=net.where)
     except psycopg.Error as exc:
         raise LedgerError(f"cannot create a ledger in {net.where}: {net.describe(exc)}") from None
     finally:
@@ -629,7 +660,9 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
 def upgrade_postgres_ledger(url: str, *, _to: int | None = None) -> tuple[int, int]:
     """Apply the missing migrations to the ledger in one transaction (writers wait for it).
     Returns (version before, version after).  The chain is verified afterwards."""
-    psycopg = _psycopg()
+    _need_psycopg()
+    import psycopg
+
     net = _Conn(url, 10.0)
     target = S.SCHEMA_VERSION if _to is None else _to
     conn = net.connect()
@@ -638,7 +671,7 @@ def upgrade_postgres_ledger(url: str, *, _to: int | None = None) -> tuple[int, i
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_INIT_LOCK,))
             ns, schema = S.namespace(conn)
             version, meta = S.read_version(conn, ns, schema, net.where)
-            S.check_schema(conn, ns, version, meta, net.where)
+            S.check_schema(conn, ns, version, meta, where=net.where)
             conn.execute(f"LOCK TABLE {S.EVENTS_TABLE} IN EXCLUSIVE MODE")
             now = time.time()
             for v in range(version + 1, target + 1):
@@ -646,7 +679,7 @@ def upgrade_postgres_ledger(url: str, *, _to: int | None = None) -> tuple[int, i
                     conn.execute(statement)
                 conn.execute(f"INSERT INTO {S.SCHEMA_TABLE} (version, applied) VALUES (%s, %s)",
                              (v, now))
-            S.check_schema(conn, ns, max(version, target), meta, net.where)
+            S.check_schema(conn, ns, max(version, target), meta, where=net.where)
     except psycopg.Error as exc:
         raise LedgerError(f"cannot upgrade the ledger in {net.where}: "
                           f"{net.describe(exc)}") from None

@@ -162,10 +162,11 @@ class BudgetState:
         return sup_epsilon <= self.eps_left and delta <= self.delta_left
 
     def apply_reserve(self, seq: int, req: RoundRequest, at: float) -> RoundRecord:
-        return self.add_reserve(seq, req.round_id, req.mechanism, req.params, req.guarantee,
-                                req.sup_epsilon, req.delta, req.interactive, at)
+        return self.add_reserve(seq, req.round_id, req.mechanism, req.params,
+                                guarantee=req.guarantee, sup_epsilon=req.sup_epsilon,
+                                delta=req.delta, interactive=req.interactive, at=at)
 
-    def add_reserve(self, seq: int, round_id: str, mechanism: str, params: dict[str, Any],
+    def add_reserve(self, seq: int, round_id: str, mechanism: str, params: dict[str, Any], *,
                     guarantee: GuaranteeRecord, sup_epsilon: Fraction, delta: Fraction,
                     interactive: bool, at: float) -> RoundRecord:
         """:meth:`apply_reserve` from the fields themselves (no request object)."""
@@ -185,8 +186,8 @@ class BudgetState:
             self.last_seq = seq
         return rec
 
-    def apply_settle(self, seq: int, round_id: str, label: Label | None, charged: Fraction, reason: str,
-                     at: float) -> RoundRecord:
+    def apply_settle(self, seq: int, round_id: str, label: Label | None, charged: Fraction, *,
+                     reason: str, at: float) -> RoundRecord:
         pos = self.by_id.get(round_id)
         if pos is None:
             raise LedgerError(f"settle event for unknown round {round_id}")
@@ -203,8 +204,8 @@ class BudgetState:
         return new
 
     def apply_charge(self, reserve_seq: int, settle_seq: int, req: RoundRequest,
-                     label: Label | None,
-                     charged: Fraction, reason: str, at: float) -> RoundRecord:
+                     label: Label | None, *, charged: Fraction, reason: str, at: float
+                     ) -> RoundRecord:
         """A reserve event immediately followed by its settle (a one-step charge): the same
         state as :meth:`apply_reserve` then :meth:`apply_settle`, with one record built."""
         if req.round_id in self.by_id:
@@ -254,7 +255,7 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float,
+def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float, *,
                 texts: tuple[str, str] | None = None) -> EventRow:
     """The ledger row that reserves ``req`` (every backend writes exactly these values).
     ``texts`` is ``(dumps(req.params), dumps(req.guarantee.to_json()))`` if already computed."""
@@ -264,8 +265,8 @@ def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float,
                     None, None, None, owner, float(at))
 
 
-def settle_row(seq: int, round_id: str, label: Label | None, charged: Fraction, reason: str,
-               owner: str | None, at: float) -> EventRow:
+def settle_row(seq: int, round_id: str, label: Label | None, charged: Fraction, *,
+               reason: str, owner: str | None, at: float) -> EventRow:
     """The ledger row that settles ``round_id``."""
     return EventRow(seq, "settle", round_id, None, None, None, None, None, None, dumps(label),
                     Fraction(charged), reason, owner, float(at))
@@ -285,12 +286,13 @@ def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
             record = GuaranteeRecord.from_json(guarantee)
         except InvalidGuarantee as exc:
             raise ValueError(f"the recorded guarantee is malformed: {exc}") from None
-        rec = state.add_reserve(row.seq, row.round_id, row.mechanism, params, record,
-                                row.sup_epsilon, row.delta, bool(row.interactive), row.created)
+        rec = state.add_reserve(row.seq, row.round_id, row.mechanism, params,
+                                guarantee=record, sup_epsilon=row.sup_epsilon, delta=row.delta,
+                                interactive=bool(row.interactive), at=row.created)
         if row.owner:
             rec.extra["owner"] = row.owner
         return rec
     if row.label is None or row.charged is None or row.reason is None:
         raise ValueError("a settle row lacks a value")
     return state.apply_settle(row.seq, row.round_id, json.loads(row.label), row.charged,
-                              row.reason, row.created)
+                              reason=row.reason, at=row.created)

@@ -36,13 +36,13 @@ import time
 import warnings
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
 from . import schema
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key
-from .chained import ChainedLedger, default_clock
+from .chained import ChainedLedger, StoredRow, default_clock
 from .head import HeadRecord, check_head, head_path, read_head, write_head
 from .head import exclusive as head_exclusive
 from .owner import owner_is_dead, owner_token
@@ -56,11 +56,14 @@ _INSERT = (f"INSERT INTO events ({schema.ROW_COLUMNS}, {schema.CHAIN_COLUMNS}) V
            f"({', '.join('?' * (_N_ROW + 3))})")
 
 
+_T = TypeVar("_T")
+
+
 class LedgerHeadWarning(UserWarning):
     """A commit succeeded but its head file could not be written (the head lags behind)."""
 
 
-def _resolve_key(key: bytes | None, key_file: str | os.PathLike | None) -> bytes | None:
+def _resolve_key(key: bytes | None, key_file: str | os.PathLike[str] | None) -> bytes | None:
     if key is not None:
         if not isinstance(key, (bytes, bytearray)) or len(key) < 32:
             raise LedgerError("a ledger key must be at least 32 bytes")
@@ -89,10 +92,10 @@ class SQLiteLedger(ChainedLedger):
     unnoticed).
     """
 
-    def __init__(self, path: str | os.PathLike, budget: Budget | None = None, *,
+    def __init__(self, path: str | os.PathLike[str], budget: Budget | None = None, *,
                  readonly: bool = False, busy_timeout: float = 120.0, key: bytes | None = None,
-                 key_file: str | os.PathLike | None = None,
-                 anchors: Sequence[str | os.PathLike] = (), checkpoint: str | None = None,
+                 key_file: str | os.PathLike[str] | None = None,
+                 anchors: Sequence[str | os.PathLike[str]] = (), checkpoint: str | None = None,
                  head_file: bool = True, head_sync: bool = True, _check_heads: bool = True,
                  _clock: Callable[[], float] | None = None, _ledger_id: str | None = None):
         if checkpoint not in CHECKPOINT_MODES:
@@ -290,11 +293,6 @@ class SQLiteLedger(ChainedLedger):
         """Whether the rows on disk carry their hashes (schema version ≥ 2)."""
         return self.schema_version >= 2
 
-    @property
-    def mac_checked(self) -> bool:
-        """Whether HMAC tags were verified (the ledger is keyed and its key was given)."""
-        return self._verifier.key is not None
-
     def _check_rowids(self, where: str) -> None:
         n = self._verifier.state.rows  # rows past n are another process's newer commits
         count, low = self._conn.execute("SELECT COUNT(*), MIN(seq) FROM events WHERE seq <= ?",
@@ -335,7 +333,8 @@ class SQLiteLedger(ChainedLedger):
                     "it was last written cannot be ruled out.  If you moved or copied the "
                     f"ledger, bring {path.name} with it; to accept the rows as they are, run "
                     f"`odp ledger reanchor {self.path}` (docs/ledger.md)")
-            check_head(record, path, self.ledger_id, head, self._hash_at, self._verifier.key)
+            check_head(record, path, self.ledger_id, head, hash_at=self._hash_at,
+                       key=self._verifier.key)
 
     def _write_heads(self, held: bool = False) -> None:
         """Record the head after a commit (``held``: the first head file's lock is held)."""
@@ -361,7 +360,7 @@ class SQLiteLedger(ChainedLedger):
         for stored in rows:
             self._apply_stored(stored)
 
-    def _apply_stored(self, stored: tuple) -> RoundRecord:
+    def _apply_stored(self, stored: StoredRow) -> RoundRecord:
         n = _N_ROW
         try:
             row = EventRow.from_stored(stored[:n])
@@ -392,8 +391,8 @@ class SQLiteLedger(ChainedLedger):
         return out
 
     # ------------------------------------------------------------------ writing
-    def _write(self, op: Callable[[], Any], what: str = "write",
-               rounds: Sequence[str] = ()) -> Any:
+    def _write(self, op: Callable[[], _T], what: str = "write",
+               rounds: Sequence[str] = ()) -> _T:
         """Run ``op`` inside BEGIN IMMEDIATE after refreshing; store the rows it appended,
         commit, then checkpoint (if asked) and advance the head files."""
         self._require_writable()
@@ -447,7 +446,7 @@ class SQLiteLedger(ChainedLedger):
         self._drop_snapshot()
 
 
-def upgrade_ledger(path: str | os.PathLike, *, key_file: str | os.PathLike | None = None
+def upgrade_ledger(path: str | os.PathLike[str], *, key_file: str | os.PathLike[str] | None = None
                    ) -> int:
     """Upgrade a version-1 ledger to the hash-chained version 2 in place (one transaction),
     then write its head file.  Returns the number of rows chained."""
@@ -470,8 +469,8 @@ def upgrade_ledger(path: str | os.PathLike, *, key_file: str | os.PathLike | Non
     return n
 
 
-def reanchor_ledger(path: str | os.PathLike, *, accept_loss: bool = False,
-                    key_file: str | os.PathLike | None = None) -> tuple[ChainHead, HeadRecord | None]:
+def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
+                    key_file: str | os.PathLike[str] | None = None) -> tuple[ChainHead, HeadRecord | None]:
     """Verify the ledger's chain and write its head file from the rows as they are (after the
     head file was lost, or — with ``accept_loss`` — after rows it recorded were lost).
     Returns (the new head, the head file's previous record)."""
@@ -487,8 +486,8 @@ def reanchor_ledger(path: str | os.PathLike, *, accept_loss: bool = False,
         previous = read_head(target) if target.exists() else None
         if previous is not None and not accept_loss:
             try:
-                check_head(previous, target, ledger.ledger_id, head, ledger._hash_at,
-                           ledger._verifier.key)
+                check_head(previous, target, ledger.ledger_id, head, hash_at=ledger._hash_at,
+                           key=ledger._verifier.key)
             except LedgerCorrupted as exc:
                 raise LedgerCorrupted(f"{exc}.  Re-anchoring would accept this loss: pass "
                                       "--accept-loss if you are sure") from None
