@@ -129,3 +129,14 @@ def test_wide_floats_are_taken_exactly_never_rounded_down():
         to_fraction(np.longdouble("inf"))
     with pytest.raises(InvalidBudget):
         to_fraction(np.float32("nan"))
+
+
+def test_exp_bracket_refuses_arguments_whose_bracket_is_astronomically_large():
+    from odp.errors import InvalidParameter
+    from odp.rational import MAX_EXP_ARGUMENT, exp_bracket
+
+    lo, hi = exp_bracket(Fraction(-MAX_EXP_ARGUMENT))  # the limit itself is still bracketed
+    assert 0 <= lo <= hi < Fraction(1, 10**43000)
+    for x in (Fraction(MAX_EXP_ARGUMENT + 1), Fraction(-10**9)):
+        with pytest.raises(InvalidParameter, match="no exact bracket"):
+            exp_bracket(x)

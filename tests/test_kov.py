@@ -133,3 +133,19 @@ def test_cli_table1_text(capsys):
     assert main(["table1", "--deltas", "1e-6,1e-9", "--no-check"]) == 0
     text = capsys.readouterr().out
     assert "I (paper)" in text and "1e-06" in text
+
+
+def test_a_huge_epsilon0_is_refused_at_once_not_computed(capsys):
+    """epsilon0 = 1e9 used to bracket e^-1e9 exactly (a 434-million-digit Fraction) and ignore
+    --max-seconds; now the bound delta_1(I) >= 1 - I e^-epsilon0 refuses it in one line."""
+    from odp.cli import main
+
+    argv = ["table1", "--no-check", "--json", "--epsilon", "1e9", "--max-seconds", "2",
+            "--max-memory", "512M"]
+    assert main(argv) == 2
+    out = json.loads(capsys.readouterr().out)  # under --json the refusal is JSON on stdout
+    assert out["type"] == "InvalidParameter" and "no I <= 10000 reaches delta" in out["error"]
+    assert "1 - I e^-epsilon0" in out["error"]
+    # just below the cut-off the exact path still decides (and refuses for the same reason)
+    assert main(["table1", "--no-check", "--epsilon", "699", "--deltas", "1e-5"]) == 2
+    assert "no I <= 10000" in capsys.readouterr().err

@@ -23,6 +23,10 @@ DEFAULT_DENOMINATOR = 10**12
 #: Default number of significant decimal digits used for brackets.
 DEFAULT_DIGITS = 40
 
+#: Largest |x| whose ``e**x`` is bracketed: the bracket's ends are exact Fractions of about
+#: |x|/2.3 digits, so e**(1e9) would need a 434-million-digit number (minutes, gigabytes).
+MAX_EXP_ARGUMENT = 100_000
+
 Bracket = tuple[Fraction, Fraction]
 
 
@@ -63,6 +67,9 @@ def exp_bracket(x: Fraction, digits: int = DEFAULT_DIGITS) -> Bracket:
     x = Fraction(x)
     if x == 0:
         return Fraction(1), Fraction(1)
+    if abs(x) > MAX_EXP_ARGUMENT:
+        raise InvalidParameter(f"e**x for x = {float(x):.3g}: |x| above {MAX_EXP_ARGUMENT:,} "
+                               "has no exact bracket of reasonable size")
     lo, hi = _monotone_bracket(x, digits, lambda d, c: d.exp(c))
     if lo <= 0:  # extreme underflow guard: e**x is positive
         lo = Fraction(0)
