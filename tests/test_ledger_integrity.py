@@ -625,3 +625,59 @@ def test_ledger_show_works_on_a_read_only_ledger_without_writing(tmp_path):
         base.chmod(0o755)
         shutil.rmtree(base, ignore_errors=True)
         Path(str(base) + ".out").unlink(missing_ok=True)
+
+
+# ------------------------------------------------------------------ settles: flushed lazily
+_SETTLE_THEN_DIE = """
+    import os, signal, sys, odp
+    from odp.ledger import SQLiteLedger
+    acc = odp.Accountant(ledger=SQLiteLedger(sys.argv[1], odp.Budget(1)))
+    g = odp.ODP(odp.mechanisms.value_or_bottom, {"value": "3/10", "bottom": 0}, 0)
+    for _ in range(3):
+        acc.reserve(g).settle(odp.BOTTOM)  # a bottom: refunded down to 0
+    print(acc.spent.epsilon, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # no close(): the settles were never flushed
+    """
+
+
+def test_settles_advance_the_head_only_when_flushed(tmp_path):
+    path = tmp_path / "l.db"
+    acc = odp.Accountant(ledger=SQLiteLedger(path, odp.Budget(1)))
+    g = odp.ODP(odp.mechanisms.value_or_bottom, {"value": "3/10", "bottom": 0}, 0)
+    acc.reserve(g).settle(odp.BOTTOM)
+    assert acc.spent.epsilon == 0 and acc.ledger._verifier.state.rows == 2
+    assert read_head(head_path(path)).rows == 1  # the reservation: durable, in the head
+    acc.charge(odp.DP("1/10"))  # a durable commit flushes the earlier settle too
+    assert read_head(head_path(path)).rows == acc.ledger._verifier.state.rows == 4
+    acc.reserve(g).settle(odp.BOTTOM)
+    assert read_head(head_path(path)).rows == 5
+    acc.close()  # close() flushes
+    assert read_head(head_path(path)).rows == 6
+    eager = tmp_path / "eager.db"
+    acc = odp.Accountant(ledger=SQLiteLedger(eager, odp.Budget(1), settle_sync=True))
+    acc.reserve(g).settle(odp.BOTTOM)
+    assert read_head(head_path(eager)).rows == 2  # settle_sync: durable before it returns
+    acc.close()
+
+
+def test_a_lost_settle_charges_its_round_the_worst_case_never_less(tmp_path):
+    """What a power loss can do to a settle that was not flushed yet, made by hand: the crashed
+    process's last settle row is gone.  The ledger is not corrupt (the head covers the
+    reservations only); the round is recovered as reserved, at its worst case."""
+    path = tmp_path / "l.db"
+    SQLiteLedger(path, odp.Budget(1)).close()
+    child = _python(_SETTLE_THEN_DIE, str(path))
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGKILL and out.strip() == "0", err
+    head = read_head(head_path(path))
+    assert head.rows == 5  # three reservations and the first two settles, flushed by them
+    _tamper(path, "DELETE FROM events WHERE seq = 6")  # the unflushed settle, lost
+    acc = odp.Accountant(ledger=path)  # opens: rows 1..5 match the head
+    assert acc.spent.epsilon == Fraction(3, 10)  # the lost refund: charged its sup
+    recovered = acc.history[-1]
+    assert recovered.charged == Fraction(3, 10) and recovered.reason == "recovered"
+    acc.close()
+    # the same loss of a *reservation* is refused: reservations are in the head
+    _tamper(path, "DELETE FROM events WHERE seq >= 5")
+    with pytest.raises(LedgerCorrupted, match="lost committed rounds"):
+        odp.Accountant(ledger=path)

@@ -457,7 +457,10 @@ class PostgresLedger(ChainedLedger):
 
     # ------------------------------------------------------------------ writing
     def _write(self, op: Callable[[], _T], what: str = "write",
-               rounds: Sequence[str] = ()) -> _T:
+               rounds: Sequence[str] = (), *, durable: bool = True) -> _T:
+        # Every transaction here is durable (synchronous_commit = on), settles too: ``durable``
+        # is accepted for the ChainedLedger interface and not used.
+        del durable
         self._require_writable()
         _need_psycopg()
         import psycopg
