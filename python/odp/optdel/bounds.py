@@ -241,7 +241,7 @@ def _lattice_bound(
         h_up = h_lo if exact_unit else _interp_grid(eps_up, costs_up, max_cells)
     window = lattice.default_window(h_lo, eps_up, costs_up)
     inst_lo = _instance(eps=eps_lo, deltas=deltas, stops=stops, costs=costs_lo, h=h_lo, up=False, window=window)
-    details: dict[str, Any] = {}
+    details: dict[str, Any] = {"epsilons_rounded": not exact_unit}
     if exact_unit:
         inst_up = _instance(eps=eps_up, deltas=deltas, stops=stops, costs=costs_up, h=h_lo, up=True, window=window)
         total_units = sum(inst_up.units)
@@ -342,10 +342,7 @@ def _homogeneous_bound(
         )
     window = lattice.default_window(eps, problem.epsilons, costs)
     inst = lattice.LatticeInstance(eps, (1,) * problem.k_n, problem.deltas, stops, costs, window)
-    ranges = inst.ranges()
-    macs = sum((hi - lo + 1) * (b - a + 1)
-               for a, b, (lo, hi) in zip((0,) + stops[:-1], stops, (ranges[0],) + tuple(
-                   ranges[k] for k in stops[:-1])))
+    macs = homogeneous.segment_macs(inst, eps)
     if macs > _MACS_PER_CELL * max_cells:
         return None
     upper = Fraction(homogeneous.thm15_pass(inst, eps, delta, True))
@@ -357,7 +354,7 @@ def _homogeneous_bound(
         "homogeneous segments",
         grid=eps,
         exact_states=window[0] <= -problem.k_n and window[1] >= problem.k_n,
-        details={"multiply_adds_per_pass": macs},
+        details={"multiply_adds_per_pass": macs, "epsilons_rounded": False},
     )
 
 
