@@ -271,7 +271,7 @@ def kernel_support(m: int, epsilon: Fraction, tail_target: float = TAIL_TARGET) 
     """``(j_lo, j_hi)``: the indices of ``K_m`` kept by :func:`segment_kernel`.  A float
     heuristic (``lgamma``) aiming at a left-out mass of about ``tail_target`` on each side, with
     the same geometric bounds as the rigorous ones; ``tail_target <= 0`` keeps everything."""
-    if tail_target <= 0 or m <= 64:
+    if tail_target <= 0 or m <= 0:
         return 0, m
     eps = float(epsilon)
     log_q, log_r = -math.log1p(math.exp(-eps)), -math.log1p(math.exp(eps))
