@@ -96,7 +96,7 @@ def test_truncation_moves_the_bounds_by_at_most_the_tail(case, tail_target):
 def test_a_wrong_tail_bound_is_caught():
     """The same truncated kernels with ``tail = 0`` (a deliberately wrong claim: the left-out
     mass ignored) give an "upper bound" below the exact value."""
-    k, eps, delta = 120, F(1, 2), F(1, 10**4)
+    eps, delta = F(1, 2), F(1, 10**4)
     stops, costs = [40, 90, 120], [F(1), F(2), F(3)]
     lo, hi = exact_enclosure(eps, delta, stops, costs)
     inst = instance(eps, delta, stops, costs)
@@ -207,3 +207,15 @@ def test_cli_flags_a_forced_coarse_grid(tmp_path, capsys):
     assert main(["optdel", "--steps-file", str(steps), "--stops", "2,4", "--costs",
                  "0.1,0.2"]) == 0
     assert "uninformative" not in capsys.readouterr().out
+
+
+def test_cli_a_trivial_exact_bound_is_not_blamed_on_the_grid(capsys):
+    """Eq. (4) >= 1 in closed form (no rounding): the note says the costs are too small and
+    suggests no --max-cells; Thm. 15 (< 1) is not flagged."""
+    assert main(["optdel", "--epsilon", "1", "--delta", "0.01", "--k", "100", "--stops",
+                 "50,100", "--costs", "0.5,1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    note = out["uninformative"]
+    assert F(out["lemma11_eq4"]["upper"]) >= 1 > F(out["optdel_thm15"]["upper"])
+    assert note["bounds"] == ["lemma11"] and note["max_cells_needed"] is None
+    assert "without any rounding" in note["message"] and "too small" in note["message"]

@@ -76,9 +76,14 @@ def uninformative(results: Mapping[str, OptDelBound | None], problem: EpsProblem
         return None
     grids = [b.grid for b in results.values() if b is not None and b.grid is not None and coarse(b)]
     grid = max(grids) if grids else None
-    eps = list(epsilons)
+    # exact states (no epsilon rounded, grid not coarse): a finer grid cannot help
+    rounded = any(b is not None and n in flagged and (coarse(b) or b.details.get("epsilons_rounded"))
+                  for n, b in results.items())
     suggestion: dict[str, Any] = {"max_cells_needed": None, "suggested_grid": None}
-    if problem.homogeneous and smallest is not None:
+    eps = list(epsilons)
+    if not rounded:
+        pass
+    elif problem.homogeneous and smallest is not None:
         suggestion["max_cells_needed"] = _homogeneous_cells(smallest, len(eps), stops, costs)
     else:
         unit = bounds._gcd_unit(eps)
@@ -98,19 +103,23 @@ def uninformative(results: Mapping[str, OptDelBound | None], problem: EpsProblem
     if trivial:
         why.append("upper >= 1")
     noun = "bounds are" if len(flagged) > 1 else "bound is"
-    message = f"the {what} {noun} uninformative at this grid ({'; '.join(why)})"
     need = suggestion["max_cells_needed"]
-    if need is None:
-        message += ": set a finer --grid and a larger --max-cells"
+    if not rounded:
+        message = (f"the {what} {noun} uninformative ({'; '.join(why)}) without any rounding of "
+                   "the epsilons: the costs E(P_i) are too small for these steps")
     else:
-        if suggestion["suggested_grid"] is None:
-            message += f": the exact lattice needs --max-cells {need}"
-            if grid_forced:
-                message += " and no --grid"
+        message = f"the {what} {noun} uninformative at this grid ({'; '.join(why)})"
+        if need is None:
+            message += ": set a finer --grid and a larger --max-cells"
         else:
-            message += f": try --grid {suggestion['suggested_grid']} with --max-cells {need}"
-        if need > max_cells and not grid_forced:
-            message += f" (now {max_cells})"
+            if suggestion["suggested_grid"] is None:
+                message += f": the exact lattice needs --max-cells {need}"
+                if grid_forced:
+                    message += " and no --grid"
+            else:
+                message += f": try --grid {suggestion['suggested_grid']} with --max-cells {need}"
+            if need > max_cells and not grid_forced:
+                message += f" (now {max_cells})"
     return {
         "bounds": flagged,
         "trivial": trivial,

@@ -26,6 +26,7 @@ from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
 from . import exact, homogeneous, interp, lattice
+from .cost import MACS_PER_CELL
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
@@ -39,7 +40,7 @@ __all__ = [
     "round_up_significant",
 ]
 
-#: Lattice cells per pass (about 10-15 ns each on one core): ~0.5 s.
+#: Lattice cells per pass (about 3-5 ns each on one core, ``bench/optdel.py``): ~0.2 s.
 DEFAULT_MAX_CELLS = 40_000_000
 
 
@@ -314,8 +315,9 @@ def _exp_fallback(quantity: str, problem: ExpProblem, *, grid, max_cells, want_l
     )
 
 
-#: Multiply-adds of the homogeneous segment pass that cost about one lattice cell.
-_MACS_PER_CELL = 25
+#: Multiply-adds of the homogeneous segment pass allowed per lattice cell of ``max_cells``
+#: (one constant shared with the up-front estimate, :data:`odp.optdel.cost.MACS_PER_CELL`).
+_MACS_PER_CELL = MACS_PER_CELL
 
 
 def _homogeneous_bound(

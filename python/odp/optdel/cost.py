@@ -39,7 +39,10 @@ SECONDS_PER_MAC = 1e-9
 SECONDS_PER_STEP_HOMOGENEOUS = 3e-6
 SECONDS_PER_PREFIX_BOUND = 3e-3
 SECONDS_PER_FACTORIAL_STEP = 1e-6
-MACS_PER_CELL = 25  # the fast path is used while its multiply-adds fit 25 max_cells
+# The fast path is used while its multiply-adds fit 25 max_cells.  Measured, one lattice cell
+# costs about as much as 8 multiply-adds (bench/optdel.py, cost_model); the segment pass gets
+# 25 because its alternative at that size is a rounded grid, not the exact lattice.
+MACS_PER_CELL = 25
 
 _LABELS = {
     "thm15": "OptDel (Thm. 15)",

@@ -260,6 +260,9 @@ class SegmentKernel:
     d_part: float
 
 
+_RATIO_MAX = 1 - 2.0**-20  # cuts only where the float ratio is clearly < 1 (so is the decimal)
+
+
 def _log_binomial(m: int, j: int, log_q: float, log_r: float) -> float:
     """Float estimate of ``log(C(m,j) q**j (1-q)**(m-j))`` (for choosing cuts only)."""
     return (math.lgamma(m + 1) - math.lgamma(j + 1) - math.lgamma(m - j + 1)
@@ -281,12 +284,12 @@ def kernel_support(m: int, epsilon: Fraction, tail_target: float = TAIL_TARGET) 
 
     def above_ok(j: int) -> bool:  # upper tail past j small enough (monotone in j)
         rho = (m - j) * w / (j + 1)
-        return j >= m or (rho < 1 and _log_binomial(m, j, log_q, log_r)
+        return j >= m or (rho < _RATIO_MAX and _log_binomial(m, j, log_q, log_r)
                           + math.log(rho / (1 - rho) if rho > 0 else 1e-300) <= goal)
 
     def below_ok(j: int) -> bool:  # lower tail before j small enough (monotone in -j)
         sigma = j / ((m - j + 1) * w)
-        return j <= 0 or (sigma < 1 and _log_binomial(m, j, log_q, log_r)
+        return j <= 0 or (sigma < _RATIO_MAX and _log_binomial(m, j, log_q, log_r)
                           + math.log(sigma / (1 - sigma) if sigma > 0 else 1e-300) <= goal)
 
     lo, hi = mode, m  # smallest j >= mode with above_ok
