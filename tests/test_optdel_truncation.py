@@ -21,7 +21,7 @@ from odp.optdel import bounds, optdel
 from odp.optdel import exact as X
 from odp.optdel import homogeneous as H
 from odp.optdel import lattice as LT
-from odp.optdel.cost import estimate
+from odp.optdel.cost import estimate, fast_path_fits, homogeneous_macs
 from odp.optdel.problem import EpsProblem
 from odp.rational import exp_bracket
 
@@ -86,7 +86,7 @@ def test_truncation_moves_the_bounds_by_at_most_the_tail(case, tail_target):
     up = H.thm15_pass(inst, eps, delta, True, tail_target=tail_target)
     dn = H.thm15_pass(inst, eps, delta, False, tail_target=tail_target)
     bounds_ = [0, *stops]
-    tails = sum(H.segment_kernel(b - a, eps, delta, True, tail_target).tail
+    tails = sum(H.segment_kernel(b - a, eps, delta, True, tail_target=tail_target).tail
                 for a, b in zip(bounds_, bounds_[1:]))
     slack = 1e-12 * full_up + 1e-300
     assert up <= full_up + tails + slack
@@ -102,7 +102,7 @@ def test_a_wrong_tail_bound_is_caught():
     inst = instance(eps, delta, stops, costs)
 
     def honest(m, up):
-        return H.segment_kernel(m, eps, delta, up, 1e-3)
+        return H.segment_kernel(m, eps, delta, up, tail_target=1e-3)
 
     def wrong(m, up):
         return replace(honest(m, up), tail=0.0)
@@ -121,8 +121,8 @@ def test_kernel_tail_bounds_the_left_out_binomial_mass(m, eps, delta, tail_targe
     q = w / (1 + w)
     s = (1 - mpmath.mpf(delta.numerator) / delta.denominator) ** m
     exact = [s * mpmath.binomial(m, j) * q**j * (1 - q) ** (m - j) for j in range(m + 1)]
-    up = H.segment_kernel(m, eps, delta, True, tail_target)
-    down = H.segment_kernel(m, eps, delta, False, tail_target)
+    up = H.segment_kernel(m, eps, delta, True, tail_target=tail_target)
+    down = H.segment_kernel(m, eps, delta, False, tail_target=tail_target)
     j_lo, j_hi = up.offset, up.offset + len(up.values) - 1
     assert (down.offset, len(down.values)) == (j_lo, len(up.values))
     assert 0 < j_lo or j_hi < m  # the case does truncate
@@ -149,14 +149,20 @@ def test_fast_path_is_chosen_whenever_it_fits():
     p = EpsProblem.parse(stops, steps, ["10", "30"])
     inst = instance(p.epsilons[0], F(0), stops, p.costs)
     macs = H.segment_macs(inst, p.epsilons[0])
-    fits = -(-macs // bounds._MACS_PER_CELL)
-    assert bounds._homogeneous_bound("thm15", p, fits, True) is not None
-    assert bounds._homogeneous_bound("thm15", p, fits - 1, True) is None
-    assert optdel(stops, steps, ["10", "30"], max_cells=fits).method == "homogeneous segments"
+    within = -(-macs // bounds._MACS_PER_CELL)
+    for max_cells in (within, within - 1, 1):
+        fast = bounds._homogeneous_bound("thm15", p, max_cells, True)
+        assert (fast is not None) == fast_path_fits(macs, k, max_cells)
+    # within the budget, or beyond it while no slower than the per-depth lattice fallback
+    assert fast_path_fits(macs, k, within) and fast_path_fits(macs, k, 1)
+    assert not fast_path_fits(10**12, 1000, 100)
+    assert optdel(stops, steps, ["10", "30"], max_cells=1).method == "homogeneous segments"
     # the up-front estimate of the homogeneous paths is far below the general model's
     general = estimate("lemma11", 100_000, 3, bounds.DEFAULT_MAX_CELLS)
     fast = estimate("lemma11", 100_000, 3, bounds.DEFAULT_MAX_CELLS, homogeneous=True)
     assert fast.seconds < 10 < general.seconds
+    assert homogeneous_macs(100_000, 3) >= H.segment_macs(
+        instance(F(1, 100), F(0), (33_333, 66_666, 100_000), (F(1000),) * 3), F(1, 100))
 
 
 def test_long_run_simple_costs_is_informative():
@@ -169,27 +175,34 @@ def test_long_run_simple_costs_is_informative():
     assert b.lower == 0 and b.upper < F(1, 10**300)
 
 
-def test_cli_says_when_a_bound_is_uninformative(capsys):
-    args = ["optdel", "--epsilon", "0.01", "--k", "2000", "--stops", "1000,2000",
+def test_cli_says_when_a_bound_is_uninformative(tmp_path, capsys):
+    """Heterogeneous steps (0.01 and 0.02) with a tiny --max-cells: the grid is coarsened far
+    beyond the steps; the note says so and names the --max-cells of the exact lattice, and
+    with that budget the bracket is tight and nothing is flagged."""
+    steps = tmp_path / "steps.txt"
+    steps.write_text("".join(f"{'0.01' if i % 3 else '0.02'},0\n" for i in range(300)),
+                     encoding="utf-8")
+    args = ["optdel", "--steps-file", str(steps), "--stops", "100,200,300",
             "--costs", "simple", "--max-cells", "100"]
     assert main(args) == 0
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if "uninformative" in line]
-    assert len(lines) == 1
-    assert "Thm. 15 bound is uninformative at this grid" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("note: ")
+    assert "Thm. 15" in lines[0] and "uninformative at this grid" in lines[0]
     assert "coarser than the smallest step epsilon 0.01" in lines[0]
+    assert "rounded to the grid" not in out
     need = int(lines[0].split("--max-cells ")[1].split()[0])
     assert need > 100
     assert main([*args, "--json"]) == 0
     note = json.loads(capsys.readouterr().out)["uninformative"]
-    assert note["bounds"] == ["thm15"] and note["max_cells_needed"] == need
+    assert "thm15" in note["bounds"] and note["max_cells_needed"] == need
     assert F(note["grid"]) > F(1, 100) and note["message"] in lines[0]
-    # the advice works: with that budget the fast path runs and nothing is flagged
+    # the advice works: with that budget the exact lattice runs and nothing is flagged
     args[-1] = str(need)
     assert main([*args, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["uninformative"] is None
-    assert out["optdel_thm15"]["method"] == "homogeneous segments"
+    assert out["optdel_thm15"]["method"] == "lattice"
     assert F(out["optdel_thm15"]["upper"]) < F(1, 10**300)
     assert main(args) == 0
     assert "uninformative" not in capsys.readouterr().out

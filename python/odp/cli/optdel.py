@@ -265,7 +265,8 @@ def run(args: argparse.Namespace) -> int:
     ratio = None
     if b11 is not None and b15.upper > 0:
         ratio = float(b11.lower / b15.upper)
-    note = _uninformative(b15, b11, stops, steps, costs, max_cells, args.grid is not None)
+    note = _uninformative(b15, b11, stops=stops, steps=steps, costs=costs, max_cells=max_cells,
+                          grid_forced=args.grid is not None)
     if args.json:
         print_json(
             {
@@ -311,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _uninformative(b15: OptDelBound, b11: OptDelBound | None, stops: list[int],
+def _uninformative(b15: OptDelBound, b11: OptDelBound | None, *, stops: list[int],
                    steps: list[tuple[Any, Any]], costs: list[Any], max_cells: int,
                    grid_forced: bool) -> dict[str, Any] | None:
     """The "uninformative" note of :mod:`odp.optdel.advice` (``None`` if every bound says

@@ -26,7 +26,7 @@ from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
 from . import exact, homogeneous, interp, lattice
-from .cost import MACS_PER_CELL
+from .cost import MACS_PER_CELL, fast_path_fits
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
@@ -325,8 +325,8 @@ def _homogeneous_bound(
 ) -> OptDelBound | None:
     """Homogeneous steps (:mod:`odp.optdel.homogeneous`): Eq. (4) in closed form (exact state
     space, only directed decimal rounding) and Eq. (3) by one correlation per segment between
-    stops, on the exact lattice ``h = epsilon``.  ``None`` when the segment pass would exceed
-    the work budget (the caller then uses the general lattice code)."""
+    stops, on the exact lattice ``h = epsilon``.  ``None`` when the segment pass does not fit
+    (:func:`odp.optdel.cost.fast_path_fits`; the caller then uses the general lattice code)."""
     eps, delta = problem.epsilons[0], problem.deltas[0]
     if eps == 0:
         return None
@@ -345,7 +345,7 @@ def _homogeneous_bound(
     window = lattice.default_window(eps, problem.epsilons, costs)
     inst = lattice.LatticeInstance(eps, (1,) * problem.k_n, problem.deltas, stops, costs, window)
     macs = homogeneous.segment_macs(inst, eps)
-    if macs > _MACS_PER_CELL * max_cells:
+    if not fast_path_fits(macs, problem.k_n, max_cells):
         return None
     upper = Fraction(homogeneous.thm15_pass(inst, eps, delta, True))
     lower = Fraction(homogeneous.thm15_pass(inst, eps, delta, False)) if want_lower else None

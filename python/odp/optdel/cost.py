@@ -11,7 +11,7 @@ The cost model is measured on a 2-core machine with the lattice of :mod:`odp.opt
 cells) and the general Eq. (4) (about ``k_n**2 * n`` work).  Homogeneous steps
 (``homogeneous=True``) take the fast paths of :mod:`odp.optdel.homogeneous`: Thm. 15 by segment
 correlations with truncated kernels (``~11.5 sqrt(m)`` entries for a segment of ``m`` steps,
-:func:`homogeneous_macs`), used while they fit ``25 max_cells`` multiply-adds (as in
+:func:`homogeneous_macs`), used while they fit (:func:`fast_path_fits`, also the rule of
 :mod:`odp.optdel.bounds`), and Eq. (4) and its costs in closed form (dominated by bounds of
 ``C(k, u)``, ``O(k)`` once per process).  When the algorithms change, update the constants below
 (``bench/optdel.py`` measures them).
@@ -26,7 +26,7 @@ from typing import Any, Callable
 from ..limits import Estimate, Limits
 from ..progress import timed
 
-__all__ = ["estimate", "gap_study_estimate", "guarded"]
+__all__ = ["estimate", "fast_path_fits", "gap_study_estimate", "guarded", "homogeneous_macs"]
 
 SECONDS_PER_STEP = 3e-5  # per lattice pass, per depth
 SECONDS_PER_CELL = 1.5e-8  # per lattice cell visited
@@ -54,6 +54,16 @@ _LABELS = {
 }
 
 
+def fast_path_fits(macs: int, k_n: int, max_cells: int) -> bool:
+    """Whether the homogeneous segment pass (``macs`` multiply-adds) is used: while it fits
+    ``MACS_PER_CELL * max_cells``, and beyond that while it is no slower than one pass of the
+    general lattice it would fall back to (``k_n`` per-depth steps and up to ``max_cells``
+    cells, on a rounded grid)."""
+    if macs <= MACS_PER_CELL * max_cells:
+        return True
+    return SECONDS_PER_MAC * macs <= SECONDS_PER_STEP * k_n + SECONDS_PER_CELL * max_cells
+
+
 def homogeneous_macs(k_n: int, n_stops: int) -> int:
     """An upper estimate of the multiply-adds of one homogeneous Thm. 15 pass with ``n_stops``
     evenly spaced stops: the segment starting at depth ``a`` has at most ``a + 1`` states and a
@@ -64,7 +74,7 @@ def homogeneous_macs(k_n: int, n_stops: int) -> int:
     return sum((i * m + 1) * kernel for i in range(n_stops))
 
 
-def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int,
+def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int, *,
              homogeneous: bool = False) -> Estimate:
     """Estimated time and peak memory of one entry point (``quantity`` one of ``thm15``,
     ``thm15_upper``, ``lemma11``, ``lemma11_upper``, ``lemma11_costs``, ``saving``);
@@ -76,7 +86,7 @@ def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int,
     if homogeneous:
         macs = homogeneous_macs(k_n, n_stops)
         setup = SECONDS_PER_STEP_HOMOGENEOUS * k_n
-        if macs <= MACS_PER_CELL * max_cells:
+        if fast_path_fits(macs, k_n, max_cells):
             one_pass = setup + SECONDS_PER_MAC * macs + SECONDS_PER_PREFIX_BOUND * n_stops
         # closed form: two bounds per stop, factorial tables up to k_n once
         eq4 = setup + SECONDS_PER_FACTORIAL_STEP * k_n + 2 * SECONDS_PER_PREFIX_BOUND * n_stops

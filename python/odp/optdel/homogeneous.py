@@ -311,7 +311,7 @@ def kernel_support(m: int, epsilon: Fraction, tail_target: float = TAIL_TARGET) 
 
 
 @lru_cache(maxsize=64)
-def segment_kernel(m: int, epsilon: Fraction, delta: Fraction, up: bool,
+def segment_kernel(m: int, epsilon: Fraction, delta: Fraction, up: bool, *,
                    tail_target: float = TAIL_TARGET) -> SegmentKernel:
     """The kernel of a segment of ``m`` steps on :func:`kernel_support`, with the rigorous bound
     of its left-out mass (module docstring, *Truncated kernel*)."""
@@ -357,7 +357,7 @@ def segment_kernel(m: int, epsilon: Fraction, delta: Fraction, up: bool,
 def kernel(m: int, epsilon: Fraction, delta: Fraction, up: bool) -> tuple[np.ndarray, float]:
     """Directed floats of the whole ``K_m(j)``, ``j = 0..m`` (module docstring) and of
     ``1 - (1-delta)**m`` (the delta-outputs of the segment)."""
-    k = segment_kernel(m, epsilon, delta, up, 0.0)
+    k = segment_kernel(m, epsilon, delta, up, tail_target=0.0)
     return k.values, k.d_part
 
 
@@ -386,7 +386,7 @@ def thm15_pass(instance: lattice.LatticeInstance, epsilon: Fraction, delta: Frac
         raise ValueError("thm15_pass needs the homogeneous lattice h = epsilon, units 1")
     if kernels is None:
         def kernels(m: int, up: bool) -> SegmentKernel:
-            return segment_kernel(m, epsilon, delta, up, tail_target)
+            return segment_kernel(m, epsilon, delta, up, tail_target=tail_target)
     R = instance.totals()
     ranges = instance.ranges()
     table = lattice.stop_table_for(instance)
