@@ -26,7 +26,7 @@ from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
 from . import exact, homogeneous, interp, lattice
-from .cost import MACS_PER_CELL, fast_path_fits
+from .workmodel import MACS_PER_CELL, fast_path_fits
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
@@ -316,7 +316,7 @@ def _exp_fallback(quantity: str, problem: ExpProblem, *, grid, max_cells, want_l
 
 
 #: Multiply-adds of the homogeneous segment pass allowed per lattice cell of ``max_cells``
-#: (one constant shared with the up-front estimate, :data:`odp.optdel.cost.MACS_PER_CELL`).
+#: (one constant shared with the up-front estimate, :mod:`odp.optdel.workmodel`).
 _MACS_PER_CELL = MACS_PER_CELL
 
 
@@ -326,7 +326,7 @@ def _homogeneous_bound(
     """Homogeneous steps (:mod:`odp.optdel.homogeneous`): Eq. (4) in closed form (exact state
     space, only directed decimal rounding) and Eq. (3) by one correlation per segment between
     stops, on the exact lattice ``h = epsilon``.  ``None`` when the segment pass does not fit
-    (:func:`odp.optdel.cost.fast_path_fits`; the caller then uses the general lattice code)."""
+    (:func:`odp.optdel.workmodel.fast_path_fits`; the caller then uses the general lattice code)."""
     eps, delta = problem.epsilons[0], problem.deltas[0]
     if eps == 0:
         return None

@@ -14,7 +14,8 @@ correlations with truncated kernels (``~11.5 sqrt(m)`` entries for a segment of 
 :func:`homogeneous_macs`), used while they fit (:func:`fast_path_fits`, also the rule of
 :mod:`odp.optdel.bounds`), and Eq. (4) and its costs in closed form (dominated by bounds of
 ``C(k, u)``, ``O(k)`` once per process).  When the algorithms change, update the constants below
-(``bench/optdel.py`` measures them).
+(``bench/optdel.py`` measures them; they live in :mod:`odp.optdel.workmodel`, which
+:mod:`odp.optdel.bounds` shares).
 """
 
 from __future__ import annotations
@@ -28,21 +29,19 @@ from ..progress import timed
 
 __all__ = ["estimate", "fast_path_fits", "gap_study_estimate", "guarded", "homogeneous_macs"]
 
-SECONDS_PER_STEP = 3e-5  # per lattice pass, per depth
-SECONDS_PER_CELL = 1.5e-8  # per lattice cell visited
-SECONDS_EQ4 = 2.3e-9  # Eq. (4) bracket: times k_n**2 * max(n, 10)
-BYTES_PER_STEP = 1000  # parsed steps, per-depth tables
-BASE_BYTES = 64 * 2**20  # lattice rows and temporaries of one pass (max_cells-bounded width)
-# homogeneous fast paths (measured 2026: 0.25-0.45 ns per multiply-add, ~1.5 us per step of
-# parsing and set-up, ~0.5 us per factorial product, ~1.5 ms per certified prefix bound)
-SECONDS_PER_MAC = 1e-9
-SECONDS_PER_STEP_HOMOGENEOUS = 3e-6
-SECONDS_PER_PREFIX_BOUND = 3e-3
-SECONDS_PER_FACTORIAL_STEP = 1e-6
-# The fast path is used while its multiply-adds fit 25 max_cells.  Measured, one lattice cell
-# costs about as much as 8 multiply-adds (bench/optdel.py, cost_model); the segment pass gets
-# 25 because its alternative at that size is a rounded grid, not the exact lattice.
-MACS_PER_CELL = 25
+from .workmodel import (  # noqa: F401  (the constants are part of this module's interface)
+    BASE_BYTES,
+    BYTES_PER_STEP,
+    MACS_PER_CELL,
+    SECONDS_EQ4,
+    SECONDS_PER_CELL,
+    SECONDS_PER_FACTORIAL_STEP,
+    SECONDS_PER_MAC,
+    SECONDS_PER_PREFIX_BOUND,
+    SECONDS_PER_STEP,
+    SECONDS_PER_STEP_HOMOGENEOUS,
+    fast_path_fits,
+)
 
 _LABELS = {
     "thm15": "OptDel (Thm. 15)",
@@ -52,16 +51,6 @@ _LABELS = {
     "lemma11_costs": "the Lemma 11 costs",
     "saving": "the OptDel saving search",
 }
-
-
-def fast_path_fits(macs: int, k_n: int, max_cells: int) -> bool:
-    """Whether the homogeneous segment pass (``macs`` multiply-adds) is used: while it fits
-    ``MACS_PER_CELL * max_cells``, and beyond that while it is no slower than one pass of the
-    general lattice it would fall back to (``k_n`` per-depth steps and up to ``max_cells``
-    cells, on a rounded grid)."""
-    if macs <= MACS_PER_CELL * max_cells:
-        return True
-    return SECONDS_PER_MAC * macs <= SECONDS_PER_STEP * k_n + SECONDS_PER_CELL * max_cells
 
 
 def homogeneous_macs(k_n: int, n_stops: int) -> int:
