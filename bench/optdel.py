@@ -2,7 +2,11 @@
 
 Goals:
   * homogeneous k_n = 1000 with 10 stopping points: OptDel in <= 1 s;
-  * heterogeneous k_n = 200: a sound upper bound within 1 % of the exact value in <= 2 s.
+  * heterogeneous k_n = 200: a sound upper bound within 1 % of the exact value in <= 2 s;
+  * homogeneous at scale (issue 17): k_n = 10,000 (10 stops) and k_n = 100,000 (3 stops,
+    epsilon 0.01, simple and Lemma-11 costs) give tight, non-trivial brackets in seconds, also
+    end to end on the CLI; the cost-model constants of odp.optdel.cost (seconds per
+    multiply-add of the segment pass, per lattice cell) are measured here.
 
 Every timing is the median of several runs in this process (the machine is shared: compare
 ratios, not absolute numbers).  Peers (optional): dp-accounting, run in a separate virtualenv
@@ -28,6 +32,7 @@ from fractions import Fraction
 
 from odp.kov import table1
 from odp.optdel import exact as X
+from odp.optdel import homogeneous as H
 from odp.optdel import lattice, lemma11_costs, lemma11_delta, optdel, optdel_upper
 from odp.rational import exp_bracket
 
@@ -66,6 +71,78 @@ def homogeneous(runs):
         "exact_rational_value": float(v),
         "exact_rational_digits": len(str(v.denominator)) if v.denominator < 10**4000 else ">4000",
         "seconds_exact_rational_integer_lattice": t_exact,
+    }
+
+
+def _fresh_caches():
+    """Forget the per-process kernel caches, so a timing includes building the kernels (as
+    a new process would; the factorial checkpoints stay, they cost ~50 ms once at 1e5)."""
+    for fn in (H.segment_kernel, H.kernel_support, H._survive, H._w):
+        fn.cache_clear()
+
+
+def _cold(fn):
+    def run():
+        _fresh_caches()
+        return fn()
+    return run
+
+
+def homogeneous_at_scale(runs):
+    out = []
+    cases = [
+        (10_000, "0.1", "1e-12", [1000 * i for i in range(1, 11)], "lemma11:1e-6"),
+        (100_000, "0.01", "0", [10_000, 50_000, 100_000], "simple"),
+        (100_000, "0.01", "1e-13", [10_000, 50_000, 100_000], "lemma11:1e-6"),
+    ]
+    for k_n, eps, delta, stops, spec in cases:
+        steps = [(eps, delta)] * k_n
+        if spec == "simple":
+            t_costs, costs = 0.0, [Fraction(eps) * k for k in stops]
+        else:
+            t_costs, costs = median_time(_cold(lambda: lemma11_costs(stops, steps, "1e-6")), runs)
+        t15, b = median_time(_cold(lambda: optdel(stops, steps, costs)), runs)
+        t11, b4 = median_time(_cold(lambda: lemma11_delta(stops, steps, costs)), runs)
+        cmd = [sys.executable, "-c", "import sys; from odp.cli import main; sys.exit(main())",
+               "optdel", "--epsilon", eps, "--delta", delta,
+               "--k", str(k_n), "--stops", ",".join(map(str, stops)), "--costs", spec]
+        t_cli, res = median_time(lambda: subprocess.run(cmd, capture_output=True, text=True,
+                                                        check=False), max(1, runs // 2))
+        out.append({
+            "case": f"homogeneous eps={eps} delta={delta} k_n={k_n}, stops {stops[0]}..{stops[-1]} "
+                    f"({len(stops)}), costs {spec}",
+            "optdel_bracket": [float(b.lower), float(b.upper)],
+            "optdel_relative_width": b.relative_width,
+            "optdel_method": b.method,
+            "multiply_adds_per_pass": b.details.get("multiply_adds_per_pass"),
+            "lemma11_bracket": [float(b4.lower), float(b4.upper)],
+            "seconds_costs": t_costs,
+            "seconds_optdel_both_bounds": t15,
+            "seconds_lemma11": t11,
+            "cli": "odp " + " ".join(cmd[3:]),
+            "cli_seconds_end_to_end": t_cli,
+            "cli_exit": res.returncode,
+            "cli_uninformative_note": "uninformative" in res.stdout,
+        })
+    return out
+
+
+def cost_model(runs):
+    """Seconds per multiply-add of the homogeneous segment pass and per lattice cell, on the
+    same instance (the constants of odp.optdel.cost and bounds._MACS_PER_CELL)."""
+    eps, k_n = Fraction(1, 100), 20_000
+    stops, costs = (5000, 10_000, 20_000), (Fraction(60), Fraction(100), Fraction(200))
+    window = lattice.default_window(eps, [eps] * k_n, costs)
+    inst = lattice.LatticeInstance(eps, (1,) * k_n, (Fraction(0),) * k_n, stops, costs, window)
+    H.thm15_pass(inst, eps, Fraction(0), True)  # kernels cached: time the correlations
+    t_seg, _ = median_time(lambda: H.thm15_pass(inst, eps, Fraction(0), True), runs)
+    t_lat, _ = median_time(lambda: lattice.thm15_pass(inst, True), max(1, runs // 2))
+    macs, cells = H.segment_macs(inst, eps), lattice.cells(inst)
+    return {
+        "case": "eps=0.01 k_n=20,000, 3 stops, upper pass",
+        "seconds_per_multiply_add": t_seg / macs,
+        "seconds_per_lattice_cell": t_lat / cells,
+        "multiply_adds_per_cell_at_equal_time": (t_lat / cells) / (t_seg / macs),
     }
 
 
@@ -177,6 +254,9 @@ def main(argv=None):
     results = {"python": sys.version.split()[0], "cpus": os.cpu_count()}
     print("homogeneous k_n = 1000 ...", file=sys.stderr)
     results["homogeneous"] = homogeneous(args.runs)
+    print("homogeneous at scale (k_n = 10,000 and 100,000) ...", file=sys.stderr)
+    results["homogeneous_at_scale"] = homogeneous_at_scale(args.runs)
+    results["cost_model"] = cost_model(args.runs)
     print("heterogeneous k_n = 200 ...", file=sys.stderr)
     results["heterogeneous"] = heterogeneous(args.runs)
     # same single-stop problem on both sides: optimal composition of 1000 x (0.1, 1e-10)

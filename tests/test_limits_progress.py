@@ -56,7 +56,7 @@ def test_refusal_names_the_limit_and_the_option():
     (["optdel", "--epsilon", "0.1", "--stops", "1,2,...,100000000000", "--costs", "simple"],
      "--max-memory"),
     (["optdel", "--epsilon", "0.01", "--k", "1000000", "--stops", "500000,1000000",
-      "--costs", "simple"], "--max-seconds"),
+      "--costs", "simple", "--max-seconds", "5"], "--max-seconds"),
     (["table1", "--epsilon", "20", "--k-max", "100000000000", "--deltas", "1e-5"],
      "--max-memory"),
     (["table1", "--epsilon", "12", "--k-max", "100000000000", "--deltas", "1e-5"],

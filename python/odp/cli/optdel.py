@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..limits import Limits
+    from ..optdel import OptDelBound
 
 from ._common import (
     Subparsers,
@@ -232,7 +233,8 @@ def run(args: argparse.Namespace) -> int:
     phases = ["thm15"] + ([] if args.no_lemma11 else ["lemma11"])
     if spec.startswith("lemma11:"):
         phases.insert(0, "lemma11_costs")
-    parts = [estimate(phase, k_n, len(stops), max_cells) for phase in phases]
+    fast = not args.steps_file and args.grid is None  # homogeneous fast paths
+    parts = [estimate(phase, k_n, len(stops), max_cells, homogeneous=fast) for phase in phases]
     total = parts[0]
     for est in parts[1:]:
         total = total + est
@@ -263,6 +265,8 @@ def run(args: argparse.Namespace) -> int:
     ratio = None
     if b11 is not None and b15.upper > 0:
         ratio = float(b11.lower / b15.upper)
+    note = _uninformative(b15, b11, stops=stops, steps=steps, costs=costs, max_cells=max_cells,
+                          grid_forced=args.grid is not None)
     if args.json:
         print_json(
             {
@@ -272,6 +276,7 @@ def run(args: argparse.Namespace) -> int:
                 "optdel_thm15": b15.to_json(),
                 "lemma11_eq4": None if b11 is None else b11.to_json(),
                 "lemma11_over_optdel_at_least": ratio,
+                "uninformative": note,
                 "seconds": {"thm15": round(t1 - t0, 4), "lemma11": round(t2 - t1, 4)},
             }
         )
@@ -300,6 +305,23 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(["delta", "lower", "upper", "method", "seconds"], rows))
     if ratio is not None:
         print(f"Lemma 11 / OptDel >= {ratio:.4g}")
-    if b15.grid is not None and not b15.exact_states:
+    if note is not None:
+        print(f"note: {note['message']}")
+    elif b15.grid is not None and b15.details.get("epsilons_rounded"):
         print(f"(epsilons rounded to the grid h = {float(b15.grid):.3g}; bounds stay rigorous)")
     return 0
+
+
+def _uninformative(b15: OptDelBound, b11: OptDelBound | None, *, stops: list[int],
+                   steps: list[tuple[Any, Any]], costs: list[Any], max_cells: int,
+                   grid_forced: bool) -> dict[str, Any] | None:
+    """The "uninformative" note of :mod:`odp.optdel.advice` (``None`` if every bound says
+    something); the steps are parsed again only when a bound is trivial or approximated."""
+    results = {"thm15": b15, "lemma11": b11}
+    if not any(b is not None and (b.upper >= 1 or not b.exact_states) for b in results.values()):
+        return None
+    from ..optdel.advice import uninformative
+    from ..optdel.problem import EpsProblem
+
+    return uninformative(results, EpsProblem.parse(stops, steps, costs), max_cells=max_cells,
+                         grid_forced=grid_forced)

@@ -26,6 +26,7 @@ from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
 from . import exact, homogeneous, interp, lattice
+from .workmodel import MACS_PER_CELL, fast_path_fits
 from .problem import EpsProblem, ExpProblem
 
 __all__ = [
@@ -39,7 +40,7 @@ __all__ = [
     "round_up_significant",
 ]
 
-#: Lattice cells per pass (about 10-15 ns each on one core): ~0.5 s.
+#: Lattice cells per pass (about 3-5 ns each on one core, ``bench/optdel.py``): ~0.2 s.
 DEFAULT_MAX_CELLS = 40_000_000
 
 
@@ -241,7 +242,7 @@ def _lattice_bound(
         h_up = h_lo if exact_unit else _interp_grid(eps_up, costs_up, max_cells)
     window = lattice.default_window(h_lo, eps_up, costs_up)
     inst_lo = _instance(eps=eps_lo, deltas=deltas, stops=stops, costs=costs_lo, h=h_lo, up=False, window=window)
-    details: dict[str, Any] = {}
+    details: dict[str, Any] = {"epsilons_rounded": not exact_unit}
     if exact_unit:
         inst_up = _instance(eps=eps_up, deltas=deltas, stops=stops, costs=costs_up, h=h_lo, up=True, window=window)
         total_units = sum(inst_up.units)
@@ -314,8 +315,9 @@ def _exp_fallback(quantity: str, problem: ExpProblem, *, grid, max_cells, want_l
     )
 
 
-#: Multiply-adds of the homogeneous segment pass that cost about one lattice cell.
-_MACS_PER_CELL = 25
+#: Multiply-adds of the homogeneous segment pass allowed per lattice cell of ``max_cells``
+#: (one constant shared with the up-front estimate, :mod:`odp.optdel.workmodel`).
+_MACS_PER_CELL = MACS_PER_CELL
 
 
 def _homogeneous_bound(
@@ -323,8 +325,8 @@ def _homogeneous_bound(
 ) -> OptDelBound | None:
     """Homogeneous steps (:mod:`odp.optdel.homogeneous`): Eq. (4) in closed form (exact state
     space, only directed decimal rounding) and Eq. (3) by one correlation per segment between
-    stops, on the exact lattice ``h = epsilon``.  ``None`` when the segment pass would exceed
-    the work budget (the caller then uses the general lattice code)."""
+    stops, on the exact lattice ``h = epsilon``.  ``None`` when the segment pass does not fit
+    (:func:`odp.optdel.workmodel.fast_path_fits`; the caller then uses the general lattice code)."""
     eps, delta = problem.epsilons[0], problem.deltas[0]
     if eps == 0:
         return None
@@ -342,11 +344,8 @@ def _homogeneous_bound(
         )
     window = lattice.default_window(eps, problem.epsilons, costs)
     inst = lattice.LatticeInstance(eps, (1,) * problem.k_n, problem.deltas, stops, costs, window)
-    ranges = inst.ranges()
-    macs = sum((hi - lo + 1) * (b - a + 1)
-               for a, b, (lo, hi) in zip((0,) + stops[:-1], stops, (ranges[0],) + tuple(
-                   ranges[k] for k in stops[:-1])))
-    if macs > _MACS_PER_CELL * max_cells:
+    macs = homogeneous.segment_macs(inst, eps)
+    if not fast_path_fits(macs, problem.k_n, max_cells):
         return None
     upper = Fraction(homogeneous.thm15_pass(inst, eps, delta, True))
     lower = Fraction(homogeneous.thm15_pass(inst, eps, delta, False)) if want_lower else None
@@ -357,7 +356,7 @@ def _homogeneous_bound(
         "homogeneous segments",
         grid=eps,
         exact_states=window[0] <= -problem.k_n and window[1] >= problem.k_n,
-        details={"multiply_adds_per_pass": macs},
+        details={"multiply_adds_per_pass": macs, "epsilons_rounded": False},
     )
 
 

@@ -6,27 +6,42 @@ before computing, :func:`estimate` predicts the time and memory from ``k_n`` (th
 steps), the number of stops and ``max_cells``, and the call is refused above the limits.  The
 computation itself is unchanged.
 
-The cost model is measured on a 2-core machine (2024) with the lattice of
-:mod:`odp.optdel.lattice` (Thm. 15: one pass per bound, each about ``k_n`` per-depth steps plus at
-most ``max_cells`` cells) and Eq. (4) as implemented now (about ``k_n**2 * n`` work); when the
-algorithms change, update the constants below (``bench/optdel.py`` measures them).
+The cost model is measured on a 2-core machine with the lattice of :mod:`odp.optdel.lattice`
+(Thm. 15: one pass per bound, each about ``k_n`` per-depth steps plus at most ``max_cells``
+cells) and the general Eq. (4) (about ``k_n**2 * n`` work).  Homogeneous steps
+(``homogeneous=True``) take the fast paths of :mod:`odp.optdel.homogeneous`: Thm. 15 by segment
+correlations with truncated kernels (``~11.5 sqrt(m)`` entries for a segment of ``m`` steps,
+:func:`homogeneous_macs`), used while they fit (:func:`fast_path_fits`, also the rule of
+:mod:`odp.optdel.bounds`), and Eq. (4) and its costs in closed form (dominated by bounds of
+``C(k, u)``, ``O(k)`` once per process).  When the algorithms change, update the constants below
+(``bench/optdel.py`` measures them; they live in :mod:`odp.optdel.workmodel`, which
+:mod:`odp.optdel.bounds` shares).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable
 
 from ..limits import Estimate, Limits
 from ..progress import timed
 
-__all__ = ["estimate", "gap_study_estimate", "guarded"]
+__all__ = ["estimate", "fast_path_fits", "gap_study_estimate", "guarded", "homogeneous_macs"]
 
-SECONDS_PER_STEP = 3e-5  # per lattice pass, per depth
-SECONDS_PER_CELL = 1.5e-8  # per lattice cell visited
-SECONDS_EQ4 = 2.3e-9  # Eq. (4) bracket: times k_n**2 * max(n, 10)
-BYTES_PER_STEP = 1000  # parsed steps, per-depth tables
-BASE_BYTES = 64 * 2**20  # lattice rows and temporaries of one pass (max_cells-bounded width)
+from .workmodel import (  # noqa: F401  (the constants are part of this module's interface)
+    BASE_BYTES,
+    BYTES_PER_STEP,
+    MACS_PER_CELL,
+    SECONDS_EQ4,
+    SECONDS_PER_CELL,
+    SECONDS_PER_FACTORIAL_STEP,
+    SECONDS_PER_MAC,
+    SECONDS_PER_PREFIX_BOUND,
+    SECONDS_PER_STEP,
+    SECONDS_PER_STEP_HOMOGENEOUS,
+    fast_path_fits,
+)
 
 _LABELS = {
     "thm15": "OptDel (Thm. 15)",
@@ -38,13 +53,32 @@ _LABELS = {
 }
 
 
-def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int) -> Estimate:
+def homogeneous_macs(k_n: int, n_stops: int) -> int:
+    """An upper estimate of the multiply-adds of one homogeneous Thm. 15 pass with ``n_stops``
+    evenly spaced stops: the segment starting at depth ``a`` has at most ``a + 1`` states and a
+    kernel of ``min(m + 1, 12 sqrt(m) + 2)`` entries (the loss window, which usually caps the
+    states, is ignored)."""
+    m = max(k_n // n_stops, 1)
+    kernel = min(m + 1, int(12 * math.sqrt(m)) + 2)
+    return sum((i * m + 1) * kernel for i in range(n_stops))
+
+
+def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int, *,
+             homogeneous: bool = False) -> Estimate:
     """Estimated time and peak memory of one entry point (``quantity`` one of ``thm15``,
-    ``thm15_upper``, ``lemma11``, ``lemma11_upper``, ``lemma11_costs``, ``saving``)."""
+    ``thm15_upper``, ``lemma11``, ``lemma11_upper``, ``lemma11_costs``, ``saving``);
+    ``homogeneous``: every step is the same ``(epsilon, delta)`` (the fast paths)."""
     k_n, n_stops = max(int(k_n), 1), max(int(n_stops), 1)
     cells = min(max_cells, k_n * k_n)  # a pass visits at most ~k_n^2 cells, and max_cells
     one_pass = SECONDS_PER_STEP * k_n + SECONDS_PER_CELL * cells
     eq4 = SECONDS_EQ4 * k_n * k_n * max(n_stops, 10)
+    if homogeneous:
+        macs = homogeneous_macs(k_n, n_stops)
+        setup = SECONDS_PER_STEP_HOMOGENEOUS * k_n
+        if fast_path_fits(macs, k_n, max_cells):
+            one_pass = setup + SECONDS_PER_MAC * macs + SECONDS_PER_PREFIX_BOUND * n_stops
+        # closed form: two bounds per stop, factorial tables up to k_n once
+        eq4 = setup + SECONDS_PER_FACTORIAL_STEP * k_n + 2 * SECONDS_PER_PREFIX_BOUND * n_stops
     seconds = {
         "thm15": 2 * one_pass,
         "thm15_upper": one_pass,
@@ -53,6 +87,9 @@ def estimate(quantity: str, k_n: int, n_stops: int, max_cells: int) -> Estimate:
         "lemma11_costs": eq4 / 2 + 2 * one_pass,
         "saving": 15 * one_pass,  # a bisection of about 15 upper passes
     }[quantity]
+    if homogeneous and quantity.startswith("lemma11"):
+        # closed forms only (the costs certify about 5 prefix bounds per stop)
+        seconds = eq4 * (3 if quantity == "lemma11_costs" else 1)
     return Estimate(_LABELS[quantity], seconds, BYTES_PER_STEP * k_n + BASE_BYTES,
                     knobs=f"k_n = {k_n} steps, {n_stops} stops")
 
@@ -80,6 +117,16 @@ def _size(value: Any) -> int | None:
         return None
 
 
+def _repeated(steps: Any) -> bool:
+    """Every raw step is the same object or equal to the first (the homogeneous fast paths;
+    numerically equal steps written differently just get the general, larger estimate)."""
+    try:
+        first = steps[0]
+        return all(s is first or s == first for s in steps)
+    except (TypeError, IndexError, KeyError):
+        return False
+
+
 def guarded(function: Callable[..., Any], quantity: str) -> Callable[..., Any]:
     """``function(stops, steps, ...)`` with ``limits=`` and ``progress=`` keyword parameters
     (see the module docstring)."""
@@ -93,8 +140,10 @@ def guarded(function: Callable[..., Any], quantity: str) -> Callable[..., Any]:
         from .bounds import DEFAULT_MAX_CELLS
 
         cells = kwargs.get("max_cells") or DEFAULT_MAX_CELLS
+        fast = (not kwargs.get("exponential") and kwargs.get("grid") is None
+                and _repeated(steps))
         est = (limits if limits is not None else Limits()).check(
-            estimate(quantity, k_n, n, cells))
+            estimate(quantity, k_n, n, cells, homogeneous=fast))
         with timed(progress, est.seconds, est.what):
             return function(stops, steps, *args, **kwargs)
 

@@ -40,6 +40,7 @@ Cost: ``O(sum_k width_k)`` float operations, ``width_k <= R_k + 1``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,22 +103,29 @@ class LatticeInstance:
 
     def totals(self) -> list[int]:
         """``R_k = sum_{l<=k} n_l`` for ``k = 0..k_n``."""
-        out = [0]
-        for n in self.units:
-            out.append(out[-1] + n)
-        return out
+        return list(self._totals)
 
     def ranges(self) -> list[tuple[int, int]]:
         """Range ``[ulo_k, uhi_k]`` of the up-count ``u`` kept at every depth ``k = 0..k_n``
         (loss index ``j = 2u - R_k`` inside the window)."""
-        out = []
-        for R in self.totals():
-            lo, hi = 0, R
-            if self.window is not None:
-                lo = max(lo, -((-(self.window[0] + R)) // 2))
-                hi = min(hi, (self.window[1] + R) // 2)
-            out.append((lo, hi))
-        return out
+        return list(self._ranges)
+
+    @functools.cached_property
+    def _totals_array(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(np.asarray(self.units, dtype=np.int64))])
+
+    @functools.cached_property
+    def _totals(self) -> list[int]:
+        return self._totals_array.tolist()
+
+    @functools.cached_property
+    def _ranges(self) -> list[tuple[int, int]]:
+        R = self._totals_array
+        lo, hi = np.zeros_like(R), R
+        if self.window is not None:
+            lo = np.maximum(lo, -((-(self.window[0] + R)) // 2))  # ceil((J_lo + R) / 2)
+            hi = np.minimum(hi, (self.window[1] + R) // 2)
+        return list(zip(lo.tolist(), hi.tolist()))
 
 
 def cells(instance: LatticeInstance) -> int:
@@ -130,7 +138,11 @@ def default_window(
 ) -> tuple[int, int]:
     """Lattice indices covering ``[-(mu + sigmas*s), max E + mu + sigmas*s]`` where ``mu`` is the
     largest possible mean loss and ``s = sqrt(sum eps_k^2)`` (Hoeffding scale)."""
-    eps = [float(e) for e in epsilons]
+    eps, prev, prev_f = [], None, 0.0
+    for e in epsilons:  # parsed homogeneous runs share one object: convert it once
+        if e is not prev:
+            prev, prev_f = e, float(e)
+        eps.append(prev_f)
     s = math.sqrt(sum(e * e for e in eps))
     mu = sum(e * math.tanh(e / 2) for e in eps)
     top = float(max(costs)) + mu + sigmas * s + 1.0

@@ -59,8 +59,13 @@ def _parse_each(values: Any, parse: Any, name: str) -> tuple[Fraction, ...]:
     (long homogeneous runs repeat the same value thousands of times).  Values are keyed by
     type and value, so ``1``, ``1.0``, ``True`` and ``"1"`` are each parsed on their own."""
     seen: dict[Any, Fraction] = {}
-    out = []
+    out: list[Fraction] = []
+    last: Any = object()
     for k, v in enumerate(values):
+        if v is last:  # the same object as the previous value (repeated steps): same result
+            out.append(out[-1])
+            continue
+        last = v
         try:
             key = (type(v), v)
             hit = seen.get(key)
