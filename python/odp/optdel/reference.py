@@ -20,8 +20,8 @@ For a sequence ``q`` of length ``k_i``, ``phi(q) = Pr0(q) - W_i Pr1(q)`` with ``
   ``k_i`` and no member of ``Q_{k_j}`` a prefix of a member of ``Q_{k_l}`` (``j < l``).  Every
   family is enumerated, so this is feasible only for tiny trees.
 * :func:`eq3_tree` -- Eq. (3) by the per-prefix stop-or-continue recursion on the explicit tree
-  (4**k_n leaves, feasible for ``k_n <= 6``).  Why the recursion equals Eq. (3) is proved in
-  :mod:`odp.optdel.exact` (Lemma A there); the tests check it against :func:`eq3_by_families`
+  (4**k_n leaves, feasible for ``k_n <= 6``).  Why the recursion equals Eq. (3) is argued
+  (on paper, not machine-checked) in :mod:`odp.optdel.exact` (Lemma A there); the tests check it against :func:`eq3_by_families`
   and :func:`eq12_by_stopping_rules`.
 * :func:`eq12_by_stopping_rules` -- the other side of the proof of Thm. 15, Eq. (12): the maximum
   over every deterministic stopping rule ``h`` of the optimal delta of the iterative mechanism
