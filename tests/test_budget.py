@@ -136,7 +136,11 @@ def test_exp_bracket_refuses_arguments_whose_bracket_is_astronomically_large():
     from odp.rational import MAX_EXP_ARGUMENT, exp_bracket
 
     lo, hi = exp_bracket(Fraction(-MAX_EXP_ARGUMENT))  # the limit itself is still bracketed
-    assert 0 <= lo <= hi < Fraction(1, 10**43000)
-    for x in (Fraction(MAX_EXP_ARGUMENT + 1), Fraction(-10**9)):
+    assert 0 < lo <= hi < Fraction(1, 10**43429)
+    for x in (Fraction(-MAX_EXP_ARGUMENT - 1), Fraction(-10**9), Fraction(-10**31)):
+        # far below: (0, e**-MAX's upper end) -- sound (e**x > 0 and < e**-MAX), and fast;
+        # before, e**-1e31 gave the unsound upper end 0 and e**-1e9 took minutes
+        assert exp_bracket(x) == (0, hi)
+    for x in (Fraction(MAX_EXP_ARGUMENT + 1), Fraction(10**400)):
         with pytest.raises(InvalidParameter, match="no exact bracket"):
             exp_bracket(x)

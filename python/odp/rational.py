@@ -12,6 +12,7 @@ No floating-point value ever enters a bracket: inputs are :class:`fractions.Frac
 from __future__ import annotations
 
 import decimal
+import functools
 from fractions import Fraction
 from typing import Callable
 
@@ -23,8 +24,10 @@ DEFAULT_DENOMINATOR = 10**12
 #: Default number of significant decimal digits used for brackets.
 DEFAULT_DIGITS = 40
 
-#: Largest |x| whose ``e**x`` is bracketed: the bracket's ends are exact Fractions of about
-#: |x|/2.3 digits, so e**(1e9) would need a 434-million-digit number (minutes, gigabytes).
+#: Largest |x| whose ``e**x`` is bracketed as such: the bracket's ends are exact Fractions of
+#: about |x|/2.3 digits, so e**(1e9) would need a 434-million-digit number (minutes,
+#: gigabytes).  Below ``-MAX_EXP_ARGUMENT`` the bracket is ``(0, bound of e**-MAX)``; above
+#: ``+MAX_EXP_ARGUMENT`` it is refused.
 MAX_EXP_ARGUMENT = 100_000
 
 Bracket = tuple[Fraction, Fraction]
@@ -62,14 +65,31 @@ def _monotone_bracket(
     )
 
 
+def _magnitude(x: Fraction) -> str:
+    """``x`` for a message, also when it is too large for a float."""
+    try:
+        return f"{float(x):.3g}"
+    except OverflowError:
+        return f"about 10**{len(str(abs(x.numerator))) - len(str(x.denominator))}"
+
+
+@functools.lru_cache(maxsize=1)
+def _exp_floor_bound() -> Fraction:
+    """An upper bound of ``e**-MAX_EXP_ARGUMENT`` (a 43,430-digit denominator, computed once)."""
+    return _monotone_bracket(Fraction(-MAX_EXP_ARGUMENT), DEFAULT_DIGITS,
+                             lambda d, c: d.exp(c))[1]
+
+
 def exp_bracket(x: Fraction, digits: int = DEFAULT_DIGITS) -> Bracket:
     """Rational ``(lo, hi)`` with ``lo <= e**x <= hi`` and ``lo > 0``."""
     x = Fraction(x)
     if x == 0:
         return Fraction(1), Fraction(1)
-    if abs(x) > MAX_EXP_ARGUMENT:
-        raise InvalidParameter(f"e**x for x = {float(x):.3g}: |x| above {MAX_EXP_ARGUMENT:,} "
+    if x > MAX_EXP_ARGUMENT:
+        raise InvalidParameter(f"e**x for x = {_magnitude(x)}: x above {MAX_EXP_ARGUMENT:,} "
                                "has no exact bracket of reasonable size")
+    if x < -MAX_EXP_ARGUMENT:  # 0 < e**x < e**-MAX: sound, and far below any decision
+        return Fraction(0), _exp_floor_bound()
     lo, hi = _monotone_bracket(x, digits, lambda d, c: d.exp(c))
     if lo <= 0:  # extreme underflow guard: e**x is positive
         lo = Fraction(0)
