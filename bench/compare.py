@@ -214,7 +214,7 @@ def odp_buckets(parts):
         acc = PrivacyBucketsAccountant()
         for kind, k in parts:
             acc.compose(Gaussian(1) if kind == "gaussian" else Laplace(10), k)
-        iv = acc.get_epsilon("1e-5")
+        iv = acc.get_epsilon_interval("1e-5")
         return float(iv.lower), float(iv.upper)
     return fn
 
