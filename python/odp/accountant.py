@@ -420,9 +420,11 @@ class Accountant:
         """The run as a certificate (:class:`odp.certs.Certificate`): the ``odpcheck`` ledger
         text plus a JSON sidecar; ``.write(path)`` writes both.  It replays under the rules
         generated from ``Odp/LedgerCore.lean`` to exactly :attr:`remaining`, and records the
-        ledger's hash chain (docs/certificates.md)."""
+        ledger's hash chain (docs/certificates.md).  The ledger is flushed first, so that every
+        row the certificate records is on disk."""
         from .certs import certificate_of
 
+        self.ledger.flush()
         return certificate_of(self.ledger)
 
     # ------------------------------------------------------------------ reporting

@@ -216,6 +216,10 @@ class Ledger(ABC):
     def events(self) -> list[tuple[EventRow, str]]:
         """Every row, in order, with its verified hash (what a certificate records)."""
 
+    def flush(self) -> None:
+        """Make every row committed through this ledger durable (a no-op where every commit
+        already is; the SQLite ledger flushes its settles lazily, see :class:`SQLiteLedger`)."""
+
     def close(self) -> None:
         """Release resources (no-op for the in-memory ledger)."""
 
