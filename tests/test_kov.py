@@ -149,3 +149,6 @@ def test_a_huge_epsilon0_is_refused_at_once_not_computed(capsys):
     # just below the cut-off the exact path still decides (and refuses for the same reason)
     assert main(["table1", "--no-check", "--epsilon", "699", "--deltas", "1e-5"]) == 2
     assert "no I <= 10000" in capsys.readouterr().err
+    # too large for a float: still one line, exit 2 (was an internal error, exit 70)
+    assert main(["table1", "--epsilon", "1e400"]) == 2
+    assert "epsilon0 = about 10**400" in capsys.readouterr().err

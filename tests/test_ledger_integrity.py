@@ -685,3 +685,68 @@ def test_a_lost_settle_charges_its_round_the_worst_case_never_less(tmp_path):
     _tamper(path, "DELETE FROM events WHERE seq >= 5")
     with pytest.raises(LedgerCorrupted, match="lost committed rounds"):
         odp.Accountant(ledger=path)
+
+
+_FLUSH_THEN_SHARE = """
+    import os, subprocess, sys, odp
+    from odp.ledger import SQLiteLedger
+    p = sys.argv[1]
+    acc = odp.Accountant(ledger=SQLiteLedger(p, odp.Budget(1)))
+    g = odp.ODP(odp.mechanisms.value_or_bottom, {"value": "3/10", "bottom": 0}, 0)
+    acc.reserve(g).settle(odp.BOTTOM)
+    acc.certificate()  # flushes
+    other = "import odp; from odp.ledger import SQLiteLedger; SQLiteLedger(%r).close()" % p
+    subprocess.run([sys.executable, "-c", other], check=True)  # another worker comes and goes
+    for _ in range(3):
+        acc.reserve(g).settle(odp.BOTTOM)
+    print(os.path.exists(p + "-wal"), acc.ledger._verifier.state.rows, flush=True)
+    os._exit(0)  # no close()
+    """
+
+
+def test_flushing_keeps_sqlites_locks_so_other_processes_never_drop_the_wal(tmp_path):
+    """Review finding: flush() used to fsync the database file through a descriptor of its
+    own, and closing it dropped this process's POSIX locks; the next process to close the
+    ledger then thought it was the last user and deleted the -wal under a live writer."""
+    path = tmp_path / "l.db"
+    SQLiteLedger(path, odp.Budget(1)).close()
+    child = _python(_FLUSH_THEN_SHARE, str(path))
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert out.split() == ["True", "8"]
+    with SQLiteLedger(path, readonly=True) as ledger:  # every row reached the file
+        assert ledger.chain_head.rows == 8 and ledger.spent.epsilon == 0
+
+
+def test_a_head_names_only_rows_already_on_disk(tmp_path, monkeypatch):
+    """Lazy settles of one ledger are fsynced before any head names them: when another ledger
+    on the same file opens, on flush(), and on a certificate."""
+    import odp.ledger.sqlite as sqlite_module
+
+    events: list[tuple[str, int]] = []
+    real_fsync, real_write_head = os.fsync, sqlite_module.write_head
+
+    def fsync(fd):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("-wal"):
+            events.append(("wal fsync", 0))
+        return real_fsync(fd)
+
+    def write_head(where, record, **kwargs):
+        events.append(("head", record.rows))
+        return real_write_head(where, record, **kwargs)
+
+    path = tmp_path / "l.db"
+    g = odp.ODP(odp.mechanisms.value_or_bottom, {"value": "3/10", "bottom": 0}, 0)
+    acc = odp.Accountant(ledger=SQLiteLedger(path, odp.Budget(1)))
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(sqlite_module, "write_head", write_head)
+    acc.reserve(g).settle(odp.BOTTOM)  # row 2: a lazy settle, not yet on disk
+    assert events == [("head", 1)]
+    events.clear()
+    SQLiteLedger(path).close()  # another worker opens: syncs the WAL, then names row 2
+    assert events[:2] == [("wal fsync", 0), ("head", 2)]
+    acc.reserve(g).settle(odp.BOTTOM)
+    events.clear()
+    acc.certificate()
+    assert events == [("wal fsync", 0), ("head", 4)]
+    acc.close()

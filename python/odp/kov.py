@@ -46,7 +46,7 @@ from typing import Any
 
 from .budget import parse_delta, parse_epsilon, parse_positive_int, to_fraction
 from .errors import InvalidParameter
-from .rational import exp_bracket, log_bracket
+from .rational import exp_bracket, log_bracket, magnitude
 
 __all__ = [
     "PAPER_TABLE1",
@@ -178,6 +178,8 @@ def _log_delta1(k: int, e0: Fraction, digits: int) -> tuple[Fraction, Fraction]:
 
 def _estimate_k(e0: Fraction, target: Fraction) -> float:
     """Float estimate of ``min {k : delta_1(k) <= target}`` (``inf`` if astronomically large)."""
+    if e0 >= _HUGE_EPSILON0:
+        return math.inf
     e = float(e0)
     ln_one_plus = math.log1p(math.exp(-e))  # ln(1 + v), v = e^{-eps0}
     if e <= 0 or ln_one_plus <= 0:
@@ -217,8 +219,8 @@ def _first_k(e0: Fraction, target: Fraction, shift: int, k_max: int) -> int:
         if target < 1 - Fraction(max(k_max - shift, 0), 10**300):
             raise InvalidParameter(
                 f"no I <= {k_max} reaches delta = {float(target):.3g}: with epsilon0 = "
-                f"{float(e0):.3g}, delta_1(I) >= 1 - I e^-epsilon0 for every I")
-        raise InvalidParameter(f"epsilon0 = {float(e0):.3g} is too large for Table 1 "
+                f"{magnitude(e0)}, delta_1(I) >= 1 - I e^-epsilon0 for every I")
+        raise InvalidParameter(f"epsilon0 = {magnitude(e0)} is too large for Table 1 "
                                f"(at most {_HUGE_EPSILON0})")
     estimate = _estimate_k(e0, target)
     if estimate > k_max - shift and not at_most(k_max - shift):
@@ -278,7 +280,7 @@ def table1_estimate(epsilon0: Any = "0.1", deltas: Sequence[Any] = TABLE1_DELTAS
         I = min(_estimate_k(e0, target), k_max + 1)
         largest = max(largest, I)
         seconds += 0.002 + (2 * SECONDS_PER_CROSS_CHECK_CELL * I * I if cross_check else 0.0)
-    return Estimate(f"Table 1 for epsilon0 = {float(e0):g}", seconds, 400 * largest + 2**20,
+    return Estimate(f"Table 1 for epsilon0 = {magnitude(e0)}", seconds, 400 * largest + 2**20,
                     knobs=f"up to {largest:.0f} compositions per row")
 
 

@@ -65,7 +65,7 @@ def _monotone_bracket(
     )
 
 
-def _magnitude(x: Fraction) -> str:
+def magnitude(x: Fraction) -> str:
     """``x`` for a message, also when it is too large for a float."""
     try:
         return f"{float(x):.3g}"
@@ -81,12 +81,13 @@ def _exp_floor_bound() -> Fraction:
 
 
 def exp_bracket(x: Fraction, digits: int = DEFAULT_DIGITS) -> Bracket:
-    """Rational ``(lo, hi)`` with ``lo <= e**x <= hi`` and ``lo > 0``."""
+    """Rational ``(lo, hi)`` with ``lo <= e**x <= hi``; ``lo > 0`` for ``x >= -MAX_EXP_ARGUMENT``
+    (below it, ``lo = 0``)."""
     x = Fraction(x)
     if x == 0:
         return Fraction(1), Fraction(1)
     if x > MAX_EXP_ARGUMENT:
-        raise InvalidParameter(f"e**x for x = {_magnitude(x)}: x above {MAX_EXP_ARGUMENT:,} "
+        raise InvalidParameter(f"e**x for x = {magnitude(x)}: x above {MAX_EXP_ARGUMENT:,} "
                                "has no exact bracket of reasonable size")
     if x < -MAX_EXP_ARGUMENT:  # 0 < e**x < e**-MAX: sound, and far below any decision
         return Fraction(0), _exp_floor_bound()

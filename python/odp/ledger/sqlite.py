@@ -122,6 +122,8 @@ class SQLiteLedger(ChainedLedger):
         self._head_sync = head_sync
         self._settle_sync = settle_sync
         self._unflushed = False  # a settle committed without a flush (see the class docstring)
+        self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
+        self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
         self._heads = ([head_path(self.path)] if head_file else []) + [Path(a) for a in anchors]
         self._snapshot_dir: str | None = None
         self.snapshot_copy = False
@@ -157,6 +159,7 @@ class SQLiteLedger(ChainedLedger):
             if self.chained and _check_heads:
                 self._check_heads()
             if not readonly:
+                self._sync_wal()  # other processes' lazy settles: on disk before a head names them
                 self._write_heads()
                 self._recover()
         except sqlite3.DatabaseError as exc:
@@ -247,6 +250,7 @@ class SQLiteLedger(ChainedLedger):
         if mode.lower() != "wal":
             self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("PRAGMA synchronous = FULL")
+        self._sync_mode = "FULL"
 
     def _create(self, budget: Budget | None) -> None:
         import uuid
@@ -413,13 +417,11 @@ class SQLiteLedger(ChainedLedger):
         # Writers queue on the head file's lock (kernel-woken), not by polling SQLite's.
         queue = head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
         with self._lock, queue:
-            if lazy:
-                self._conn.execute("PRAGMA synchronous = NORMAL")
-            try:
-                result = self._commit(op)
-            finally:
-                if lazy:
-                    self._conn.execute("PRAGMA synchronous = FULL")
+            mode = "NORMAL" if lazy else "FULL"
+            if self._sync_mode != mode:  # set outside any transaction (SQLite refuses inside)
+                self._conn.execute(f"PRAGMA synchronous = {mode}")
+                self._sync_mode = mode
+            result = self._commit(op)
             if self._checkpoint:
                 try:
                     self._conn.execute(f"PRAGMA wal_checkpoint({self._checkpoint.upper()})")
@@ -427,7 +429,11 @@ class SQLiteLedger(ChainedLedger):
                     pass
             if lazy:
                 self._unflushed = True
-            else:  # this commit flushed the WAL, and with it every earlier unflushed settle
+            else:
+                # A FULL commit that wrote frames fsynced the WAL, and with it every earlier
+                # lazy settle of any process; one that wrote none (nothing to record) did not.
+                if not self._wrote_rows:
+                    self._sync_wal()
                 self._unflushed = False
                 self._write_heads(held=bool(self._heads))
         return result
@@ -440,11 +446,13 @@ class SQLiteLedger(ChainedLedger):
         except sqlite3.Error as exc:
             raise LedgerError(f"cannot lock ledger {self.path}: {exc}") from None
         mark = None
+        self._wrote_rows = False
         try:
             self._refresh()
             mark = self._verifier.state.rows
             self._batch = []
             result = op()
+            self._wrote_rows = bool(self._batch)
             if self._batch:
                 self._conn.executemany(_INSERT, [
                     [str(v) if isinstance(v, Fraction) else v for v in row.values()]
@@ -463,25 +471,31 @@ class SQLiteLedger(ChainedLedger):
         return result
 
     def flush(self) -> None:
-        """Make every settle committed through this ledger durable and advance the head files
-        (:meth:`close` does this too)."""
-        with self._lock:
-            if not self._unflushed:
-                return
-            for suffix in ("-wal", ""):
-                try:
-                    fd = os.open(str(self.path) + suffix, os.O_RDONLY)
-                except FileNotFoundError:  # no WAL: a checkpoint already moved the rows
-                    continue
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+        """Make every row committed to this ledger so far durable — this process's lazy
+        settles and other processes' — and advance the head files over them
+        (:meth:`close` does this when this ledger has settles to flush;
+        :meth:`odp.Accountant.certificate` always)."""
+        if self._readonly:
+            return
+        queue = head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
+        with self._lock, queue:
+            self._refresh()  # the rows the head will name ...
+            self._sync_wal()  # ... are on disk before it names them
             self._unflushed = False
-            queue = head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
-            with queue:
-                self._refresh()
-                self._write_heads(held=bool(self._heads))
+            self._write_heads(held=bool(self._heads))
+
+    def _sync_wal(self) -> None:
+        """``fsync`` the ``-wal`` file.  Never the database file: closing a descriptor of it
+        would drop this process's POSIX locks on it, which SQLite relies on.  Rows no longer
+        in the WAL were moved by a checkpoint, which syncs the database after copying."""
+        try:
+            fd = os.open(str(self.path) + "-wal", os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def _dead_owner_rounds(self) -> list[str]:
         return [r.round_id for r in self._state.rounds
