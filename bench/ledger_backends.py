@@ -8,7 +8,8 @@ rows, hash-chained, re-checked by the generated rules) per second of wall-clock 
    system — 512 bytes rewritten in place (what the head file does), and 4 KiB appended (what
    a growing WAL does).  One durable commit per charge cannot beat it.
 2. **One process, SQLite**, in each integrity mode, and with group commit (``charge_many``:
-   ``--batch`` charges per transaction, one commit for all).
+   ``--batch`` charges per transaction, one commit for all); and the ``Accountant.run``
+   protocol (durable reservation, then settle) with lazy and with synced settles.
 3. **1, 4 and 16 client processes** sharing one budget, on SQLite (one file) and on a
    PostgreSQL 15 server that this script starts on a loopback port (tests/pg_server.py:
    ``fsync = on``, ``synchronous_commit = on``, the rest default), each client charging
@@ -110,6 +111,21 @@ def sqlite_one_process(directory: str, n: int, batch: int, **options) -> float:
     return done / elapsed
 
 
+def sqlite_run_rounds(directory: str, n: int, **options) -> float:
+    """Rounds per second of the ``Accountant.run`` protocol — a durable reservation, then a
+    settle (half of them refunded to ⊥'s cost 0) — with lazy (default) or synced settles."""
+    path = os.path.join(directory, f"run-{time.monotonic_ns()}.db")
+    acc = odp.Accountant(ledger=SQLiteLedger(path, odp.Budget(1), **options))
+    g = odp.ODP(odp.mechanisms.value_or_bottom, {"value": EPS, "bottom": 0}, 0)
+    start = time.perf_counter()
+    for i in range(n):
+        acc.reserve(g).settle(odp.BOTTOM if i % 2 else 1)
+    elapsed = time.perf_counter() - start
+    assert acc.spent.epsilon == odp.Budget(EPS).epsilon * ((n + 1) // 2)
+    acc.close()
+    return n / elapsed
+
+
 # ---------------------------------------------------------------------------- many clients
 _CLIENT = """
 import sys, time, odp
@@ -203,6 +219,14 @@ def main() -> int:
                                args.repeats)
             one[name] = {"median": round(med), "runs": [round(r) for r in runs]}
             print(f"one process  {name:45s} {med:8.0f} charges/s  runs {one[name]['runs']}")
+        for name, opts in (("sqlite, reserve + settle (lazy settles, default)", {}),
+                           ("sqlite, reserve + settle (settle_sync=True)", {"settle_sync": True})):
+            if args.only_clients:
+                break
+            med, runs = median(lambda: sqlite_run_rounds(tmp, args.one_process // 2, **opts),
+                               args.repeats)
+            one[name] = {"median": round(med), "runs": [round(r) for r in runs]}
+            print(f"one process  {name:45s} {med:8.0f} rounds/s   runs {one[name]['runs']}")
         results["one_process"] = one
         wanted = args.backends.split(",")
         backends = [("sqlite", lambda: new_sqlite(tmp))] if "sqlite" in wanted else []
