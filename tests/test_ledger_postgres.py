@@ -445,3 +445,37 @@ def test_without_a_server_the_tests_skip_loudly_or_fail_when_required(tmp_path):
     run = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 1 and "ODP_REQUIRE_POSTGRES=1 but PostgreSQL could not be " \
                                    "started" in run.stdout, run.stdout[-2000:]
+
+
+def test_settles_commit_asynchronously_reservations_and_charges_durably(url):
+    """Reservations and a-posteriori charges wait for the server's WAL flush; settles run with
+    synchronous_commit = off (a lost settle leaves its round reserved, recovered at its sup).
+    Observed through a logging cursor on the ledger's own connection."""
+    import psycopg
+
+    init_postgres_ledger(url, odp.Budget(1))
+    acc = odp.Accountant(ledger=url)
+    acc.remaining  # connected
+    sent: list[str] = []
+
+    class LoggingCursor(psycopg.ClientCursor):
+        def execute(self, query, params=None, **kwargs):
+            sent.append(str(query))
+            return super().execute(query, params, **kwargs)
+
+    acc.ledger._conn.cursor_factory = LoggingCursor
+    g = odp.ODP(lambda r: r, {"cheap": "0.1", "dear": "0.4"})
+    res = acc.reserve(g)
+    reserve_sql, sent[:] = list(sent), []
+    res.settle("cheap")
+    settle_sql, sent[:] = list(sent), []
+    acc.charge(odp.DP("0.1"))
+    charge_sql = list(sent)
+    asynchronous = "SET LOCAL synchronous_commit = off"
+    assert any(asynchronous in q for q in settle_sql)
+    assert reserve_sql and charge_sql
+    assert not any(asynchronous in q for q in reserve_sql + charge_sql)
+    assert acc.spent.epsilon == Fraction(1, 5)
+    acc.close()
+    with PostgresLedger(url) as again:  # a new connection sees the settled round
+        assert again.spent.epsilon == Fraction(1, 5)

@@ -14,8 +14,10 @@ transition checks, and the same certificates.
   then admission (Alg. 1 line 4) and the new rows, then ``COMMIT``.  One lock taken first, so
   no deadlock; READ COMMITTED, so no serialisation failures — they (and deadlocks an operator's
   settings might cause) are retried anyway, at most :data:`RETRIES` times.
-* **Durability.**  ``COMMIT`` returns once the server has flushed its WAL
-  (``synchronous_commit`` is raised to ``on`` for the session if the server has it ``off``).
+* **Durability.**  ``COMMIT`` of a reservation or charge returns once the server has flushed
+  its WAL (``synchronous_commit`` is raised to ``on`` for the session if the server has it
+  ``off``); a settle's transaction sets it ``off`` locally (the next durable commit flushes it;
+  a lost settle leaves its round recovered at its sup).
   The server's durability replaces the SQLite ledger's head file; within a session the client
   also checks, on every read, that the last row it verified is still there with the same hash
   (a failover to a replica that lacks committed rows, or a restored backup, is refused).
@@ -458,9 +460,10 @@ class PostgresLedger(ChainedLedger):
     # ------------------------------------------------------------------ writing
     def _write(self, op: Callable[[], _T], what: str = "write",
                rounds: Sequence[str] = (), *, durable: bool = True) -> _T:
-        # Every transaction here is durable (synchronous_commit = on), settles too: ``durable``
-        # is accepted for the ChainedLedger interface and not used.
-        del durable
+        # A settle (durable=False) commits with synchronous_commit = off: the server answers
+        # before its WAL record is flushed.  The next durable commit on the server flushes the
+        # WAL up to its own record, and with it every earlier one; a settle lost in a server
+        # crash leaves its round reserved, recovered at its worst case (never less).
         self._require_writable()
         _need_psycopg()
         import psycopg
@@ -473,7 +476,7 @@ class PostgresLedger(ChainedLedger):
                 try:
                     conn = self._ensure_connection()
                     phase = "lock"
-                    return self._transaction(conn, op)
+                    return self._transaction(conn, op, durable=durable)
                 except (pgerr.SerializationFailure, pgerr.DeadlockDetected) as exc:
                     self._rollback()
                     if attempt == RETRIES:
@@ -510,16 +513,19 @@ class PostgresLedger(ChainedLedger):
         except Exception:  # noqa: BLE001 - the connection went away meanwhile
             pass
 
-    def _transaction(self, conn: PgConnection, op: Callable[[], _T]) -> _T:
+    def _transaction(self, conn: PgConnection, op: Callable[[], _T], *, durable: bool = True
+                     ) -> _T:
         """BEGIN; lock the budget row; read the new rows (one round trip), run ``op``, then
         INSERT its rows and COMMIT (one round trip)."""
         self._prepare(conn)
         cur = conn.cursor()
         known = self._verifier.state.rows
-        cur.execute("BEGIN ISOLATION LEVEL READ COMMITTED; EXECUTE odp_lock; "
+        cur.execute("BEGIN ISOLATION LEVEL READ COMMITTED; "
+                    + ("" if durable else "SET LOCAL synchronous_commit = off; ")
+                    + "EXECUTE odp_lock; "
                     "EXECUTE odp_rows(%s)", (known,))
-        cur.nextset()
-        cur.nextset()
+        for _ in range(2 if durable else 3):  # to the last result: the rows
+            cur.nextset()
         rows = cur.fetchall()
         mark = None
         try:
