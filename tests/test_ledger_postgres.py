@@ -455,7 +455,7 @@ def test_settles_commit_asynchronously_reservations_and_charges_durably(url):
 
     init_postgres_ledger(url, odp.Budget(1))
     acc = odp.Accountant(ledger=url)
-    acc.remaining  # connected
+    assert acc.remaining.epsilon == 1  # connected
     sent: list[str] = []
 
     class LoggingCursor(psycopg.ClientCursor):
