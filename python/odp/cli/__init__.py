@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Output differential privacy: exact per-output privacy accounting with a durable "
             "ledger and certificates checked against the ledger rules of the Lean 4 "
-            "specification (Theorem 7 and the rules' soundness are machine-checked by "
+            "specification (Theorem 7 for finite output spaces and the rules' soundness are "
+            "machine-checked by "
             "scripts/check_lean.sh in CI)."
         ),
         epilog=(
