@@ -7,7 +7,7 @@ import inspect
 import warnings
 from typing import Any, Callable, TypeVar, cast
 
-__all__ = ["positional_deprecated"]
+__all__ = ["positional_deprecated", "renamed_attributes"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,3 +45,19 @@ def positional_deprecated(keep: int) -> Callable[[F], F]:
         return cast(F, wrapper)
 
     return decorate
+
+
+def renamed_attributes(module: str, namespace: dict[str, Any],
+                       renames: dict[str, str]) -> Callable[[str], object]:
+    """A module-level ``__getattr__`` (PEP 562) for names renamed in 0.2: ``module.old`` keeps
+    returning ``namespace[new]`` for one release, with a :class:`DeprecationWarning`."""
+
+    def __getattr__(name: str) -> object:
+        new = renames.get(name)
+        if new is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(f"{module}.{name} is deprecated: use {module}.{new} (same class)",
+                      DeprecationWarning, stacklevel=2)
+        return namespace[new]
+
+    return __getattr__

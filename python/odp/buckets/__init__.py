@@ -53,6 +53,7 @@ Example::
 
 from __future__ import annotations
 
+from .._compat import renamed_attributes
 from .accountant import (
     DEFAULT_BUCKETS,
     DEFAULT_TAIL_MASS,
@@ -70,6 +71,7 @@ from .mechanisms import (
     Laplace,
     PLDMechanism,
     PLDRandomizedResponse,
+    RENAMED,
     mechanism_from_dict,
 )
 
@@ -92,18 +94,5 @@ __all__ = [
 ]
 
 
-#: Names renamed in 0.2 (they clashed with :class:`odp.Mechanism` and
-#: :class:`odp.RandomizedResponse`); the old names keep working, with a DeprecationWarning,
-#: until the release after 0.2.
-_DEPRECATED = {"Mechanism": "PLDMechanism", "RandomizedResponse": "PLDRandomizedResponse"}
-
-
-def __getattr__(name: str) -> object:
-    new = _DEPRECATED.get(name)
-    if new is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import warnings
-
-    warnings.warn(f"{__name__}.{name} is deprecated: use {__name__}.{new} (same class)",
-                  DeprecationWarning, stacklevel=2)
-    return globals()[new]
+# The 0.2 renames (odp.buckets.mechanisms.RENAMED) answer here too.
+__getattr__ = renamed_attributes(__name__, globals(), RENAMED)

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import special
 
+from .._compat import renamed_attributes
 from ..budget import parse_nonnegative, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter
 from ._numerics import (
@@ -609,15 +610,5 @@ def as_sequence(mechanisms: Sequence[Any]) -> list[tuple[PLDMechanism, int]]:
 #: Names renamed in 0.2 (they clashed with :class:`odp.Mechanism` and
 #: :class:`odp.RandomizedResponse`); the old names keep working, with a DeprecationWarning,
 #: until the release after 0.2.
-_DEPRECATED = {"Mechanism": "PLDMechanism", "RandomizedResponse": "PLDRandomizedResponse"}
-
-
-def __getattr__(name: str) -> object:
-    new = _DEPRECATED.get(name)
-    if new is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import warnings
-
-    warnings.warn(f"{__name__}.{name} is deprecated: use {__name__}.{new} (same class)",
-                  DeprecationWarning, stacklevel=2)
-    return globals()[new]
+RENAMED = {"Mechanism": "PLDMechanism", "RandomizedResponse": "PLDRandomizedResponse"}
+__getattr__ = renamed_attributes(__name__, globals(), RENAMED)
