@@ -43,6 +43,8 @@ TransitionCheck = Callable[..., bool]
 
 #: A settle in a batch (:meth:`Ledger.settle_many`): ``(round_id, label, charged, reason)``.
 SettleItem: TypeAlias = tuple[str, Label | None, Fraction, str]
+#: Records one decided settle: ``(round_id, label, charged, reason) -> RoundRecord``.
+SettleAppend: TypeAlias = Callable[[str, Label | None, Fraction, str], RoundRecord]
 
 #: A charge in a batch (:meth:`Ledger.charge_many`): ``(request, label, charged)``.
 ChargeItem: TypeAlias = tuple[RoundRequest, Label | None, Fraction]
@@ -128,6 +130,36 @@ def settlement(state: BudgetState, round_id: str, label: Label | None, charged: 
         if not check(eps_r, delta_r, rec.sup_epsilon, charged, rec.delta, blocks, realized):
             return None, rec.sup_epsilon, REASON_ENFORCED, True
     return label, charged, reason, False
+
+
+def reserve_each(state: BudgetState, reqs: Iterable[RoundRequest], admit: Admission | None,
+                 append: Callable[[RoundRequest], RoundRecord]) -> list[RoundRecord]:
+    """Group reservation: admit each request against ``state`` as left by the ones before it
+    (``append`` records one and updates ``state``); :class:`BudgetExceeded` for the first
+    refused, and the caller records none."""
+    out = []
+    for req in reqs:
+        if not (admit or sum_rule)(state, req):
+            raise budget_exceeded(state, req, admit)
+        out.append(append(req))
+    return out
+
+
+def settle_each(state: BudgetState, items: Iterable[SettleItem], append: SettleAppend, *,
+                interactive_rule: bool, check: TransitionCheck | None,
+                failed: list[str]) -> list[RoundRecord]:
+    """Group settlement: decide each ``(round_id, label, charged, reason)`` by
+    :func:`settlement` against ``state`` as left by the ones before it and record it with
+    ``append(round_id, label, charged, reason)``; the rounds the transition check refused
+    (charged their sup) are added to ``failed``."""
+    out = []
+    for round_id, label, charged, reason in items:
+        lab, chg, why, bad = settlement(state, round_id, label, charged, reason=reason,
+                                        interactive_rule=interactive_rule, check=check)
+        if bad:
+            failed.append(round_id)
+        out.append(append(round_id, lab, chg, why))
+    return out
 
 
 def enforcement_error(round_id: str) -> CertificateError:
@@ -348,12 +380,8 @@ class MemoryLedger(Ledger):
         reqs = list(reqs)
 
         def run() -> list[RoundRecord]:
-            now, out = time.time(), []
-            for req in reqs:
-                if not (admit or sum_rule)(self._state, req):
-                    raise budget_exceeded(self._state, req, admit)
-                out.append(self._reserve(req, now))
-            return out
+            now = time.time()
+            return reserve_each(self._state, reqs, admit, lambda req: self._reserve(req, now))
 
         return self._all_or_nothing(run)
 
@@ -363,15 +391,11 @@ class MemoryLedger(Ledger):
         failed: list[str] = []
 
         def run() -> list[RoundRecord]:
-            now, out = time.time(), []
-            for round_id, label, charged, reason in batch:
-                lab, chg, why, bad = settlement(self._state, round_id, label, charged,
-                                                reason=reason, interactive_rule=interactive_rule,
-                                                check=check)
-                if bad:
-                    failed.append(round_id)
-                out.append(self._settle(round_id, lab, chg, why, now=now))
-            return out
+            now = time.time()
+            return settle_each(
+                self._state, batch,
+                lambda round_id, lab, chg, why: self._settle(round_id, lab, chg, why, now=now),
+                interactive_rule=interactive_rule, check=check, failed=failed)
 
         recs = self._all_or_nothing(run)
         if failed:

@@ -37,6 +37,8 @@ from .base import (
     budget_exceeded,
     enforcement_error,
     realised_blocks,
+    reserve_each,
+    settle_each,
     settlement,
     sum_rule,
     validate_charge,
@@ -229,12 +231,8 @@ class ChainedLedger(Ledger):
 
         def op() -> list[RoundRecord]:
             now = self._clock()
-            out = []
-            for req in batch:
-                if not (admit or sum_rule)(self._state, req):
-                    raise budget_exceeded(self._state, req, admit)
-                out.append(self._append_reserve(req, now))
-            return out
+            return reserve_each(self._state, batch, admit,
+                                lambda req: self._append_reserve(req, now))
 
         return self._write(op, "reservations") if batch else []
 
@@ -267,16 +265,12 @@ class ChainedLedger(Ledger):
 
         def op() -> list[RoundRecord]:
             now = self._clock()
-            out = []
             failed.clear()
-            for round_id, label, charged, reason in batch:
-                lab, chg, why, bad = settlement(self._state, round_id, label, charged,
-                                                reason=reason, interactive_rule=interactive_rule,
-                                                check=check)
-                if bad:
-                    failed.append(round_id)
-                out.append(self._append_settle(round_id, lab, chg, why, now=now))
-            return out
+            return settle_each(
+                self._state, batch,
+                lambda round_id, lab, chg, why: self._append_settle(round_id, lab, chg, why,
+                                                                    now=now),
+                interactive_rule=interactive_rule, check=check, failed=failed)
 
         recs = (self._write(op, "settlements", [item[0] for item in batch], durable=False)
                 if batch
