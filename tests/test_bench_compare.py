@@ -3,23 +3,13 @@ regenerates nothing).  Small sizes only: speed is measured by the benchmark itse
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _compare():
-    spec = importlib.util.spec_from_file_location("bench_compare", ROOT / "bench" / "compare.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_compare"] = module
-    spec.loader.exec_module(module)
-    return module
+from script_support import ROOT, load_script
 
 
 def test_the_odp_cells_run_on_small_sizes(tmp_path):
-    compare = _compare()
+    compare = load_script("bench/compare.py", "bench_compare")
     assert compare.odp_charges(20)() == 20
     assert compare.odp_charges(20, ledger="sqlite")() == 20
     lo, hi = compare.odp_buckets([("gaussian", 10), ("laplace", 10)])()

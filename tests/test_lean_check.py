@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import http.server
-import importlib.util
 import io
 import shutil
 import tarfile
@@ -17,18 +16,12 @@ from pathlib import Path
 import pytest
 
 from odp import lean_toolchain as lt
+from script_support import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_check():
-    spec = importlib.util.spec_from_file_location("lean_check", ROOT / "scripts" / "lean_check.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-check = _load_check()
+check = load_script("scripts/lean_check.py", "lean_check")
 
 CORE = ["Odp.Core.Field", "Odp.Core.Sum", "Odp.Core.Prob", "Odp.Core.Defs", "Odp.Core.Lemmas",
         "Odp.Core.Lemma20", "Odp.Core.Composition", "Odp.Core.Ledger"]

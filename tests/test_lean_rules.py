@@ -11,9 +11,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,20 +20,15 @@ from hypothesis import strategies as st
 
 from odp import _lean_rules as lean
 from odp.certs import rules
+from script_support import load_module, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "Odp" / "LedgerCore.lean"
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("gen_rules", ROOT / "scripts" / "gen_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_rules"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
-gen = _load_generator()
+gen = load_script("scripts/gen_rules.py", "gen_rules")
 
 
 def _generate_module(tmp_path: Path, source_text: str, name: str):
@@ -44,11 +37,7 @@ def _generate_module(tmp_path: Path, source_text: str, name: str):
     src.write_text(source_text)
     out = tmp_path / f"{name}.py"
     out.write_text(gen.generate(src, tmp_path))
-    spec = importlib.util.spec_from_file_location(name, out)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_module(out, name)
 
 
 def test_committed_module_is_a_fresh_generation(tmp_path):
