@@ -125,15 +125,20 @@ def test_a_raised_budget_is_caught(tmp_path):
         odp.Accountant(ledger=path)
 
 
-def test_a_raised_budget_with_its_genesis_recomputed_breaks_row_1(tmp_path):
-    path = tmp_path / "l.db"
-    _ledger(path)
+def _raise_budget_with_its_genesis(path: Path) -> None:
+    """Raise ε to 1000 and recompute the genesis hash to match (no key: anyone can)."""
     conn = sqlite3.connect(path)
     meta = dict(conn.execute("SELECT key, value FROM meta"))
     conn.close()
     forged = Genesis(meta["ledger_id"], Fraction(1000), Fraction(meta["delta"])).hash
     _tamper(path, "UPDATE meta SET value = '1000' WHERE key = 'epsilon'",
             f"UPDATE meta SET value = '{forged}' WHERE key = 'genesis_hash'")
+
+
+def test_a_raised_budget_with_its_genesis_recomputed_breaks_row_1(tmp_path):
+    path = tmp_path / "l.db"
+    _ledger(path)
+    _raise_budget_with_its_genesis(path)
     with pytest.raises(LedgerCorrupted, match="row 1: its link to the previous row"):
         odp.Accountant(ledger=path)
 
@@ -141,12 +146,7 @@ def test_a_raised_budget_with_its_genesis_recomputed_breaks_row_1(tmp_path):
 def test_a_raised_budget_on_an_empty_ledger_is_caught_by_the_head(tmp_path):
     path = tmp_path / "l.db"
     _ledger(path, charges=())
-    conn = sqlite3.connect(path)
-    meta = dict(conn.execute("SELECT key, value FROM meta"))
-    conn.close()
-    forged = Genesis(meta["ledger_id"], Fraction(1000), Fraction(meta["delta"])).hash
-    _tamper(path, "UPDATE meta SET value = '1000' WHERE key = 'epsilon'",
-            f"UPDATE meta SET value = '{forged}' WHERE key = 'genesis_hash'")
+    _raise_budget_with_its_genesis(path)
     with pytest.raises(LedgerCorrupted, match="history was rewritten"):
         odp.Accountant(ledger=path)
 
