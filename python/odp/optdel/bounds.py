@@ -28,6 +28,7 @@ from ..rational import log_bracket
 from . import exact, homogeneous, interp, lattice
 from .workmodel import MACS_PER_CELL, fast_path_fits
 from .problem import EpsProblem, ExpProblem
+from .search import first_true
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -153,14 +154,7 @@ def _nice_grid(lower: Fraction, fits) -> Fraction:
         for m in (1, 2, 5)
         if Fraction(m) * Fraction(10) ** e >= lower
     ]
-    lo, hi = 0, len(cands) - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if fits(cands[mid]):
-            hi = mid
-        else:
-            lo = mid + 1
-    return cands[lo]
+    return cands[first_true(lambda i: fits(cands[i]), 0, len(cands) - 1)]
 
 
 def _lattice_grid(

@@ -22,19 +22,9 @@ from ..errors import InvalidParameter
 from . import homogeneous, lattice
 from .bounds import DEFAULT_MAX_CELLS, _instance, _lattice_grid, optdel_upper
 from .problem import EpsProblem
+from .search import first_true
 
 __all__ = ["lemma11_costs", "optdel_saving"]
-
-
-def _grid_search(ok, lo: int, hi: int) -> int:
-    """Smallest integer ``m`` in ``[lo, hi]`` with ``ok(m)`` (``ok`` monotone, ``ok(hi)``)."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def lemma11_costs(
@@ -79,7 +69,7 @@ def lemma11_costs(
                 f"delta / n = {float(target):.3g} is below what the delta_k of the first "
                 f"{problem.stops[i]} steps force (1 - prod(1 - delta_k)); raise delta"
             )
-        out.append(_grid_search(ok, 0, top) * res)
+        out.append(first_true(ok, 0, top) * res)
     return out
 
 
@@ -138,7 +128,7 @@ def _homogeneous_costs(problem: EpsProblem, target: Fraction, res: Fraction) -> 
             while not ok(min(lo + step, top)):
                 lo, step = min(lo + step, top), step * 2
             hi = min(lo + step, top)
-        out.append(_grid_search(ok, lo, hi) * res)
+        out.append(first_true(ok, lo, hi) * res)
     return out
 
 
@@ -180,4 +170,4 @@ def optdel_saving(
 
     if not ok(top):
         return Fraction(0)
-    return (top - _grid_search(ok, 0, top)) * res
+    return (top - first_true(ok, 0, top)) * res

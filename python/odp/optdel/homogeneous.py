@@ -75,6 +75,7 @@ import numpy as np
 from ..floats import float_down, float_up
 from ..rational import exp_bracket
 from . import lattice
+from .search import first_true
 from .._compat import positional_deprecated
 
 __all__ = [
@@ -292,22 +293,10 @@ def kernel_support(m: int, epsilon: Fraction, tail_target: float = TAIL_TARGET) 
         return j <= 0 or (sigma < _RATIO_MAX and _log_binomial(m, j, log_q, log_r)
                           + math.log(sigma / (1 - sigma) if sigma > 0 else 1e-300) <= goal)
 
-    lo, hi = mode, m  # smallest j >= mode with above_ok
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if above_ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    j_hi = lo
-    lo, hi = 0, mode  # largest j <= mode with below_ok
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if below_ok(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo, j_hi
+    j_hi = first_true(above_ok, mode, m)  # smallest j >= mode with above_ok
+    # largest j <= mode with below_ok: the smallest distance t below the mode that is ok
+    j_lo = mode - first_true(lambda t: below_ok(mode - t), 0, mode)
+    return j_lo, j_hi
 
 
 @lru_cache(maxsize=64)
