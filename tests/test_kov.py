@@ -137,7 +137,8 @@ def test_cli_table1_text(capsys):
 
 def test_a_huge_epsilon0_is_refused_at_once_not_computed(capsys):
     """epsilon0 = 1e9 used to bracket e^-1e9 exactly (a 434-million-digit Fraction) and ignore
-    --max-seconds; now the bound delta_1(I) >= 1 - I e^-epsilon0 refuses it in one line."""
+    --max-seconds; now e^-epsilon0 below e^-100000 is bracketed by (0, e^-100000's upper end)
+    (odp.rational.exp_bracket) and the refusal comes at once, in one line."""
     from odp.cli import main
 
     argv = ["table1", "--no-check", "--json", "--epsilon", "1e9", "--max-seconds", "2",
@@ -145,10 +146,10 @@ def test_a_huge_epsilon0_is_refused_at_once_not_computed(capsys):
     assert main(argv) == 2
     out = json.loads(capsys.readouterr().out)  # under --json the refusal is JSON on stdout
     assert out["type"] == "InvalidParameter" and "no I <= 10000 reaches delta" in out["error"]
-    assert "1 - I e^-epsilon0" in out["error"]
-    # just below the cut-off the exact path still decides (and refuses for the same reason)
+    assert "astronomically many compositions" in out["error"]
+    # where e^-epsilon0 is still bracketed exactly, the same refusal
     assert main(["table1", "--no-check", "--epsilon", "699", "--deltas", "1e-5"]) == 2
     assert "no I <= 10000" in capsys.readouterr().err
     # too large for a float: still one line, exit 2 (was an internal error, exit 70)
     assert main(["table1", "--epsilon", "1e400"]) == 2
-    assert "epsilon0 = about 10**400" in capsys.readouterr().err
+    assert "no I <= 10000 reaches delta" in capsys.readouterr().err

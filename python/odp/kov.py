@@ -178,7 +178,7 @@ def _log_delta1(k: int, e0: Fraction, digits: int) -> tuple[Fraction, Fraction]:
 
 def _estimate_k(e0: Fraction, target: Fraction) -> float:
     """Float estimate of ``min {k : delta_1(k) <= target}`` (``inf`` if astronomically large)."""
-    if e0 >= _HUGE_EPSILON0:
+    if e0 >= 700:  # e^-eps0 underflows a float (and float(eps0) may overflow): no estimate
         return math.inf
     e = float(e0)
     ln_one_plus = math.log1p(math.exp(-e))  # ln(1 + v), v = e^{-eps0}
@@ -186,10 +186,6 @@ def _estimate_k(e0: Fraction, target: Fraction) -> float:
         return math.inf
     ln_target = math.log(target.numerator) - math.log(target.denominator)  # no underflow
     return max(2.0, 1 + (math.log(-math.expm1(-e)) - ln_target) / ln_one_plus)
-
-
-#: epsilon0 from which e^-epsilon0 is not bracketed exactly (see :func:`_first_k`).
-_HUGE_EPSILON0 = 700
 
 
 def _first_k(e0: Fraction, target: Fraction, shift: int, k_max: int) -> int:
@@ -212,16 +208,6 @@ def _first_k(e0: Fraction, target: Fraction, shift: int, k_max: int) -> int:
             if digits > 2000:  # pragma: no cover
                 raise InvalidParameter(f"cannot decide delta_1({k}) <= {target}")
 
-    if e0 >= _HUGE_EPSILON0:
-        # v = e^-e0 <= 10^-300 (300 ln 10 < 691), and delta_1(k) = (1 - v)/(1 + v)^(k-1)
-        # >= (1 - v) e^(-(k-1) v) >= 1 - k v: no k <= k_max reaches a target below
-        # 1 - k_max 10^-300.  (The exact brackets of e^-e0 would need ~e0/2.3 digits.)
-        if target < 1 - Fraction(max(k_max - shift, 0), 10**300):
-            raise InvalidParameter(
-                f"no I <= {k_max} reaches delta = {float(target):.3g}: with epsilon0 = "
-                f"{magnitude(e0)}, delta_1(I) >= 1 - I e^-epsilon0 for every I")
-        raise InvalidParameter(f"epsilon0 = {magnitude(e0)} is too large for Table 1 "
-                               f"(at most {_HUGE_EPSILON0})")
     estimate = _estimate_k(e0, target)
     if estimate > k_max - shift and not at_most(k_max - shift):
         raise InvalidParameter(
