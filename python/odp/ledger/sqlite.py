@@ -414,9 +414,7 @@ class SQLiteLedger(ChainedLedger):
         settle, unless ``settle_sync``): commit without a flush and leave the head as it is."""
         self._require_writable()
         lazy = not durable and not self._settle_sync
-        # Writers queue on the head file's lock (kernel-woken), not by polling SQLite's.
-        queue = head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
-        with self._lock, queue:
+        with self._lock, self._writers_queue():
             mode = "NORMAL" if lazy else "FULL"
             if self._sync_mode != mode:  # set outside any transaction (SQLite refuses inside)
                 self._conn.execute(f"PRAGMA synchronous = {mode}")
@@ -477,12 +475,15 @@ class SQLiteLedger(ChainedLedger):
         :meth:`odp.Accountant.certificate` always)."""
         if self._readonly:
             return
-        queue = head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
-        with self._lock, queue:
+        with self._lock, self._writers_queue():
             self._refresh()  # the rows the head will name ...
             self._sync_wal()  # ... are on disk before it names them
             self._unflushed = False
             self._write_heads(held=bool(self._heads))
+
+    def _writers_queue(self) -> contextlib.AbstractContextManager[object]:
+        """Writers queue on the head file's lock (kernel-woken), not by polling SQLite's."""
+        return head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
 
     def _sync_wal(self) -> None:
         """``fsync`` the ``-wal`` file.  Never the database file: closing a descriptor of it
