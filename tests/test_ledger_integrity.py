@@ -34,7 +34,9 @@ from odp.ledger.chain import (
     row_hash,
     write_key,
 )
-from odp.ledger.head import HeadRecord, head_path, read_head, write_head
+from odp.ledger.head import (JOURNAL_SIZE, JOURNAL_START, HeadRecord, _encode_slot, head_path,
+                             read_head, read_heads, write_head)
+from odp.ledger.sqlite import LedgerHeadWarning
 
 SRC = str(Path(__file__).resolve().parents[1] / "python")
 
@@ -237,25 +239,159 @@ _CHARGE_THEN_DIE = """
     ledger = SQLiteLedger(sys.argv[1], odp.Budget(1), checkpoint=sys.argv[2] or None,
                           head_sync=sys.argv[3] == "sync")
     acc = odp.Accountant(ledger=ledger)
-    for _ in range(5):
+    for i in range(5):
         acc.charge(odp.DP("0.1"))
+        if i + 1 == int(sys.argv[4]):
+            ledger.flush()  # rows 1..2(i+1) synced in the -wal: the journal starts again
     os.kill(os.getpid(), signal.SIGKILL)  # a crash: the WAL is not checkpointed on close
     """
 
 
-def _crashed_ledger(path: Path, checkpoint: str = "", sync: str = "sync") -> Path:
+def _crashed_ledger(path: Path, checkpoint: str = "", sync: str = "sync",
+                    flush_after: int = 0) -> Path:
     SQLiteLedger(path, odp.Budget(1)).close()
-    child = _python(_CHARGE_THEN_DIE, str(path), checkpoint, sync)
+    child = _python(_CHARGE_THEN_DIE, str(path), checkpoint, sync, str(flush_after))
     child.communicate(timeout=120)
     assert child.returncode == -signal.SIGKILL
     return Path(str(path) + "-wal")
 
 
-@pytest.mark.parametrize("damage,sync", [("delete", "sync"), ("truncate", "sync"),
-                                         ("delete", "nosync")])
-def test_a_lost_wal_is_refused_with_the_lost_rounds(tmp_path, damage, sync):
+@pytest.mark.parametrize("damage", ["delete", "truncate"])
+def test_rows_a_crash_took_from_the_database_come_back_from_the_journal(tmp_path, damage,
+                                                                         capsys):
+    """Journal mode (the default): SQLite commits without a flush, and the head file's one
+    fdatasync makes the new rows durable in its journal.  The rows of a crashed process that
+    the database lost (here the whole -wal, as a power loss could) are put back, verified
+    against the chain, with a warning; a read-only open says how to put them back."""
     path = tmp_path / "l.db"
-    wal = _crashed_ledger(path, sync=sync)
+    wal = _crashed_ledger(path)
+    head = read_head(head_path(path))
+    assert (head.rows, head.synced) == (10, 0) and head.tail[1] > 0
+    if damage == "delete":
+        wal.unlink()
+        Path(str(path) + "-shm").unlink(missing_ok=True)
+    else:
+        os.truncate(wal, 0)
+    with pytest.raises(LedgerError, match=r"lacks rows 1\.\.10: a crash took them .* "
+                                          r"`odp ledger restore"):
+        SQLiteLedger(path, readonly=True)
+    with pytest.raises(LedgerError, match="lacks rows"):  # not a loss to accept
+        reanchor_ledger(path, accept_loss=True)
+    if damage == "delete":
+        with pytest.warns(LedgerHeadWarning, match=r"put back rows 1\.\.10 from the journal"):
+            acc = odp.Accountant(ledger=path)
+    else:
+        from odp.cli import main
+
+        assert main(["ledger", "restore", str(path)]) == 0
+        assert "put back rows 1..10 from the head file; 10 rows" in capsys.readouterr().out
+        assert main(["ledger", "restore", str(path)]) == 0
+        assert "nothing to put back" in capsys.readouterr().out
+        acc = odp.Accountant(ledger=path)
+    assert acc.spent.epsilon == Fraction(1, 2) and len(acc.history) == 5
+    acc.close()
+    with SQLiteLedger(path, readonly=True) as ledger:  # on disk now, and the journal emptied
+        assert ledger.chain_head.rows == 10
+    assert read_head(head_path(path)).synced == 10
+
+
+def test_a_torn_journal_falls_back_to_the_head_before_it(tmp_path):
+    """A crash during the head file's write can leave the new slot durable and its journal
+    bytes not (two pages, one fdatasync): that charge never returned, so the head before it
+    is the one to extend — as with a torn slot.  Rows the previous head names are still
+    required."""
+    path = tmp_path / "l.db"
+    wal = _crashed_ledger(path)
+    newest, previous = read_heads(head_path(path))
+    assert (newest.rows, previous.rows) == (10, 8)
+    data = bytearray(head_path(path).read_bytes())
+    end = JOURNAL_START + newest.tail[1]
+    data[end - 40:end] = b"#" * 40  # the last row's line, torn
+    head_path(path).write_bytes(bytes(data))
+    wal.unlink()
+    Path(str(path) + "-shm").unlink(missing_ok=True)
+    with pytest.warns(LedgerHeadWarning, match=r"put back rows 1\.\.8 "):
+        acc = odp.Accountant(ledger=path)
+    assert acc.spent.epsilon == Fraction(2, 5)  # the fifth charge never returned
+    acc.close()
+
+
+_MANY_THEN_DIE = """
+    import os, signal, sys, odp
+    from fractions import Fraction
+    acc = odp.Accountant(ledger=sys.argv[1])
+    for i in range(300):
+        acc.charge(odp.DP(Fraction(1, 1000 + i)))
+    os.kill(os.getpid(), signal.SIGKILL)  # no close(): the journal stays as it is
+    """
+
+
+def test_the_journal_wraps_and_still_gives_back_every_row_after_the_last_sync(tmp_path):
+    """Hundreds of charges fill the 64 KiB journal several times (each time the database is
+    flushed and the journal starts again); rows past the last sync, taken from the database
+    by hand as a power loss would, come back exactly.  A journal line edited without the
+    chain's consent gives nothing back: the loss is refused."""
+    path = tmp_path / "l.db"
+    SQLiteLedger(path, odp.Budget(1)).close()
+    child = _python(_MANY_THEN_DIE, str(path))
+    _, err = child.communicate(timeout=300)
+    assert child.returncode == -signal.SIGKILL, err
+    spent = sum(Fraction(1, 1000 + i) for i in range(300))
+    head = read_head(head_path(path))
+    assert head.rows == 600 and 0 < head.synced < 600 and head.tail[1] <= JOURNAL_SIZE
+    backup = head_path(path).read_bytes()
+    _tamper(path, f"DELETE FROM events WHERE seq > {head.synced}")
+    with pytest.warns(LedgerHeadWarning, match=rf"put back rows {head.synced + 1}\.\.600 "):
+        again = odp.Accountant(ledger=path)
+    assert again.spent.epsilon == spent and len(again.history) == 300
+    again.close()
+    # the same loss with one journal line's amount edited: not given back, refused
+    _tamper(path, f"DELETE FROM events WHERE seq > {head.synced}")
+    data = bytearray(backup)
+    line_at = data.index(b'"1/', JOURNAL_START + head.tail[0])
+    data[line_at + 1:line_at + 2] = b"0"
+    head_path(path).write_bytes(bytes(data))
+    with pytest.raises(LedgerCorrupted, match=rf"lost committed rounds {head.synced // 2 + 1}"
+                                              r"\.\.300"):
+        odp.Accountant(ledger=path)
+
+
+_TWO_WRITERS_THEN_DIE = """
+    import os, signal, sys, odp
+    from odp.ledger import SQLiteLedger
+    one = odp.Accountant(ledger=SQLiteLedger(sys.argv[1]))
+    two = odp.Accountant(ledger=SQLiteLedger(sys.argv[1]))
+    g = odp.ODP(odp.mechanisms.value_or_bottom, {"value": "3/10", "bottom": 0}, 0)
+    one.reserve(g).settle(odp.BOTTOM)  # rows 1-2: the settle is lazy (no head names it)
+    two.charge(odp.DP("1/10"))  # rows 3-4: its journal must take row 2 as well
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+
+
+def test_another_writers_lazy_settle_goes_into_the_journal(tmp_path):
+    path = tmp_path / "l.db"
+    SQLiteLedger(path, odp.Budget(1)).close()
+    child = _python(_TWO_WRITERS_THEN_DIE, str(path))
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGKILL, err
+    head = read_head(head_path(path))
+    assert (head.rows, head.synced) == (4, 0)
+    Path(str(path) + "-wal").unlink()
+    Path(str(path) + "-shm").unlink(missing_ok=True)
+    with pytest.warns(LedgerHeadWarning, match=r"put back rows 1\.\.4 "):
+        acc = odp.Accountant(ledger=path)
+    assert acc.spent.epsilon == Fraction(1, 10)  # the refund on ⊥ came back with the rows
+    assert [r.status for r in acc.history] == ["settled", "settled"]
+    acc.close()
+
+
+@pytest.mark.parametrize("damage,sync,flush_after", [
+    ("delete", "sync", 2), ("truncate", "sync", 2), ("delete", "nosync", 0)])
+def test_a_lost_wal_is_refused_with_the_lost_rounds(tmp_path, damage, sync, flush_after):
+    """Rows that were synced in the -wal are no longer in the journal: losing them is refused
+    (and with ``head_sync=False`` there is no journal: every commit is flushed by SQLite)."""
+    path = tmp_path / "l.db"
+    wal = _crashed_ledger(path, sync=sync, flush_after=flush_after)
     assert wal.stat().st_size > 0
     if damage == "delete":
         wal.unlink()
@@ -361,7 +497,12 @@ def test_the_head_file_is_written_atomically_and_only_forward(tmp_path):
     older = HeadRecord(record.ledger_id, 1, 1, "0" * 64)
     assert write_head(head_path(path), older) is False  # never moves back
     assert read_head(head_path(path)) == record
-    assert head_path(path).stat().st_size == 1024  # two 512-byte slots, nothing else
+    body = json.dumps(record.to_json(), sort_keys=True, separators=(",", ":"))
+    assert _encode_slot(record).rstrip() == json.dumps(  # the slot format, byte for byte
+        {"record": record.to_json(), "sha256": hashlib.sha256(body.encode()).hexdigest()},
+        sort_keys=True, separators=(",", ":")).encode()
+    # two 512-byte slots and the journal area
+    assert head_path(path).stat().st_size == JOURNAL_START + JOURNAL_SIZE == 1024 + 65536
     assert sorted(p.name for p in tmp_path.iterdir()) == ["l.db", "l.db.head"]
 
 
@@ -373,10 +514,10 @@ def test_a_torn_head_slot_leaves_the_previous_head(tmp_path):
     head = head_path(path)
     data = bytearray(head.read_bytes())
     newest = read_head(head)
-    slot = 0 if f'"rows":{newest.rows}'.encode() in data[:512] else 1
+    slot = 0 if bytes(data[:512]) == _encode_slot(newest) else 1
     data[slot * 512 + 40: slot * 512 + 60] = b"#" * 20  # tear the newest slot
     head.write_bytes(bytes(data))
-    assert read_head(head).rows < newest.rows
+    assert read_head(head) != newest and read_head(head).rows <= newest.rows
     acc = odp.Accountant(ledger=path)  # opens, and moves the head forward again
     assert acc.spent.epsilon == Fraction(1, 5)
     acc.close()

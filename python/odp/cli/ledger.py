@@ -6,6 +6,7 @@ SQLite file or a PostgreSQL database (``postgresql://…``).
 * ``verify`` — check the hash chain, the schema and the head files, and print the head;
 * ``upgrade`` — add the hash chain to a version-1 ledger (one transaction);
 * ``reanchor`` — rewrite the head file from the rows as they are (after the head was lost);
+* ``restore`` — put back rows a crash took from the database that the head file's journal kept;
 * ``keygen`` — write a new HMAC key file for keyed ledgers.
 """
 
@@ -108,6 +109,18 @@ def register(subparsers: Subparsers) -> None:
     reanchor.add_argument("--json", action="store_true", help="print as JSON")
     key_option(reanchor)
     reanchor.set_defaults(func=run_reanchor)
+
+    restore = sub.add_parser(
+        "restore", help="put back rows a crash took from the database (from the head file)",
+        description="Open the SQLite ledger for writing once: rows a crash or power loss took "
+                    "from the database before SQLite wrote them out, which the head file's "
+                    "journal kept, are put back after their hashes and links are checked "
+                    "against the chain (docs/ledger.md).  Rows that are not in the journal "
+                    "are not invented: their loss is refused as with any open.")
+    restore.add_argument("path", help="ledger file (SQLite)")
+    restore.add_argument("--json", action="store_true", help="print as JSON")
+    key_option(restore)
+    restore.set_defaults(func=run_restore)
 
     keygen = sub.add_parser("keygen", help="write a new random HMAC key file (mode 0600), or "
                                            "an Ed25519 key pair for signing certificates")
@@ -276,6 +289,24 @@ def run_reanchor(args: argparse.Namespace) -> int:
         before = ("no head file" if previous is None
                   else f"the head file recorded {previous.rows} rows")
         print(f"re-anchored {args.path} at {head.rows} rows ({before}); head {head.head}")
+    return 0
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    from ..errors import LedgerError
+    from ..ledger import is_postgres_url
+    from ..ledger.sqlite import restore_ledger
+
+    if is_postgres_url(args.path):
+        raise LedgerError(f"{ledger_name(args.path)} is a PostgreSQL ledger: the server's "
+                          "durability keeps committed rows; there is nothing to restore")
+    restored, head = restore_ledger(args.path, key_file=args.key_file)
+    if args.json:
+        print_json({"ok": True, "path": args.path, "restored_rows": restored, **head.to_json()})
+    else:
+        what = (f"put back rows {head.rows - restored + 1}..{head.rows} from the head file"
+                if restored else "nothing to put back")
+        print(f"{args.path}: {what}; {head.rows} rows, head {head.head}")
     return 0
 
 

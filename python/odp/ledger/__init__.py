@@ -38,14 +38,15 @@ from .postgres import (
     redact,
     upgrade_postgres_ledger,
 )
-from .sqlite import KEY_ENV, LedgerHeadWarning, SQLiteLedger, reanchor_ledger, upgrade_ledger
+from .sqlite import (KEY_ENV, LedgerHeadWarning, SQLiteLedger, reanchor_ledger, restore_ledger,
+                     upgrade_ledger)
 
 __all__ = [
     "Admission", "sum_rule", "redact", "Ledger", "MemoryLedger", "SQLiteLedger", "open_ledger", "RoundRecord", "RoundRequest",
     "BudgetState", "SCHEMA_VERSION", "REASON_RELEASED", "REASON_FAILED", "REASON_RECOVERED",
     "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE", "REASON_CLOSED",
     "LedgerCorrupted", "ChainHead", "EventRow", "Genesis", "KEY_ENV", "LedgerHeadWarning",
-    "upgrade_ledger", "reanchor_ledger", "PostgresLedger", "init_postgres_ledger",
+    "upgrade_ledger", "reanchor_ledger", "restore_ledger", "PostgresLedger", "init_postgres_ledger",
     "upgrade_postgres_ledger", "is_postgres_url", "open_readonly",
 ]
 

@@ -1,19 +1,34 @@
-"""The ledger's head file: loss- and rollback-evidence kept outside the database.
+"""The ledger's head file: loss- and rollback-evidence kept outside the database, and the
+journal that makes a charge durable with one flush.
 
-After every commit the ledger records its head in ``LEDGER.head`` (and in every *anchor*:
-further head files the data owner keeps elsewhere)::
+After every durable commit the ledger records its head in ``LEDGER.head`` (and in every
+*anchor*: further head files the data owner keeps elsewhere)::
 
-    {"format": "odp-ledger-head", "version": 1, "ledger_id": "…", "rows": 12, "rounds": 6,
-     "head": "<hash of row 12>", "mac": "<HMAC, only with a ledger key>"}
+    {"format": "odp-ledger-head", "version": 2, "ledger_id": "…", "rows": 12, "rounds": 6,
+     "head": "<hash of row 12>", "mac": "<HMAC, only with a ledger key>",
+     "synced": 10, "tail": [0, 1310]}
 
 The file has two 512-byte slots, each one such record with its SHA-256; a write replaces the
 older slot and is made durable with ``fdatasync`` before the charge returns, so a crash at any
 moment leaves a valid head (the new one or the previous one — a prefix, which is accepted).  It
 only ever moves forward: an exclusive ``flock`` on the file serialises writers, and a head
-never replaces one with more rows, so processes sharing a ledger never move it back.  On open, the ledger must *extend* every head it finds: the row the head
-names must exist and carry the head's hash.  Fewer rows means committed rows were lost (a
-deleted or truncated ``-wal`` file, a truncated database, an older copy restored); a different
-hash means the history was rewritten.  What this does and does not detect is in docs/ledger.md.
+never replaces one with more rows, so processes sharing a ledger never move it back.  On open,
+the ledger must *extend* every head it finds: the row the head names must exist and carry the
+head's hash.  Fewer rows means committed rows were lost (a deleted or truncated ``-wal`` file,
+a truncated database, an older copy restored); a different hash means the history was
+rewritten.  What this does and does not detect is in docs/ledger.md.
+
+**The journal** (version 2, the default of SQLite ledgers).  SQLite then commits without its
+own flush (``synchronous = NORMAL``), and the rows no head holds yet — ``synced+1..rows`` — are
+appended, exactly as stored, to the journal area after the slots (64 KiB), which the slot's
+``tail`` byte range names; the slot's one ``fdatasync`` makes the rows and the head durable
+together: one flush per charge instead of two.  ``synced`` is how many rows were on disk in the
+database when the journal started; when the journal is full the database is flushed first
+and the journal starts again empty (``flush()``, ``close()`` and every open do the same).  A
+crash that takes rows from the database (a power loss before SQLite wrote its ``-wal`` out)
+leaves them in the journal: the next writing open puts them back after checking them against
+the chain (``odp ledger restore``).  A version-1 record (anchors, ``head_sync=False``) has no
+journal: every row it names was on disk.
 """
 
 from __future__ import annotations
@@ -26,15 +41,16 @@ import hmac
 import json
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 from ..errors import LedgerCorrupted, LedgerError
 from .chain import ChainHead, head_mac
 
 HEAD_FORMAT = "odp-ledger-head"
-HEAD_VERSION = 1
+HEAD_VERSION = 2  # version 1: no journal (every row it names was synced in the database)
+HEAD_VERSIONS = (1, 2)
 
 
 def head_path(ledger_path: str | os.PathLike[str]) -> Path:
@@ -44,18 +60,38 @@ def head_path(ledger_path: str | os.PathLike[str]) -> Path:
 
 @dataclass(frozen=True)
 class HeadRecord:
+    """A head: ``rows`` rows (``rounds`` of them reservations) ending in the hash ``head``.
+
+    ``synced`` and ``tail`` (version 2, the journal): rows ``1..synced`` were on disk in the
+    database when this head was written, and the head file's journal bytes ``tail`` (a byte
+    range of the journal area) hold rows ``synced+1..rows`` exactly as stored — the rows the
+    database may still lose in a power loss, since SQLite commits them without a flush.
+    ``synced is None`` (version 1, and anchors): every row the head names was on disk."""
+
     ledger_id: str
     rows: int
     rounds: int
     head: str
     mac: str | None = None
+    synced: int | None = None
+    tail: tuple[int, int] = (0, 0)
 
     def to_json(self) -> dict[str, Any]:
-        out = {"format": HEAD_FORMAT, "version": HEAD_VERSION, "ledger_id": self.ledger_id,
-               "rows": self.rows, "rounds": self.rounds, "head": self.head}
+        out: dict[str, Any] = {
+            "format": HEAD_FORMAT, "version": 1 if self.synced is None else HEAD_VERSION,
+            "ledger_id": self.ledger_id, "rows": self.rows, "rounds": self.rounds,
+            "head": self.head}
         if self.mac is not None:
             out["mac"] = self.mac
+        if self.synced is not None:
+            out["synced"] = self.synced
+            out["tail"] = list(self.tail)
         return out
+
+    @property
+    def durable_rows(self) -> int:
+        """The rows that were on disk in the database when this head was written."""
+        return self.rows if self.synced is None else self.synced
 
     @classmethod
     def of(cls, ledger_id: str, chain: ChainHead, key: bytes | None) -> "HeadRecord":
@@ -66,13 +102,16 @@ class HeadRecord:
 
 _SLOT = 512  # bytes per slot: one disk sector, so a torn write damages at most one slot
 _DIGEST = "sha256"
+JOURNAL_START = 2 * _SLOT  # the journal area follows the two slots
+JOURNAL_SIZE = 64 * 1024  # bytes; when the rows to journal do not fit, the database is synced
 
 
 def _encode_slot(record: HeadRecord) -> bytes:
     body = json.dumps(record.to_json(), sort_keys=True, separators=(",", ":"))
-    line = json.dumps({"record": json.loads(body),
-                       _DIGEST: hashlib.sha256(body.encode("utf-8")).hexdigest()},
-                      sort_keys=True, separators=(",", ":")).encode("utf-8")
+    # = json.dumps({"record": record.to_json(), "sha256": …}, sort_keys=True, separators=…):
+    # the body is already sorted and compact, and "record" sorts before "sha256"
+    line = (f'{{"record":{body},"{_DIGEST}":"'
+            f'{hashlib.sha256(body.encode("utf-8")).hexdigest()}"}}').encode("utf-8")
     if len(line) >= _SLOT:
         raise LedgerError(f"a head record does not fit in {_SLOT} bytes")
     return line + b"\n" + b" " * (_SLOT - len(line) - 2) + b"\n"
@@ -89,7 +128,7 @@ def _decode_slot(raw: bytes) -> HeadRecord | None:
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict) or data.get("format") != HEAD_FORMAT \
-            or data.get("version") != HEAD_VERSION:
+            or data.get("version") not in HEAD_VERSIONS:
         return None
     rows, rounds, head, mac = data.get("rows"), data.get("rounds"), data.get("head"), data.get("mac")
     if not (isinstance(rows, int) and isinstance(rounds, int) and 0 <= rounds <= rows
@@ -99,7 +138,15 @@ def _decode_slot(raw: bytes) -> HeadRecord | None:
         bytes.fromhex(head)
     except ValueError:
         return None
-    return HeadRecord(str(data.get("ledger_id")), rows, rounds, head, mac)
+    synced, tail = None, (0, 0)
+    if data["version"] == 2:
+        synced, span = data.get("synced"), data.get("tail")
+        if not (isinstance(synced, int) and 0 <= synced <= rows and isinstance(span, list)
+                and len(span) == 2 and all(type(x) is int for x in span)
+                and 0 <= span[0] <= span[1] <= JOURNAL_SIZE):
+            return None
+        tail = (span[0], span[1])
+    return HeadRecord(str(data.get("ledger_id")), rows, rounds, head, mac, synced, tail)
 
 
 _DECODED: dict[bytes, HeadRecord | None] = {}  # raw slot → record: most writes find the
@@ -124,7 +171,7 @@ def _slots(fd: int) -> list[HeadRecord | None]:
 
 def _best(slots: list[HeadRecord | None]) -> HeadRecord | None:
     valid = [s for s in slots if s is not None]
-    return max(valid, key=lambda r: r.rows) if valid else None
+    return max(valid, key=lambda r: (r.rows, r.durable_rows)) if valid else None
 
 
 def read_head(path: Path) -> HeadRecord | None:
@@ -138,7 +185,7 @@ def read_head(path: Path) -> HeadRecord | None:
         raise LedgerError(f"cannot read the ledger head file {path}: {exc}") from None
     try:
         size = os.fstat(fd).st_size
-        best = _best(_slots(fd)) if size <= 2 * _SLOT else None
+        best = _best(_slots(fd)) if size <= JOURNAL_START + JOURNAL_SIZE else None
     finally:
         os.close(fd)
     if size == 0:  # created by a writer's lock, no head recorded yet: as if absent
@@ -147,6 +194,50 @@ def read_head(path: Path) -> HeadRecord | None:
         raise LedgerCorrupted(f"the ledger head file {path} is unreadable (no valid head "
                               "record); the spent budget is unknown")
     return best
+
+
+def read_heads(path: Path) -> list[HeadRecord]:
+    """Every valid head recorded in ``path``, the newest first (one or two: the newest and the
+    one before it, which a crash during the newest one's write falls back to)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise LedgerError(f"cannot read the ledger head file {path}: {exc}") from None
+    try:
+        valid = [s for s in _slots(fd) if s is not None]
+    finally:
+        os.close(fd)
+    return sorted(valid, key=lambda r: (r.rows, r.durable_rows), reverse=True)
+
+
+def read_tail(path: Path, record: HeadRecord) -> list[bytes]:
+    """The journal lines of ``record`` (rows ``synced+1..rows``, one stored row per line, as
+    written by :class:`Journal`); lines that are torn or missing come back short or absent,
+    which the chain check of the rows then refuses."""
+    start, end = record.tail
+    if record.synced is None or end <= start:
+        return []
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        data = os.pread(fd, end - start, JOURNAL_START + start)
+    finally:
+        os.close(fd)
+    return data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n")
+
+
+class Journal(Protocol):
+    """What :func:`write_head` needs from the ledger to keep the journal: the stored rows
+    after row ``after`` up to row ``upto``, each one encoded line (``None`` if it no longer
+    has them), and a way to make every committed row durable in the database."""
+
+    def rows_after(self, after: int, upto: int) -> list[bytes] | None: ...
+
+    def sync(self) -> None: ...
 
 
 def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead, *,
@@ -191,16 +282,18 @@ def exclusive(path: Path) -> Iterator[None]:
     fd, created, lock = _open_head(path)
     with lock:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        _HELD[str(path)] = fd
         try:
             yield
         finally:
+            del _HELD[str(path)]
             fcntl.flock(fd, fcntl.LOCK_UN)
     if created:
         _fsync_dir(path.parent)
 
 
 def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True,
-               held: bool = False) -> bool:
+               held: bool = False, journal: Journal | None = None) -> bool:
     """Record ``record`` in ``path`` unless it already records as many rows or more (``force``
     replaces both slots anyway: ``odp ledger reanchor``).  Returns whether it wrote.
 
@@ -210,12 +303,20 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: boo
     other slot — the previous head, a prefix of the ledger — intact.  An exclusive ``flock``
     on the file serialises writers, so the head never moves back.  ``sync=False`` skips the
     ``fdatasync``: the head then survives a crash of the process but may fall back to an
-    older one (still a prefix) on power loss.  ``held``: the caller holds :func:`exclusive`."""
-    fd, created, lock = _open_head(path)
+    older one (still a prefix) on power loss.  ``held``: the caller holds :func:`exclusive`.
+
+    ``journal``: the rows the head names need not be on disk in the database yet (SQLite
+    committed them without a flush); the head file then keeps them itself.  The rows added since
+    the current head are appended to the journal area (never over bytes the current head
+    refers to) and the new slot names them, so the one ``fdatasync`` makes both the rows and
+    the head durable.  When the rows do not fit (or the ledger no longer has them),
+    ``journal.sync()`` flushes the database first and the journal starts again empty."""
     if held:
-        return _write_locked(fd, record, force, sync, flock=False)
+        return _write_locked(_HELD[str(path)], record, force=force, sync=sync, journal=journal,
+                             flock=False)
+    fd, created, lock = _open_head(path)
     with lock:
-        wrote = _write_locked(fd, record, force, sync)
+        wrote = _write_locked(fd, record, force=force, sync=sync, journal=journal)
     if created:
         _fsync_dir(path.parent)
     return wrote
@@ -226,6 +327,9 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: boo
 #: child opens its own (a shared open file would share the parent's flock).
 _OPEN: dict[str, tuple[int, tuple[int, int], int, threading.Lock]] = {}
 _OPEN_LOCK = threading.Lock()
+#: The head files whose :func:`exclusive` lock a thread holds (path → fd): only that thread
+#: uses the entry, since the path's threading lock is held with it.
+_HELD: dict[str, int] = {}
 
 
 def _open_head(path: Path) -> tuple[int, bool, threading.Lock]:
@@ -253,15 +357,20 @@ def _open_head(path: Path) -> tuple[int, bool, threading.Lock]:
         return fd, ident is None, _OPEN[key][3]
 
 
-def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool, *,
-                  flock: bool = True) -> bool:
+def _write_locked(fd: int, record: HeadRecord, *, force: bool, sync: bool,
+                  journal: Journal | None, flock: bool = True) -> bool:
     try:
         if flock:
             fcntl.flock(fd, fcntl.LOCK_EX)
-        slots: list[HeadRecord | None] = _slots(fd) if os.fstat(fd).st_size else [None, None]
+        size = os.fstat(fd).st_size
+        slots: list[HeadRecord | None] = _slots(fd) if size else [None, None]
         current = _best(slots)
-        if not force and current is not None and current.rows >= record.rows:
-            return False
+        if not force and current is not None and (
+                current.rows > record.rows or (current.rows == record.rows and (
+                    journal is not None or current.durable_rows >= record.durable_rows))):
+            return False  # never back; the same rows again only to record them as synced
+        if journal is not None and not force:
+            record = _journaled(fd, record, size=size, current=current, journal=journal)
         data = _encode_slot(record)
         if len(_DECODED) > 64:
             _DECODED.clear()
@@ -277,6 +386,30 @@ def _write_locked(fd: int, record: HeadRecord, force: bool, sync: bool, *,
         if flock:
             fcntl.flock(fd, fcntl.LOCK_UN)
     return True
+
+
+def _journaled(fd: int, record: HeadRecord, *, size: int, current: HeadRecord | None,
+               journal: Journal) -> HeadRecord:
+    """``record`` with its journal: append the rows since ``current`` after ``current``'s tail
+    (bytes ``current`` refers to are never overwritten, so a crash before the new slot is
+    durable leaves ``current`` whole), or sync the database and start the journal empty."""
+    if current is None:
+        after, synced, start, end = 0, 0, 0, 0
+    else:
+        after, synced = current.rows, current.durable_rows
+        start, end = current.tail if current.synced is not None else (0, 0)
+    if start == end:
+        start = end = 0
+    lines = journal.rows_after(after, record.rows)
+    added = b"".join(lines) if lines is not None else b""
+    if lines is None or end + len(added) > JOURNAL_SIZE:
+        journal.sync()
+        return replace(record, synced=record.rows, tail=(0, 0))
+    if size < JOURNAL_START + JOURNAL_SIZE:  # allocate the area once (a later fdatasync then
+        os.pwrite(fd, b"\0" * (JOURNAL_START + JOURNAL_SIZE - max(size, JOURNAL_START)),
+                  max(size, JOURNAL_START))  # flushes data only, no block allocation)
+    os.pwrite(fd, added, JOURNAL_START + end)
+    return replace(record, synced=synced, tail=(start, end + len(added)))
 
 
 def _fsync_dir(directory: Path) -> None:

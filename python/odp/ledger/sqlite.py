@@ -1,6 +1,9 @@
 """A durable, multi-process, hash-chained ledger on SQLite (standard library).
 
-* WAL journal with ``synchronous=FULL``: a committed row survives a crash or power loss.
+* WAL journal; a committed row survives a crash or power loss: SQLite commits without its
+  own flush and the head file's one ``fdatasync`` makes the new rows durable in its journal
+  (:mod:`odp.ledger.head`); without a synced head file, ``synchronous=FULL`` flushes each
+  commit.
 * ``BEGIN IMMEDIATE`` around admit + reserve: the admission check (Alg. 1 line 4) and the
   reservation row are one atomic step, serialised across processes sharing the file.
 * Append-only: triggers refuse ``UPDATE`` and ``DELETE``; a settle is a new row.
@@ -9,8 +12,9 @@
   :class:`~odp.errors.LedgerCorrupted` naming the first bad row.  With a key (``key_file=`` or
   ``$ODP_LEDGER_KEY_FILE``) every row and the head also carry an HMAC tag.
 * A head file ``LEDGER.head`` (and any ``anchors``), written atomically after every commit
-  (:mod:`odp.ledger.head`): a lost ``-wal``, a truncated file or a restored older copy is
-  refused with "the ledger lost committed rounds N..M".
+  (:mod:`odp.ledger.head`): rows a crash took from the database come back from its journal;
+  a lost ``-wal`` beyond it, a truncated file or a restored older copy is refused with "the
+  ledger lost committed rounds N..M".
 * The schema is checked before anything is written: a file that is not an odp ledger of a
   known version is refused and left byte-identical; an altered schema (a dropped trigger) is
   refused as corrupted.  Version-1 ledgers open read-only; ``odp ledger upgrade`` chains them.
@@ -34,6 +38,7 @@ import tempfile
 import threading
 import time
 import warnings
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
@@ -43,7 +48,7 @@ from ..errors import LedgerCorrupted, LedgerError
 from . import schema
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key
 from .chained import ChainedLedger, StoredRow, default_clock
-from .head import HeadRecord, check_head, head_path, read_head, write_head
+from .head import HeadRecord, check_head, head_path, read_head, read_heads, read_tail, write_head
 from .head import exclusive as head_exclusive
 from .owner import owner_is_dead, owner_token
 from .records import BudgetState, RoundRecord, dumps
@@ -52,6 +57,7 @@ from .records import BudgetState, RoundRecord, dumps
 KEY_ENV = "ODP_LEDGER_KEY_FILE"
 CHECKPOINT_MODES = (None, "passive", "full", "truncate")
 _N_ROW = len(schema.ROW_COLUMNS.split(","))
+_JOURNAL_CACHE = 4096  # journal lines kept in memory at most (then the database is synced)
 _INSERT = (f"INSERT INTO events ({schema.ROW_COLUMNS}, {schema.CHAIN_COLUMNS}) VALUES "
            f"({', '.join('?' * (_N_ROW + 3))})")
 
@@ -60,7 +66,8 @@ _T = TypeVar("_T")
 
 
 class LedgerHeadWarning(UserWarning):
-    """A commit succeeded but its head file could not be written (the head lags behind)."""
+    """About the head file: a commit succeeded but its head file could not be written (the head
+    lags behind), or rows a crash took from the database were put back from its journal."""
 
 
 def _resolve_key(key: bytes | None, key_file: str | os.PathLike[str] | None) -> bytes | None:
@@ -86,8 +93,9 @@ class SQLiteLedger(ChainedLedger):
     further head files (e.g. on another volume) that must be extended like ``LEDGER.head``.
     ``checkpoint`` — after each commit, copy the WAL into the database (``"passive"``,
     ``"full"`` or ``"truncate"``), so deleting the ``-wal`` file loses nothing.
-    ``head_sync=False`` writes the head without ``fdatasync`` (one fewer flush per charge: a
-    lost ``-wal`` is still detected after a process crash, but not after a power loss).
+    ``head_sync=False`` writes the head without ``fdatasync`` and without a journal; SQLite
+    then flushes every commit itself (a lost ``-wal`` is still detected after a process crash,
+    but not after a power loss).
     ``head_file=False`` turns the head file off (for measurements only: lost rows then go
     unnoticed).
 
@@ -98,7 +106,8 @@ class SQLiteLedger(ChainedLedger):
     advancing the head: the next durable commit by any process, or :meth:`close`, flushes it.
     A power loss can therefore lose the latest settles; their rounds are then recovered as
     reserved and charged their worst case — never less than was spent.  This halves the flushes
-    of :meth:`odp.Accountant.run` (one instead of two per round, plus the head's).
+    of :meth:`odp.Accountant.run`: one per round (the head file's, whose journal takes the
+    settle along with the next reservation).
     ``settle_sync=True`` makes every settle durable before it returns.
     """
 
@@ -121,7 +130,13 @@ class SQLiteLedger(ChainedLedger):
         self._checkpoint = checkpoint
         self._head_sync = head_sync
         self._settle_sync = settle_sync
+        # The journal (docs/ledger.md): commits skip SQLite's flush and the head file's one
+        # fdatasync makes the new rows durable in its journal; off without a synced head file.
+        self._journaled = head_file and head_sync and not readonly
+        self._recent: dict[int, bytes] = {}  # seq → journal line of rows no head holds yet
+        self._caching = False  # whether _refresh keeps journal lines (inside a commit)
         self._unflushed = False  # a settle committed without a flush (see the class docstring)
+        self.restored_rows = 0  # rows put back from the head file's journal when opened
         self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
         self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
         self._heads = ([head_path(self.path)] if head_file else []) + [Path(a) for a in anchors]
@@ -160,7 +175,7 @@ class SQLiteLedger(ChainedLedger):
                 self._check_heads()
             if not readonly:
                 self._sync_wal()  # other processes' lazy settles: on disk before a head names them
-                self._write_heads()
+                self._write_heads(synced=True)
                 self._recover()
         except sqlite3.DatabaseError as exc:
             self.close()
@@ -249,8 +264,8 @@ class SQLiteLedger(ChainedLedger):
         mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
         if mode.lower() != "wal":
             self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.execute("PRAGMA synchronous = FULL")
-        self._sync_mode = "FULL"
+        self._sync_mode = "NORMAL" if self._journaled else "FULL"
+        self._conn.execute(f"PRAGMA synchronous = {self._sync_mode}")
 
     def _create(self, budget: Budget | None) -> None:
         import uuid
@@ -332,6 +347,9 @@ class SQLiteLedger(ChainedLedger):
         # committed, so rows read afterwards include every row a head can name (other
         # processes keep committing meanwhile).
         records = [(path, read_head(path)) for path in self._heads]
+        primary = head_path(self.path)
+        if self._heads and self._heads[0] == primary:
+            records[0] = (primary, self._restore_from_journal(primary, records[0][1]))
         with self._lock:
             self._refresh()
             head = self._verifier.state
@@ -352,18 +370,124 @@ class SQLiteLedger(ChainedLedger):
             check_head(record, path, self.ledger_id, head, hash_at=self._hash_at,
                        key=self._verifier.key)
 
-    def _write_heads(self, held: bool = False) -> None:
-        """Record the head after a commit (``held``: the first head file's lock is held)."""
+    def _restore_from_journal(self, path: Path, best: HeadRecord | None) -> HeadRecord | None:
+        """The head of ``path`` the ledger must extend, after putting back the rows a crash took
+        from the database that the head file's journal kept (SQLite commits without a flush in
+        journal mode; a power loss can lose its latest commits, never the head file's).
+
+        The newest head is returned unless it names rows the database lacks that its journal
+        cannot give back although they were never synced (its tail torn: the crash hit its own
+        write, so its charge never returned) — then the head before it is the one to extend.
+        A head whose synced rows are gone is returned as it is: :func:`check_head` reports the
+        loss."""
+        with self._lock:
+            self._refresh()
+            have = self._verifier.state
+        if best is None or best.rows <= have.rows:
+            return best
+        for record in read_heads(path):
+            if record.rows <= have.rows:
+                return record
+            if record.synced is None or record.synced > have.rows:
+                return best  # rows that were on disk are gone: a loss, reported by check_head
+            rows = self._journal_rows(path, record, have)
+            if rows is None:
+                continue
+            if self._readonly:
+                raise LedgerError(
+                    f"{self.path} lacks rows {have.rows + 1}..{record.rows}: a crash took them "
+                    f"from the database before SQLite wrote them out, and the head file {path} "
+                    f"still holds them.  Put them back with `odp ledger restore {self.path}` "
+                    "(or open the ledger for writing), then read it")
+            self._insert_restored(rows)
+            self.restored_rows = record.rows - have.rows
+            warnings.warn(f"{self.path}: put back rows {have.rows + 1}..{record.rows} from the "
+                          f"journal of {path} (a crash took them from the database before "
+                          "SQLite wrote them out)", LedgerHeadWarning, stacklevel=4)
+            return record
+        return best
+
+    def _journal_rows(self, path: Path, record: HeadRecord, have: ChainHead
+                      ) -> list[list[object]] | None:
+        """The rows ``have.rows+1..record.rows`` from ``record``'s journal, verified against the
+        chain (links, hashes, tags) and ending in ``record``'s hash; ``None`` if incomplete."""
+        assert record.synced is not None
+        lines = read_tail(path, record)[have.rows - record.synced:record.rows - record.synced]
+        if len(lines) != record.rows - have.rows:
+            return None
+        verifier = ChainVerifier(self.genesis, self._verifier.key, str(path))
+        verifier.state = have
+        out: list[list[object]] = []
+        try:
+            for line in lines:
+                values = json.loads(line)
+                if not isinstance(values, list) or len(values) != _N_ROW + 3:
+                    return None
+                verifier.check(EventRow.from_stored(values[:_N_ROW]), *values[_N_ROW:])
+                out.append(values)
+        except (ValueError, TypeError, ZeroDivisionError, LedgerCorrupted):
+            return None
+        return out if verifier.state.head == record.head else None
+
+    def _insert_restored(self, rows: list[list[object]]) -> None:
+        """Append verified journal rows (exactly as stored), flush them, and apply them."""
+        with self._lock, self._writers_queue():
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._refresh()  # another process may have restored them meanwhile
+                todo = [r for r in rows if isinstance(r[0], int)
+                        and r[0] > self._verifier.state.rows]
+                if todo and todo[0][0] == self._verifier.state.rows + 1:
+                    self._conn.executemany(_INSERT, todo)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._refresh()
+            self._sync_wal()
+
+    def _write_heads(self, held: bool = False, *, synced: bool = False) -> None:
+        """Record the head after a commit (``held``: the first head file's lock is held).
+        In journal mode the first head file also journals the rows no head holds yet, unless
+        ``synced`` (every committed row was just flushed in the database)."""
         if not self.chained:
             return
         record = HeadRecord.of(self.ledger_id, self._verifier.state, self._key)
+        primary = head_path(self.path)
         for i, path in enumerate(self._heads):
+            own, journal = record, None
+            if self._journaled and path == primary:
+                if synced:
+                    own = replace(record, synced=record.rows)
+                else:
+                    journal = self
             try:
-                write_head(path, record, sync=self._head_sync, held=held and i == 0)
+                write_head(path, own, sync=self._head_sync, held=held and i == 0,
+                           journal=journal)
             except (OSError, LedgerError) as exc:
+                if journal is not None:  # the rows are not durable yet: flush the database
+                    self._sync_wal()
                 warnings.warn(f"the ledger committed, but its head file {path} was not "
                               f"updated ({exc}); lost rows after this commit would go "
                               "unnoticed until it is", LedgerHeadWarning, stacklevel=3)
+        self._recent.clear()  # a later head needs none of them: they are in a head or synced
+
+    # The Journal protocol of head.write_head
+    def rows_after(self, after: int, upto: int) -> list[bytes] | None:
+        """Journal lines of rows ``after+1..upto`` (kept since they were committed or read)."""
+        try:
+            return [self._recent[seq] for seq in range(after + 1, upto + 1)]
+        except KeyError:
+            return None
+
+    def sync(self) -> None:
+        self._sync_wal()
+
+    def _keep_line(self, values: Sequence[object]) -> None:
+        if len(self._recent) >= _JOURNAL_CACHE:
+            self._recent.clear()  # the head write then syncs the database instead
+        self._recent[values[0]] = (json.dumps(list(values), separators=(",", ":"))  # type: ignore[index]
+                                   .encode("utf-8") + b"\n")
 
     # ------------------------------------------------------------------ reading
     def _refresh(self) -> None:
@@ -377,6 +501,8 @@ class SQLiteLedger(ChainedLedger):
             self._apply_stored(stored)
 
     def _apply_stored(self, stored: StoredRow) -> RoundRecord:
+        if self._caching:
+            self._keep_line(stored)
         n = _N_ROW
         try:
             row = EventRow.from_stored(stored[:n])
@@ -415,7 +541,7 @@ class SQLiteLedger(ChainedLedger):
         self._require_writable()
         lazy = not durable and not self._settle_sync
         with self._lock, self._writers_queue():
-            mode = "NORMAL" if lazy else "FULL"
+            mode = "NORMAL" if lazy or self._journaled else "FULL"
             if self._sync_mode != mode:  # set outside any transaction (SQLite refuses inside)
                 self._conn.execute(f"PRAGMA synchronous = {mode}")
                 self._sync_mode = mode
@@ -430,9 +556,10 @@ class SQLiteLedger(ChainedLedger):
             else:
                 # A FULL commit that wrote frames fsynced the WAL, and with it every earlier
                 # lazy settle of any process; one that wrote none (nothing to record) did not.
-                if not self._wrote_rows:
+                # In journal mode the head file's journal takes every row no head holds yet.
+                if not self._wrote_rows and not self._journaled:
                     self._sync_wal()
-                self._unflushed = False
+                self._unflushed = self._journaled  # close() empties the journal
                 self._write_heads(held=bool(self._heads))
         return result
 
@@ -445,6 +572,7 @@ class SQLiteLedger(ChainedLedger):
             raise LedgerError(f"cannot lock ledger {self.path}: {exc}") from None
         mark = None
         self._wrote_rows = False
+        self._caching = self._journaled
         try:
             self._refresh()
             mark = self._verifier.state.rows
@@ -452,9 +580,12 @@ class SQLiteLedger(ChainedLedger):
             result = op()
             self._wrote_rows = bool(self._batch)
             if self._batch:
-                self._conn.executemany(_INSERT, [
-                    [str(v) if isinstance(v, Fraction) else v for v in row.values()]
-                    + [prev, digest, mac] for row, prev, digest, mac in self._batch])
+                stored = [[str(v) if isinstance(v, Fraction) else v for v in row.values()]
+                          + [prev, digest, mac] for row, prev, digest, mac in self._batch]
+                self._conn.executemany(_INSERT, stored)
+                if self._journaled:
+                    for values in stored:
+                        self._keep_line(values)
             self._conn.execute("COMMIT")
         except BaseException:
             try:
@@ -466,6 +597,7 @@ class SQLiteLedger(ChainedLedger):
             raise
         finally:
             self._batch = None
+            self._caching = False
         return result
 
     def flush(self) -> None:
@@ -479,7 +611,7 @@ class SQLiteLedger(ChainedLedger):
             self._refresh()  # the rows the head will name ...
             self._sync_wal()  # ... are on disk before it names them
             self._unflushed = False
-            self._write_heads(held=bool(self._heads))
+            self._write_heads(held=bool(self._heads), synced=True)
 
     def _writers_queue(self) -> contextlib.AbstractContextManager[object]:
         """Writers queue on the head file's lock (kernel-woken), not by polling SQLite's."""
@@ -557,6 +689,8 @@ def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
         head = ledger.chain_head
         target = head_path(ledger.path)
         previous = read_head(target) if target.exists() else None
+        if previous is not None:  # rows its journal can put back are not lost: refused
+            previous = ledger._restore_from_journal(target, previous)
         if previous is not None and not accept_loss:
             try:
                 check_head(previous, target, ledger.ledger_id, head, hash_at=ledger._hash_at,
@@ -565,7 +699,22 @@ def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
                 raise LedgerCorrupted(f"{exc}.  Re-anchoring would accept this loss: pass "
                                       "--accept-loss if you are sure") from None
         record = HeadRecord.of(ledger.ledger_id, head, ledger._key)
+        ledger._sync_wal()  # the head names only rows on disk
         write_head(target, record, force=True)
         return head, previous
+    finally:
+        ledger.close()
+
+
+def restore_ledger(path: str | os.PathLike[str], *, key_file: str | os.PathLike[str] | None = None
+                   ) -> tuple[int, ChainHead]:
+    """Open the ledger for writing once: rows a crash took from the database that the head
+    file's journal kept are put back (verified against the chain), and crashed processes'
+    reservations are settled at their sup.  Returns (the rows put back, the head)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LedgerHeadWarning)  # the caller reports the count
+        ledger = SQLiteLedger(path, key_file=key_file)
+    try:
+        return ledger.restored_rows, ledger.chain_head
     finally:
         ledger.close()
