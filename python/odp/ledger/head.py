@@ -41,7 +41,7 @@ import hmac
 import json
 import os
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
@@ -102,12 +102,13 @@ class HeadRecord:
 
 _SLOT = 512  # bytes per slot: one disk sector, so a torn write damages at most one slot
 _DIGEST = "sha256"
+_SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # canonical JSON
 JOURNAL_START = 2 * _SLOT  # the journal area follows the two slots
 JOURNAL_SIZE = 64 * 1024  # bytes; when the rows to journal do not fit, the database is synced
 
 
 def _encode_slot(record: HeadRecord) -> bytes:
-    body = json.dumps(record.to_json(), sort_keys=True, separators=(",", ":"))
+    body = _SORTED.encode(record.to_json())
     # = json.dumps({"record": record.to_json(), "sha256": …}, sort_keys=True, separators=…):
     # the body is already sorted and compact, and "record" sorts before "sha256"
     line = (f'{{"record":{body},"{_DIGEST}":"'
@@ -404,12 +405,14 @@ def _journaled(fd: int, record: HeadRecord, *, size: int, current: HeadRecord | 
     added = b"".join(lines) if lines is not None else b""
     if lines is None or end + len(added) > JOURNAL_SIZE:
         journal.sync()
-        return replace(record, synced=record.rows, tail=(0, 0))
+        return HeadRecord(record.ledger_id, record.rows, record.rounds, record.head, record.mac,
+                          record.rows, (0, 0))
     if size < JOURNAL_START + JOURNAL_SIZE:  # allocate the area once (a later fdatasync then
         os.pwrite(fd, b"\0" * (JOURNAL_START + JOURNAL_SIZE - max(size, JOURNAL_START)),
                   max(size, JOURNAL_START))  # flushes data only, no block allocation)
     os.pwrite(fd, added, JOURNAL_START + end)
-    return replace(record, synced=synced, tail=(start, end + len(added)))
+    return HeadRecord(record.ledger_id, record.rows, record.rounds, record.head, record.mac,
+                      synced, (start, end + len(added)))
 
 
 def _fsync_dir(directory: Path) -> None:

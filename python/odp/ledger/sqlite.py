@@ -57,6 +57,7 @@ from .records import BudgetState, RoundRecord, dumps
 KEY_ENV = "ODP_LEDGER_KEY_FILE"
 CHECKPOINT_MODES = (None, "passive", "full", "truncate")
 _N_ROW = len(schema.ROW_COLUMNS.split(","))
+_LINE = json.JSONEncoder(separators=(",", ":"))  # a journal line: the stored values as JSON
 _JOURNAL_CACHE = 4096  # journal lines kept in memory at most (then the database is synced)
 _INSERT = (f"INSERT INTO events ({schema.ROW_COLUMNS}, {schema.CHAIN_COLUMNS}) VALUES "
            f"({', '.join('?' * (_N_ROW + 3))})")
@@ -139,7 +140,8 @@ class SQLiteLedger(ChainedLedger):
         self.restored_rows = 0  # rows put back from the head file's journal when opened
         self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
         self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
-        self._heads = ([head_path(self.path)] if head_file else []) + [Path(a) for a in anchors]
+        self._primary = head_path(self.path)
+        self._heads = ([self._primary] if head_file else []) + [Path(a) for a in anchors]
         self._snapshot_dir: str | None = None
         self.snapshot_copy = False
         where = str(self.path)
@@ -453,10 +455,9 @@ class SQLiteLedger(ChainedLedger):
         if not self.chained:
             return
         record = HeadRecord.of(self.ledger_id, self._verifier.state, self._key)
-        primary = head_path(self.path)
         for i, path in enumerate(self._heads):
             own, journal = record, None
-            if self._journaled and path == primary:
+            if self._journaled and path is self._primary:
                 if synced:
                     own = replace(record, synced=record.rows)
                 else:
@@ -486,8 +487,7 @@ class SQLiteLedger(ChainedLedger):
     def _keep_line(self, values: Sequence[object]) -> None:
         if len(self._recent) >= _JOURNAL_CACHE:
             self._recent.clear()  # the head write then syncs the database instead
-        self._recent[values[0]] = (json.dumps(list(values), separators=(",", ":"))  # type: ignore[index]
-                                   .encode("utf-8") + b"\n")
+        self._recent[values[0]] = _LINE.encode(values).encode("utf-8") + b"\n"  # type: ignore[index]
 
     # ------------------------------------------------------------------ reading
     def _refresh(self) -> None:
