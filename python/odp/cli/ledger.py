@@ -302,9 +302,11 @@ def run_restore(args: argparse.Namespace) -> int:
                           "durability keeps committed rows; there is nothing to restore")
     restored, head = restore_ledger(args.path, key_file=args.key_file)
     if args.json:
-        print_json({"ok": True, "path": args.path, "restored_rows": restored, **head.to_json()})
+        print_json({"ok": True, "path": args.path,
+                    "restored_rows": None if restored is None else list(restored),
+                    **head.to_json()})
     else:
-        what = (f"put back rows {head.rows - restored + 1}..{head.rows} from the head file"
+        what = (f"put back rows {restored[0]}..{restored[1]} from the head file"
                 if restored else "nothing to put back")
         print(f"{args.path}: {what}; {head.rows} rows, head {head.head}")
     return 0

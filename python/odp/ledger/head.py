@@ -233,10 +233,13 @@ def read_tail(path: Path, record: HeadRecord) -> list[bytes]:
 
 class Journal(Protocol):
     """What :func:`write_head` needs from the ledger to keep the journal: the stored rows
-    after row ``after`` up to row ``upto``, each one encoded line (``None`` if it no longer
-    has them), and a way to make every committed row durable in the database."""
+    after row ``after`` up to row ``upto``, each one encoded line — ``None`` if it no longer
+    has them, or if they do not chain from ``after_hash`` (the current head's hash; ``None``:
+    the genesis) to ``upto_hash`` — and a way to make every committed row durable in the
+    database."""
 
-    def rows_after(self, after: int, upto: int) -> list[bytes] | None: ...
+    def rows_after(self, after: int, upto: int, *, after_hash: str | None,
+                   upto_hash: str) -> list[bytes] | None: ...
 
     def sync(self) -> None: ...
 
@@ -401,7 +404,8 @@ def _journaled(fd: int, record: HeadRecord, *, size: int, current: HeadRecord | 
         start, end = current.tail if current.synced is not None else (0, 0)
     if start == end:
         start = end = 0
-    lines = journal.rows_after(after, record.rows)
+    lines = journal.rows_after(after, record.rows, after_hash=None if current is None
+                               else current.head, upto_hash=record.head)
     added = b"".join(lines) if lines is not None else b""
     if lines is None or end + len(added) > JOURNAL_SIZE:
         journal.sync()

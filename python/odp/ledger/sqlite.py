@@ -134,10 +134,13 @@ class SQLiteLedger(ChainedLedger):
         # The journal (docs/ledger.md): commits skip SQLite's flush and the head file's one
         # fdatasync makes the new rows durable in its journal; off without a synced head file.
         self._journaled = head_file and head_sync and not readonly
-        self._recent: dict[int, bytes] = {}  # seq → journal line of rows no head holds yet
+        # seq → (journal line, prev hash, hash) of the rows no head holds yet
+        self._recent: dict[int, tuple[bytes, str, str]] = {}
         self._caching = False  # whether _refresh keeps journal lines (inside a commit)
         self._unflushed = False  # a settle committed without a flush (see the class docstring)
         self.restored_rows = 0  # rows put back from the head file's journal when opened
+        self.restored_range: tuple[int, int] | None = None
+        self._stale_head = False  # the newest head was torn: replace it (see _repair_head)
         self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
         self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
         self._primary = head_path(self.path)
@@ -176,6 +179,8 @@ class SQLiteLedger(ChainedLedger):
             if self.chained and _check_heads:
                 self._check_heads()
             if not readonly:
+                if self._stale_head:
+                    self._repair_head()
                 self._sync_wal()  # other processes' lazy settles: on disk before a head names them
                 self._write_heads(synced=True)
                 self._recover()
@@ -387,7 +392,8 @@ class SQLiteLedger(ChainedLedger):
             have = self._verifier.state
         if best is None or best.rows <= have.rows:
             return best
-        for record in read_heads(path):
+        for index, record in enumerate(read_heads(path)):
+            self._stale_head = index > 0  # falling back past the newest: see _repair_head
             if record.rows <= have.rows:
                 return record
             if record.synced is None or record.synced > have.rows:
@@ -403,11 +409,36 @@ class SQLiteLedger(ChainedLedger):
                     "(or open the ledger for writing), then read it")
             self._insert_restored(rows)
             self.restored_rows = record.rows - have.rows
+            self.restored_range = (have.rows + 1, record.rows)
             warnings.warn(f"{self.path}: put back rows {have.rows + 1}..{record.rows} from the "
                           f"journal of {path} (a crash took them from the database before "
                           "SQLite wrote them out)", LedgerHeadWarning, stacklevel=4)
             return record
         return best
+
+    def _repair_head(self) -> None:
+        """After falling back past a newest head whose journal was torn (its charge never
+        returned), replace that head by the verified chain's: left in place it names rows
+        that do not exist, every later head write would defer to it, and the next open would
+        refuse a ledger that lost nothing.  Done under the writers' lock, and only if the
+        newest head still does not match the ledger."""
+        with self._lock, self._writers_queue():
+            self._refresh()
+            state = self._verifier.state
+            records = read_heads(self._primary)
+            if not records:
+                return
+            newest = records[0]
+            if newest.rows <= state.rows and self._hash_at(newest.rows) == newest.head:
+                return  # another process repaired it, or moved it on correctly
+            self._sync_wal()
+            record = HeadRecord.of(self.ledger_id, state, self._key)
+            write_head(self._primary, HeadRecord(record.ledger_id, record.rows, record.rounds,
+                                                 record.head, record.mac, record.rows),
+                       force=True, held=True)
+        warnings.warn(f"{self._primary}: its newest head (rows {newest.rows}) was torn by a crash "
+                      f"during its write (that charge never returned); replaced by the ledger's "
+                      f"verified head at row {state.rows}", LedgerHeadWarning, stacklevel=4)
 
     def _journal_rows(self, path: Path, record: HeadRecord, have: ChainHead
                       ) -> list[list[object]] | None:
@@ -463,8 +494,12 @@ class SQLiteLedger(ChainedLedger):
                 else:
                     journal = self
             try:
-                write_head(path, own, sync=self._head_sync, held=held and i == 0,
-                           journal=journal)
+                wrote = write_head(path, own, sync=self._head_sync, held=held and i == 0,
+                                   journal=journal)
+                if journal is not None and not wrote:
+                    # the head file records as many rows (it should not, see _repair_head):
+                    # the new rows are not in a journal, so flush them in the database
+                    self._sync_wal()
             except (OSError, LedgerError) as exc:
                 if journal is not None:  # the rows are not durable yet: flush the database
                     self._sync_wal()
@@ -474,12 +509,19 @@ class SQLiteLedger(ChainedLedger):
         self._recent.clear()  # a later head needs none of them: they are in a head or synced
 
     # The Journal protocol of head.write_head
-    def rows_after(self, after: int, upto: int) -> list[bytes] | None:
-        """Journal lines of rows ``after+1..upto`` (kept since they were committed or read)."""
-        try:
-            return [self._recent[seq] for seq in range(after + 1, upto + 1)]
-        except KeyError:
-            return None
+    def rows_after(self, after: int, upto: int, *, after_hash: str | None,
+                   upto_hash: str) -> list[bytes] | None:
+        """Journal lines of rows ``after+1..upto`` (kept since they were committed or read),
+        if they chain from ``after_hash`` (the genesis for ``None``) to ``upto_hash``."""
+        link = self.genesis.hash if after_hash is None else after_hash
+        lines = []
+        for seq in range(after + 1, upto + 1):
+            kept = self._recent.get(seq)
+            if kept is None or kept[1] != link:
+                return None
+            lines.append(kept[0])
+            link = kept[2]
+        return lines if link == upto_hash else None
 
     def sync(self) -> None:
         self._sync_wal()
@@ -487,7 +529,8 @@ class SQLiteLedger(ChainedLedger):
     def _keep_line(self, values: Sequence[object]) -> None:
         if len(self._recent) >= _JOURNAL_CACHE:
             self._recent.clear()  # the head write then syncs the database instead
-        self._recent[values[0]] = _LINE.encode(values).encode("utf-8") + b"\n"  # type: ignore[index]
+        self._recent[values[0]] = (_LINE.encode(values).encode("utf-8") + b"\n",  # type: ignore[index]
+                                   values[-3], values[-2])  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ reading
     def _refresh(self) -> None:
@@ -588,6 +631,7 @@ class SQLiteLedger(ChainedLedger):
                         self._keep_line(values)
             self._conn.execute("COMMIT")
         except BaseException:
+            self._recent.clear()  # lines of rows that may never have been committed
             try:
                 self._conn.execute("ROLLBACK")
             except sqlite3.Error:
@@ -686,35 +730,42 @@ def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
         if ledger.genesis.key_id and not ledger.mac_checked:
             raise LedgerError(f"{path} is keyed (key id {ledger.genesis.key_id}): give its key "
                               f"with --key-file or ${KEY_ENV}")
-        head = ledger.chain_head
         target = head_path(ledger.path)
         previous = read_head(target) if target.exists() else None
         if previous is not None:  # rows its journal can put back are not lost: refused
             previous = ledger._restore_from_journal(target, previous)
-        if previous is not None and not accept_loss:
-            try:
-                check_head(previous, target, ledger.ledger_id, head, hash_at=ledger._hash_at,
-                           key=ledger._verifier.key)
-            except LedgerCorrupted as exc:
-                raise LedgerCorrupted(f"{exc}.  Re-anchoring would accept this loss: pass "
-                                      "--accept-loss if you are sure") from None
-        record = HeadRecord.of(ledger.ledger_id, head, ledger._key)
-        ledger._sync_wal()  # the head names only rows on disk
-        write_head(target, record, force=True)
+        # Under the writers' lock: a live writer's journaled rows are synced before the head
+        # that no longer journals them replaces its head, and no head moves meanwhile.
+        with ledger._lock, head_exclusive(target):
+            ledger._refresh()
+            head = ChainHead(**ledger._verifier.state.to_json())
+            if previous is not None:  # as it is now (a live writer may have moved it)
+                previous = read_head(target)
+            if previous is not None and not accept_loss:
+                try:
+                    check_head(previous, target, ledger.ledger_id, head,
+                               hash_at=ledger._hash_at, key=ledger._verifier.key)
+                except LedgerCorrupted as exc:
+                    raise LedgerCorrupted(f"{exc}.  Re-anchoring would accept this loss: pass "
+                                          "--accept-loss if you are sure") from None
+            record = HeadRecord.of(ledger.ledger_id, head, ledger._key)
+            ledger._sync_wal()  # the head names only rows on disk
+            write_head(target, record, force=True, held=True)
         return head, previous
     finally:
         ledger.close()
 
 
 def restore_ledger(path: str | os.PathLike[str], *, key_file: str | os.PathLike[str] | None = None
-                   ) -> tuple[int, ChainHead]:
+                   ) -> tuple[tuple[int, int] | None, ChainHead]:
     """Open the ledger for writing once: rows a crash took from the database that the head
     file's journal kept are put back (verified against the chain), and crashed processes'
-    reservations are settled at their sup.  Returns (the rows put back, the head)."""
+    reservations are settled at their sup.  Returns (the rows put back, first and last, or
+    ``None``; the head)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LedgerHeadWarning)  # the caller reports the count
+        warnings.simplefilter("ignore", LedgerHeadWarning)  # the caller reports the rows
         ledger = SQLiteLedger(path, key_file=key_file)
     try:
-        return ledger.restored_rows, ledger.chain_head
+        return ledger.restored_range, ledger.chain_head
     finally:
         ledger.close()
