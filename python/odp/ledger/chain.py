@@ -49,7 +49,7 @@ import struct
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from ..errors import LedgerCorrupted, LedgerError
 
@@ -109,6 +109,43 @@ def encode_value(value: Any) -> bytes:
     raise TypeError(f"cannot encode {type(value).__name__} in a ledger row")
 
 
+_PACK_DOUBLE = struct.Struct(">d").pack
+#: Types no Fraction can have (a set look-up is cheaper than ``isinstance(v, Fraction)``).
+_NOT_FRACTIONS = frozenset({str, int, float, type(None)})
+_isfinite = math.isfinite
+
+
+def encode_values(values: Sequence[Any]) -> bytes:
+    """``b"".join(encode_value(v) for v in values)``, faster (it runs twice per charge).
+
+    One loop over the values of exact types ``str``, ``None``, ``Fraction``, ``int`` and finite
+    ``float`` builds the encoding as text (every tag, length and digit is ASCII, and the UTF-8
+    encoding of a concatenation is the concatenation of the encodings, so encoding once at the
+    end gives the same bytes); the payload length of a string is its UTF-8 length
+    (``len(v)`` when ``v`` is ASCII).  Any other value — a subclass, a bool, a non-finite float,
+    an unknown type — sends the whole row to :func:`encode_value`, which encodes or refuses it.
+    ``tests/test_ledger_integrity.py`` checks both against each other."""
+    parts: list[str] = []
+    append = parts.append
+    for v in values:
+        t = type(v)
+        if t is str:
+            append(f"s{len(v) if v.isascii() else len(v.encode('utf-8'))}:{v}")
+        elif v is None:
+            append("N")
+        elif t is Fraction:
+            text = f"{v.numerator}/{v.denominator}"
+            append(f"q{len(text)}:{text}")
+        elif t is int:
+            text = str(v)
+            append(f"i{len(text)}:{text}")
+        elif t is float and _isfinite(v):
+            append("f16:" + _PACK_DOUBLE(v).hex())
+        else:
+            return b"".join([encode_value(x) for x in values])
+    return "".join(parts).encode("utf-8")
+
+
 @dataclass(frozen=True)
 class Genesis:
     """What the chain starts from: the ledger's identity, its budget and its HMAC key id."""
@@ -164,7 +201,13 @@ class EventRow(NamedTuple):
         return tuple(self)
 
     def encode(self) -> bytes:
-        return b"".join([encode_value(v) for v in self])
+        return encode_values(self)
+
+    def stored_values(self) -> list[Any]:
+        """The values as a backend stores them: amounts (Fractions) as their ``"p/q"`` text,
+        everything else as is (what the SQL ledgers insert before the chain columns)."""
+        return [v if type(v) in _NOT_FRACTIONS else str(v) if isinstance(v, Fraction) else v
+                for v in self]
 
     def to_json(self) -> list[Any]:
         """The row as a JSON list (Fractions as ``"p/q"`` text, the timestamp as its float)."""
@@ -316,10 +359,11 @@ class ChainVerifier:
     def append(self, row: EventRow) -> str:
         """Chain a row this process writes (no stored values to compare): advance and return
         its hash.  The caller computes the row's MAC, if any, from the hash."""
-        if row.seq != self.state.rows + 1:
-            raise self.corrupted(row.seq, f"out of order (expected row {self.state.rows + 1})")
-        digest = row_hash(self.state.head, row)
-        self.state = ChainHead(row.seq, self.state.rounds + (row.kind == "reserve"), digest)
+        state, seq = self.state, row.seq
+        if seq != state.rows + 1:
+            raise self.corrupted(seq, f"out of order (expected row {state.rows + 1})")
+        digest = row_hash(state.head, row)
+        self.state = ChainHead(seq, state.rounds + (row.kind == "reserve"), digest)
         return digest
 
     def check(self, row: EventRow, prev: str | None, stored: str | None,
