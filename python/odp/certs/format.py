@@ -49,16 +49,11 @@ def to_units(values: Iterable[Fraction]) -> tuple[int, list[int]]:
     integer arithmetic (the same numbers as :func:`common_denominator` and :func:`in_units`;
     this runs on every enforced transition).  A negative value raises :class:`CertificateError`
     like :func:`in_units`."""
-    nums: list[int] = []
-    dens: list[int] = []
-    for v in values:
-        f = v if type(v) is Fraction else Fraction(v)
-        nums.append(f.numerator)
-        dens.append(f.denominator)
-    d = math.lcm(1, *dens)
-    scaled = [n * (d // q) for n, q in zip(nums, dens)]
+    ratios = [(v if type(v) is Fraction else Fraction(v)).as_integer_ratio() for v in values]
+    d = math.lcm(1, *[q for _, q in ratios])
+    scaled = [n * (d // q) for n, q in ratios]
     if scaled and min(scaled) < 0:
-        n, q = next((n, q) for n, q in zip(nums, dens) if n < 0)
+        n, q = next((n, q) for n, q in ratios if n < 0)
         raise CertificateError(f"{Fraction(n, q)} is not a natural number of units 1/{d}")
     return d, scaled
 

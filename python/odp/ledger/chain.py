@@ -110,9 +110,20 @@ def encode_value(value: Any) -> bytes:
 
 
 _PACK_DOUBLE = struct.Struct(">d").pack
+_sha256 = hashlib.sha256
 #: Types no Fraction can have (a set look-up is cheaper than ``isinstance(v, Fraction)``).
 _NOT_FRACTIONS = frozenset({str, int, float, type(None)})
 _isfinite = math.isfinite
+
+
+#: Encodings of recently seen strings (by value) and exact Fractions (by identity: hashing a
+#: Fraction costs more than formatting it).  A charge's rows repeat most of their values (the
+#: owner, the guarantee, the amounts, the round id in its settle row).  Bounded: cleared when
+#: full.  Both map an immutable value to its encoding, so a hit is the bytes it would give.
+_CACHE_SIZE = 512
+_CACHED_STR_MAX = 4096  # longer strings are encoded each time (their copies would add up)
+_STR_TEXTS: dict[str, str] = {}
+_FRACTION_TEXTS: dict[int, tuple[Fraction, str]] = {}
 
 
 def encode_values(values: Sequence[Any]) -> bytes:
@@ -127,15 +138,31 @@ def encode_values(values: Sequence[Any]) -> bytes:
     ``tests/test_ledger_integrity.py`` checks both against each other."""
     parts: list[str] = []
     append = parts.append
+    str_texts, fraction_texts = _STR_TEXTS, _FRACTION_TEXTS
     for v in values:
         t = type(v)
         if t is str:
-            append(f"s{len(v) if v.isascii() else len(v.encode('utf-8'))}:{v}")
+            text = str_texts.get(v)
+            if text is None:
+                text = f"s{len(v) if v.isascii() else len(v.encode('utf-8'))}:{v}"
+                if len(v) <= _CACHED_STR_MAX:
+                    if len(str_texts) >= _CACHE_SIZE:
+                        str_texts.clear()
+                    str_texts[v] = text
+            append(text)
         elif v is None:
             append("N")
         elif t is Fraction:
-            text = f"{v.numerator}/{v.denominator}"
-            append(f"q{len(text)}:{text}")
+            hit = fraction_texts.get(id(v))
+            if hit is not None and hit[0] is v:
+                append(hit[1])
+            else:
+                text = f"{v.numerator}/{v.denominator}"
+                text = f"q{len(text)}:{text}"
+                if len(fraction_texts) >= _CACHE_SIZE:
+                    fraction_texts.clear()
+                fraction_texts[id(v)] = (v, text)
+                append(text)
         elif t is int:
             text = str(v)
             append(f"i{len(text)}:{text}")
@@ -269,7 +296,7 @@ def _parse_amount(text: str) -> Fraction:
 
 def row_hash(prev_hash: str, row: EventRow) -> str:
     """``SHA-256(tag + prev + enc(row))`` as hex (see the module docstring)."""
-    return hashlib.sha256(_ROW_TAG + bytes.fromhex(prev_hash) + row.encode()).hexdigest()
+    return _sha256(_ROW_TAG + bytes.fromhex(prev_hash) + row.encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------- keys and MACs
