@@ -147,12 +147,14 @@ def test_trusted_constructors_build_the_same_records():
     g = GuaranteeRecord((("all", Fraction(1, 3)),), Fraction(0))
     values = (1, "r", "m", {}, g, Fraction(1, 3), Fraction(0), False, 1.5, "settled", "all",
               Fraction(1, 3), "released", 2.5, 4, {"owner": "x"})
-    fast, plain = RoundRecord._trusted(*values), RoundRecord(*values)
+    fast, plain = RoundRecord._of_fields(values), RoundRecord(*values)
     assert fast == plain and repr(fast) == repr(plain) and fast.to_json() == plain.to_json()
     with pytest.raises(AttributeError):  # still frozen
         fast.index = 2  # type: ignore[misc]
     req = ("r", "m", {"a": 1}, g, Fraction(1, 3), Fraction(0), True)
-    assert RoundRequest._trusted(*req) == RoundRequest(*req)
+    assert RoundRequest._of_fields(req) == RoundRequest(*req)
+    with pytest.raises(ValueError):  # every field, no fewer
+        RoundRecord._of_fields(values[:-1])
     assert request_texts(RoundRequest(*req)) == ('{"a":1}', dumps(g.to_json()))
 
 

@@ -16,7 +16,7 @@ unless that output was already settled).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
@@ -56,16 +56,12 @@ class RoundRequest:
     interactive: bool = False
 
     @classmethod
-    def _trusted(cls, round_id: str, mechanism: str, params: dict[str, Any],
-                 guarantee: GuaranteeRecord, sup_epsilon: Fraction, delta: Fraction,
-                 interactive: bool) -> "RoundRequest":
-        """``RoundRequest(...)`` of the same values, without the frozen dataclass's one
-        ``object.__setattr__`` call per field (the accountant makes one per charge)."""
+    def _of_fields(cls, values: tuple[Any, ...]) -> "RoundRequest":
+        """``RoundRequest(*values)`` (every field, in declaration order) without the frozen
+        dataclass's one ``object.__setattr__`` call per field (the accountant makes one per
+        charge).  Only for values already checked."""
         new = object.__new__(cls)
-        new.__dict__.update({
-            "round_id": round_id, "mechanism": mechanism, "params": params,
-            "guarantee": guarantee, "sup_epsilon": sup_epsilon, "delta": delta,
-            "interactive": interactive})
+        new.__dict__.update(zip(_REQUEST_FIELDS, values, strict=True))
         return new
 
 
@@ -101,28 +97,19 @@ class RoundRecord:
         return self.sup_epsilon - self.charged if self.charged is not None else Fraction(0)
 
     @classmethod
-    def _trusted(cls, index: int, round_id: str, mechanism: str, params: dict[str, Any],
-                 guarantee: GuaranteeRecord, sup_epsilon: Fraction, delta: Fraction,
-                 interactive: bool, reserved_at: float, status: str, label: Label | None,
-                 charged: Fraction | None, reason: str | None, settled_at: float | None,
-                 reserve_seq: int, extra: dict[str, Any]) -> "RoundRecord":
-        """``RoundRecord(...)`` of the same values (every field given), without the frozen
+    def _of_fields(cls, values: tuple[Any, ...]) -> "RoundRecord":
+        """``RoundRecord(*values)`` (every field, in declaration order) without the frozen
         dataclass's one ``object.__setattr__`` call per field: a ledger builds one or two
         records per charge.  Only for values the ledger has already checked."""
         new = object.__new__(cls)
-        new.__dict__.update({
-            "index": index, "round_id": round_id, "mechanism": mechanism, "params": params,
-            "guarantee": guarantee, "sup_epsilon": sup_epsilon, "delta": delta,
-            "interactive": interactive, "reserved_at": reserved_at, "status": status,
-            "label": label, "charged": charged, "reason": reason, "settled_at": settled_at,
-            "reserve_seq": reserve_seq, "extra": extra})
+        new.__dict__.update(zip(_RECORD_FIELDS, values, strict=True))
         return new
 
     def settled(self, label: Label | None, charged: Fraction, reason: str, at: float) -> "RoundRecord":
-        return RoundRecord._trusted(self.index, self.round_id, self.mechanism, self.params,
-                                    self.guarantee, self.sup_epsilon, self.delta,
-                                    self.interactive, self.reserved_at, "settled", label,
-                                    charged, reason, at, self.reserve_seq, self.extra)
+        return RoundRecord._of_fields((self.index, self.round_id, self.mechanism, self.params,
+                                       self.guarantee, self.sup_epsilon, self.delta,
+                                       self.interactive, self.reserved_at, "settled", label,
+                                       charged, reason, at, self.reserve_seq, self.extra))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,6 +133,11 @@ class RoundRecord:
         charged = "pending" if self.charged is None else format_fraction(self.charged)
         return (f"#{self.index} {self.mechanism}: sup ε={format_fraction(self.sup_epsilon)} "
                 f"δ={format_fraction(self.delta)} charged ε={charged} ({self.reason or 'open'})")
+
+
+#: The fields of a request and of a record, in declaration order (for ``_of_fields``).
+_REQUEST_FIELDS = tuple(f.name for f in fields(RoundRequest))
+_RECORD_FIELDS = tuple(f.name for f in fields(RoundRecord))
 
 
 class BudgetState:
@@ -203,9 +195,9 @@ class BudgetState:
         """:meth:`apply_reserve` from the fields themselves (no request object)."""
         if round_id in self.by_id:
             raise LedgerError(f"duplicate reservation for round {round_id}")
-        rec = RoundRecord._trusted(len(self.rounds) + 1, round_id, mechanism, params,
-                                   guarantee, sup_epsilon, delta, interactive, at, "pending",
-                                   None, None, None, None, seq, {})
+        rec = RoundRecord._of_fields((len(self.rounds) + 1, round_id, mechanism, params,
+                                      guarantee, sup_epsilon, delta, interactive, at, "pending",
+                                      None, None, None, None, seq, {}))
         self.by_id[round_id] = len(self.rounds)
         self.rounds.append(rec)
         self.eps_left -= sup_epsilon
@@ -246,9 +238,9 @@ class BudgetState:
         if not (0 <= charged <= sup_epsilon):
             raise LedgerError(f"round {round_id}: charge {charged} outside [0, sup]")
         n = len(rounds)
-        rec = RoundRecord._trusted(n + 1, round_id, req.mechanism, req.params, req.guarantee,
-                                   sup_epsilon, delta, req.interactive, at, "settled", label,
-                                   charged, reason, at, reserve_seq, {})
+        rec = RoundRecord._of_fields((n + 1, round_id, req.mechanism, req.params,
+                                      req.guarantee, sup_epsilon, delta, req.interactive, at,
+                                      "settled", label, charged, reason, at, reserve_seq, {}))
         by_id[round_id] = n
         rounds.append(rec)
         self.eps_left -= charged
