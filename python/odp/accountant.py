@@ -81,15 +81,9 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
             raise InvalidParameter(
                 f"params must be JSON-serialisable (they are recorded in the ledger): {exc}; "
                 "convert Fractions to strings, e.g. str(x)") from None
-    return RoundRequest(
-        round_id=_round_id(),
-        mechanism=mechanism,
-        params=dict(params) if params else {},
-        guarantee=guarantee.record(),
-        sup_epsilon=guarantee.sup_epsilon,
-        delta=guarantee.delta,
-        interactive=interactive,
-    )
+    return RoundRequest._of_fields((_round_id(), mechanism, dict(params) if params else {},
+                                    guarantee.record(), guarantee.sup_epsilon, guarantee.delta,
+                                    interactive))
 
 
 def _check_call(fn: Any, args: tuple[Any, ...], what: str) -> None:

@@ -17,7 +17,8 @@ from typing import Callable
 
 from .. import _lean_rules as lean
 from ..errors import CertificateError, InvalidParameter
-from .transition import scale, transition_text
+from .format import to_units
+from .transition import transition_text
 
 __all__ = ["Check", "generated_check", "transition_check", "transition_text"]
 
@@ -32,14 +33,14 @@ def generated_check(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: 
     ``blocksOk``, ``refundJustified``, ``admits``) and ``update`` gives exactly
     ``(ε_r − charged, δ_r − δ)``."""
     try:  # a negative amount is no natural number of units: such a transition is refused
-        d, scaled = scale(eps_r, delta_r, sup, charged, delta, *(blocks or ()))
+        _, scaled = to_units((eps_r, delta_r, sup, charged, delta, *(blocks or ())))
     except CertificateError:
         return False
     e_r, d_r, s, c, dl = scaled[:5]
     after, _ = lean.check_step(lean.State(e_r, d_r), lean.Entry(s, c, dl),
                                blocks=scaled[5:] if blocks is not None else None,
                                realized=realized)
-    return after is not None and (after.eps, after.delta) == (e_r - c, d_r - dl)
+    return after is not None and after.eps == e_r - c and after.delta == d_r - dl
 
 
 def transition_check(mode: str | None) -> Check | None:

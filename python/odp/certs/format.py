@@ -49,12 +49,12 @@ def to_units(values: Iterable[Fraction]) -> tuple[int, list[int]]:
     integer arithmetic (the same numbers as :func:`common_denominator` and :func:`in_units`;
     this runs on every enforced transition).  A negative value raises :class:`CertificateError`
     like :func:`in_units`."""
-    fracs = [v if type(v) is Fraction else Fraction(v) for v in values]
-    d = math.lcm(1, *[f.denominator for f in fracs])
-    scaled = [f.numerator * (d // f.denominator) for f in fracs]
+    ratios = [(v if type(v) is Fraction else Fraction(v)).as_integer_ratio() for v in values]
+    d = math.lcm(1, *[q for _, q in ratios])
+    scaled = [n * (d // q) for n, q in ratios]
     if scaled and min(scaled) < 0:
-        bad = next(v for v, n in zip(fracs, scaled) if n < 0)
-        raise CertificateError(f"{bad} is not a natural number of units 1/{d}")
+        n, q = next((n, q) for n, q in ratios if n < 0)
+        raise CertificateError(f"{Fraction(n, q)} is not a natural number of units 1/{d}")
     return d, scaled
 
 

@@ -52,7 +52,7 @@ from .records import (
     RoundRecord,
     RoundRequest,
     apply_row,
-    dumps,
+    request_texts,
     reserve_row,
     settle_row,
 )
@@ -283,7 +283,7 @@ class ChainedLedger(Ledger):
                admit: Admission | None = None, *, check: TransitionCheck | None = None
                ) -> RoundRecord:
         self._require_writable()
-        validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        realised = validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         failed: list[str] = []
 
         texts = _texts(req)
@@ -291,7 +291,8 @@ class ChainedLedger(Ledger):
         def op() -> RoundRecord:
             failed.clear()
             return self._charge_one(req, label, charged, admit=admit, check=check,
-                                    now=self._clock(), failed=failed, texts=texts)
+                                    now=self._clock(), failed=failed, texts=texts,
+                                    realised=realised)
 
         rec = self._write(op, "charge")
         if failed:
@@ -304,16 +305,16 @@ class ChainedLedger(Ledger):
         each admitted against the state including the ones before it: all or none."""
         self._require_writable()
         batch = _batch_of(items, "charges")
-        for req, label, charged in batch:
-            validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+        checked = [validate_charge(req.guarantee, req.sup_epsilon, label, charged)
+                   for req, label, charged in batch]
         failed: list[str] = []
 
         def op() -> list[RoundRecord]:
             now = self._clock()
             failed.clear()
             return [self._charge_one(req, label, charged, admit=admit, check=check, now=now,
-                                     failed=failed)
-                    for req, label, charged in batch]
+                                     failed=failed, realised=realised)
+                    for (req, label, charged), realised in zip(batch, checked)]
 
         recs = self._write(op, "charges") if batch else []
         if failed:
@@ -322,12 +323,16 @@ class ChainedLedger(Ledger):
 
     def _charge_one(self, req: RoundRequest, label: Label | None, charged: Fraction, *,
                     admit: Admission | None, check: TransitionCheck | None, now: float,
-                    failed: list[str], texts: tuple[str, str] | None = None) -> RoundRecord:
+                    failed: list[str], texts: tuple[str, str] | None = None,
+                    realised: tuple[list[Fraction] | None, int | None] | None = None
+                    ) -> RoundRecord:
+        """``realised``: :func:`realised_blocks` of the round (as :func:`validate_charge`
+        returned it), if already computed."""
         state = self._state
         if not (admit or sum_rule)(state, req):
             raise budget_exceeded(state, req, admit)
         if check is not None:  # the round is not in the state yet: check against it directly
-            blocks, realized = realised_blocks(req.guarantee, label)
+            blocks, realized = realised or realised_blocks(req.guarantee, label)
             if not check(state.eps_left, state.delta_left, req.sup_epsilon, charged, req.delta,
                          blocks, realized):
                 failed.append(req.round_id)
@@ -356,7 +361,7 @@ class ChainedLedger(Ledger):
 
 def _texts(req: RoundRequest) -> tuple[str, str]:
     """The reserve row's JSON columns, computed before the write transaction."""
-    return dumps(req.params), dumps(req.guarantee.to_json())
+    return request_texts(req)
 
 
 def _batch_of(items: Iterable[_T], what: str) -> list[_T]:

@@ -16,7 +16,7 @@ unless that output was already settled).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
@@ -55,6 +55,15 @@ class RoundRequest:
     delta: Fraction
     interactive: bool = False
 
+    @classmethod
+    def _of_fields(cls, values: tuple[Any, ...]) -> "RoundRequest":
+        """``RoundRequest(*values)`` (every field, in declaration order) without the frozen
+        dataclass's one ``object.__setattr__`` call per field (the accountant makes one per
+        charge).  Only for values already checked."""
+        new = object.__new__(cls)
+        new.__dict__.update(zip(_REQUEST_FIELDS, values, strict=True))
+        return new
+
 
 @dataclass(frozen=True)
 class RoundRecord:
@@ -87,11 +96,20 @@ class RoundRecord:
         """sup − charged: the ε saved by ODP accounting (0 while pending)."""
         return self.sup_epsilon - self.charged if self.charged is not None else Fraction(0)
 
+    @classmethod
+    def _of_fields(cls, values: tuple[Any, ...]) -> "RoundRecord":
+        """``RoundRecord(*values)`` (every field, in declaration order) without the frozen
+        dataclass's one ``object.__setattr__`` call per field: a ledger builds one or two
+        records per charge.  Only for values the ledger has already checked."""
+        new = object.__new__(cls)
+        new.__dict__.update(zip(_RECORD_FIELDS, values, strict=True))
+        return new
+
     def settled(self, label: Label | None, charged: Fraction, reason: str, at: float) -> "RoundRecord":
-        return RoundRecord(self.index, self.round_id, self.mechanism, self.params,
-                           self.guarantee, self.sup_epsilon, self.delta, self.interactive,
-                           self.reserved_at, "settled", label, charged, reason, at,
-                           self.reserve_seq, self.extra)
+        return RoundRecord._of_fields((self.index, self.round_id, self.mechanism, self.params,
+                                       self.guarantee, self.sup_epsilon, self.delta,
+                                       self.interactive, self.reserved_at, "settled", label,
+                                       charged, reason, at, self.reserve_seq, self.extra))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,6 +133,11 @@ class RoundRecord:
         charged = "pending" if self.charged is None else format_fraction(self.charged)
         return (f"#{self.index} {self.mechanism}: sup ε={format_fraction(self.sup_epsilon)} "
                 f"δ={format_fraction(self.delta)} charged ε={charged} ({self.reason or 'open'})")
+
+
+#: The fields of a request and of a record, in declaration order (for ``_of_fields``).
+_REQUEST_FIELDS = tuple(f.name for f in fields(RoundRequest))
+_RECORD_FIELDS = tuple(f.name for f in fields(RoundRecord))
 
 
 class BudgetState:
@@ -172,9 +195,9 @@ class BudgetState:
         """:meth:`apply_reserve` from the fields themselves (no request object)."""
         if round_id in self.by_id:
             raise LedgerError(f"duplicate reservation for round {round_id}")
-        rec = RoundRecord(len(self.rounds) + 1, round_id, mechanism, params, guarantee,
-                          sup_epsilon, delta, interactive, at, "pending", None, None, None,
-                          None, seq, {})
+        rec = RoundRecord._of_fields((len(self.rounds) + 1, round_id, mechanism, params,
+                                      guarantee, sup_epsilon, delta, interactive, at, "pending",
+                                      None, None, None, None, seq, {}))
         self.by_id[round_id] = len(self.rounds)
         self.rounds.append(rec)
         self.eps_left -= sup_epsilon
@@ -208,23 +231,26 @@ class BudgetState:
                      ) -> RoundRecord:
         """A reserve event immediately followed by its settle (a one-step charge): the same
         state as :meth:`apply_reserve` then :meth:`apply_settle`, with one record built."""
-        if req.round_id in self.by_id:
-            raise LedgerError(f"duplicate reservation for round {req.round_id}")
-        if not (0 <= charged <= req.sup_epsilon):
-            raise LedgerError(f"round {req.round_id}: charge {charged} outside [0, sup]")
-        rec = RoundRecord(
-            index=len(self.rounds) + 1, round_id=req.round_id, mechanism=req.mechanism,
-            params=req.params, guarantee=req.guarantee, sup_epsilon=req.sup_epsilon,
-            delta=req.delta, interactive=req.interactive, reserved_at=at, status="settled",
-            label=label, charged=charged, reason=reason, settled_at=at, reserve_seq=reserve_seq,
-        )
-        self.by_id[req.round_id] = len(self.rounds)
-        self.rounds.append(rec)
+        round_id, sup_epsilon, delta = req.round_id, req.sup_epsilon, req.delta
+        by_id, rounds = self.by_id, self.rounds
+        if round_id in by_id:
+            raise LedgerError(f"duplicate reservation for round {round_id}")
+        if not (0 <= charged <= sup_epsilon):
+            raise LedgerError(f"round {round_id}: charge {charged} outside [0, sup]")
+        n = len(rounds)
+        rec = RoundRecord._of_fields((n + 1, round_id, req.mechanism, req.params,
+                                      req.guarantee, sup_epsilon, delta, req.interactive, at,
+                                      "settled", label, charged, reason, at, reserve_seq, {}))
+        by_id[round_id] = n
+        rounds.append(rec)
         self.eps_left -= charged
-        if req.delta:
-            self.delta_left -= req.delta
-        self.last_reserve_seq = max(self.last_reserve_seq, reserve_seq)
-        self.last_seq = max(self.last_seq, reserve_seq, settle_seq)
+        if delta:
+            self.delta_left -= delta
+        if reserve_seq > self.last_reserve_seq:
+            self.last_reserve_seq = reserve_seq
+        last = reserve_seq if reserve_seq > settle_seq else settle_seq
+        if last > self.last_seq:
+            self.last_seq = last
         return rec
 
     def get(self, round_id: str) -> RoundRecord:
@@ -250,26 +276,106 @@ class BudgetState:
         return self.last_reserve_seq > self.get(round_id).reserve_seq
 
 
+#: ``json.dumps(obj, sort_keys=True, separators=(",", ":"))`` builds exactly this encoder on
+#: every call (all its other options at their defaults); building it once gives the same text.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def dumps(obj: object) -> str:
-    """Canonical JSON text (sorted keys, no spaces) for ledger columns."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    """Canonical JSON text (sorted keys, no spaces, ASCII escapes) for ledger columns."""
+    return _CANONICAL_JSON.encode(obj)
+
+
+#: Bound of the small caches below (cleared when full: they only save recomputation).
+_CACHE_SIZE = 256
+#: Canonical texts of recently recorded guarantees, by identity: ``id → (record, its classes,
+#: its delta, its class deltas, text)``.  Only records made of immutable parts are kept (see
+#: :func:`guarantee_text`), so a record that is still the same object with the same parts has
+#: the same text.
+_GUARANTEE_TEXTS: dict[int, tuple[GuaranteeRecord, object, object, object, str]] = {}
+#: Canonical texts of recently recorded labels (exact ``str``/``int``: immutable values).
+_LABEL_TEXTS: dict[tuple[type, Label], str] = {}
+_EXACT_LABEL_TYPES = (str, int)
+
+
+def _immutable_pairs(pairs: object) -> bool:
+    """A tuple of ``(label, Fraction)`` tuples of exact immutable types (nothing in it can
+    change, so neither can its JSON text)."""
+    return type(pairs) is tuple and all(
+        type(p) is tuple and len(p) == 2 and type(p[0]) in _EXACT_LABEL_TYPES
+        and type(p[1]) is Fraction for p in pairs)
+
+
+def guarantee_text(record: GuaranteeRecord) -> str:
+    """``dumps(record.to_json())``, remembered for the last few records (an accountant records
+    the same guarantee object on every charge of one mechanism).  A record is remembered only
+    when it is a plain :class:`GuaranteeRecord` whose classes, delta and class deltas are
+    tuples of exact ``str``/``int``/``Fraction`` values; a hit requires the same object with
+    the same parts (by identity), so the text is the one :meth:`~GuaranteeRecord.to_json`
+    gives."""
+    if type(record) is not GuaranteeRecord:
+        return dumps(record.to_json())
+    classes, delta, class_deltas = record.classes, record.delta, record.class_deltas
+    hit = _GUARANTEE_TEXTS.get(id(record))
+    if (hit is not None and hit[0] is record and hit[1] is classes and hit[2] is delta
+            and hit[3] is class_deltas):
+        return hit[4]
+    text = dumps(record.to_json())
+    if (type(delta) is Fraction and _immutable_pairs(classes)
+            and (class_deltas is None or _immutable_pairs(class_deltas))):
+        if len(_GUARANTEE_TEXTS) >= _CACHE_SIZE:
+            _GUARANTEE_TEXTS.clear()
+        _GUARANTEE_TEXTS[id(record)] = (record, classes, delta, class_deltas, text)
+    return text
+
+
+def label_text(label: Label | None) -> str:
+    """``dumps(label)``, remembered for labels of exact type ``str`` or ``int``."""
+    if label is None:
+        return "null"
+    t = type(label)
+    if t is not str and t is not int:
+        return dumps(label)
+    key = (t, label)
+    text = _LABEL_TEXTS.get(key)
+    if text is None:
+        text = dumps(label)
+        if len(_LABEL_TEXTS) >= _CACHE_SIZE:
+            _LABEL_TEXTS.clear()
+        _LABEL_TEXTS[key] = text
+    return text
+
+
+def params_text(params: dict[str, Any]) -> str:
+    """``dumps(params)`` (``"{}"`` without computing it for an empty dict)."""
+    return "{}" if type(params) is dict and not params else dumps(params)
+
+
+def request_texts(req: RoundRequest) -> tuple[str, str]:
+    """A reserve row's JSON columns: ``(dumps(req.params), dumps(req.guarantee.to_json()))``."""
+    return params_text(req.params), guarantee_text(req.guarantee)
+
+
+def _exact(x: Fraction) -> Fraction:
+    return x if type(x) is Fraction else Fraction(x)
 
 
 def reserve_row(seq: int, req: RoundRequest, owner: str | None, at: float, *,
                 texts: tuple[str, str] | None = None) -> EventRow:
     """The ledger row that reserves ``req`` (every backend writes exactly these values).
-    ``texts`` is ``(dumps(req.params), dumps(req.guarantee.to_json()))`` if already computed."""
-    params, guarantee = texts or (dumps(req.params), dumps(req.guarantee.to_json()))
+    ``texts`` is :func:`request_texts` of ``req`` if already computed."""
+    params, guarantee = texts or request_texts(req)
     return EventRow(seq, "reserve", req.round_id, req.mechanism, params, guarantee,
-                    Fraction(req.sup_epsilon), Fraction(req.delta), int(bool(req.interactive)),
-                    None, None, None, owner, float(at))
+                    _exact(req.sup_epsilon), _exact(req.delta), 1 if req.interactive else 0,
+                    None, None, None, owner, at if type(at) is float else float(at))
 
 
 def settle_row(seq: int, round_id: str, label: Label | None, charged: Fraction, *,
                reason: str, owner: str | None, at: float) -> EventRow:
     """The ledger row that settles ``round_id``."""
-    return EventRow(seq, "settle", round_id, None, None, None, None, None, None, dumps(label),
-                    Fraction(charged), reason, owner, float(at))
+    return EventRow(seq, "settle", round_id, None, None, None, None, None, None,
+                    label_text(label), _exact(charged), reason, owner,
+                    at if type(at) is float else float(at))
 
 
 def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
