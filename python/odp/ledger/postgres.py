@@ -44,7 +44,6 @@ import threading
 import time
 import uuid
 import warnings
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeGuard, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -536,7 +535,7 @@ class PostgresLedger(ChainedLedger):
             batch = self._batch
             params: list[Any] = []  # Any: the columns' values (int, str, float or None)
             for row, prev, digest, mac in batch:
-                params += [str(v) if isinstance(v, Fraction) else v for v in row.values()]
+                params += row.stored_values()
                 params += [prev, digest, mac]
             if not batch:
                 sql = "COMMIT"

@@ -39,7 +39,6 @@ import threading
 import time
 import warnings
 from dataclasses import replace
-from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
@@ -483,7 +482,7 @@ class SQLiteLedger(ChainedLedger):
         """Record the head after a commit (``held``: the first head file's lock is held).
         In journal mode the first head file also journals the rows no head holds yet, unless
         ``synced`` (every committed row was just flushed in the database)."""
-        if not self.chained:
+        if not self.chained or not self._heads:
             return
         record = HeadRecord.of(self.ledger_id, self._verifier.state, self._key)
         for i, path in enumerate(self._heads):
@@ -623,7 +622,7 @@ class SQLiteLedger(ChainedLedger):
             result = op()
             self._wrote_rows = bool(self._batch)
             if self._batch:
-                stored = [[str(v) if isinstance(v, Fraction) else v for v in row.values()]
+                stored = [row.stored_values()
                           + [prev, digest, mac] for row, prev, digest, mac in self._batch]
                 self._conn.executemany(_INSERT, stored)
                 if self._journaled:
