@@ -135,7 +135,7 @@ class SQLiteLedger(ChainedLedger):
         self._journaled = head_file and head_sync and not readonly
         # seq → (journal line, prev hash, hash) of the rows no head holds yet
         self._recent: dict[int, tuple[bytes, str, str]] = {}
-        self._caching = False  # whether _refresh keeps journal lines (inside a commit)
+        self._caching = False  # whether _refresh keeps journal lines (on once opened)
         self._unflushed = False  # a settle committed without a flush (see the class docstring)
         self.restored_rows = 0  # rows put back from the head file's journal when opened
         self.restored_range: tuple[int, int] | None = None
@@ -182,6 +182,7 @@ class SQLiteLedger(ChainedLedger):
                     self._repair_head()
                 self._sync_wal()  # other processes' lazy settles: on disk before a head names them
                 self._write_heads(synced=True)
+                self._caching = self._journaled  # rows read from now on may go in a journal
                 self._recover()
         except sqlite3.DatabaseError as exc:
             self.close()
@@ -614,7 +615,6 @@ class SQLiteLedger(ChainedLedger):
             raise LedgerError(f"cannot lock ledger {self.path}: {exc}") from None
         mark = None
         self._wrote_rows = False
-        self._caching = self._journaled
         try:
             self._refresh()
             mark = self._verifier.state.rows
@@ -640,7 +640,6 @@ class SQLiteLedger(ChainedLedger):
             raise
         finally:
             self._batch = None
-            self._caching = False
         return result
 
     def flush(self) -> None:
