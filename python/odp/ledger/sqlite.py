@@ -133,8 +133,8 @@ class SQLiteLedger(ChainedLedger):
         # The journal (docs/ledger.md): commits skip SQLite's flush and the head file's one
         # fdatasync makes the new rows durable in its journal; off without a synced head file.
         self._journaled = head_file and head_sync and not readonly
-        # seq → (journal line, prev hash, hash) of the rows no head holds yet
-        self._recent: dict[int, tuple[bytes, str, str]] = {}
+        # seq → stored values of the rows no head holds yet (encoded only if journaled)
+        self._recent: dict[int, Sequence[object]] = {}
         self._caching = False  # whether _refresh keeps journal lines (on once opened)
         self._unflushed = False  # a settle committed without a flush (see the class docstring)
         self.restored_rows = 0  # rows put back from the head file's journal when opened
@@ -516,21 +516,20 @@ class SQLiteLedger(ChainedLedger):
         link = self.genesis.hash if after_hash is None else after_hash
         lines = []
         for seq in range(after + 1, upto + 1):
-            kept = self._recent.get(seq)
-            if kept is None or kept[1] != link:
+            values = self._recent.get(seq)
+            if values is None or values[-3] != link:
                 return None
-            lines.append(kept[0])
-            link = kept[2]
+            lines.append(_LINE.encode(values).encode("utf-8") + b"\n")
+            link = values[-2]  # type: ignore[assignment]
         return lines if link == upto_hash else None
 
     def sync(self) -> None:
         self._sync_wal()
 
-    def _keep_line(self, values: Sequence[object]) -> None:
+    def _keep_row(self, values: Sequence[object]) -> None:
         if len(self._recent) >= _JOURNAL_CACHE:
             self._recent.clear()  # the head write then syncs the database instead
-        self._recent[values[0]] = (_LINE.encode(values).encode("utf-8") + b"\n",  # type: ignore[index]
-                                   values[-3], values[-2])  # type: ignore[assignment]
+        self._recent[values[0]] = values  # type: ignore[index]
 
     # ------------------------------------------------------------------ reading
     def _refresh(self) -> None:
@@ -545,7 +544,7 @@ class SQLiteLedger(ChainedLedger):
 
     def _apply_stored(self, stored: StoredRow) -> RoundRecord:
         if self._caching:
-            self._keep_line(stored)
+            self._keep_row(stored)
         n = _N_ROW
         try:
             row = EventRow.from_stored(stored[:n])
@@ -627,7 +626,7 @@ class SQLiteLedger(ChainedLedger):
                 self._conn.executemany(_INSERT, stored)
                 if self._journaled:
                     for values in stored:
-                        self._keep_line(values)
+                        self._keep_row(values)
             self._conn.execute("COMMIT")
         except BaseException:
             self._recent.clear()  # lines of rows that may never have been committed
