@@ -372,6 +372,8 @@ def test_the_cli_reads_postgres_ledgers(url, tmp_path, capsys):
     assert "already at version" in capsys.readouterr().out
     assert main(["ledger", "reanchor", url]) == 2
     assert "no head file" in capsys.readouterr().err
+    assert main(["ledger", "restore", url]) == 2
+    assert "nothing to restore" in capsys.readouterr().err
 
 
 def test_the_readme_sharing_commands_work_as_written(url, tmp_path, monkeypatch, capsys):
