@@ -47,6 +47,16 @@ def _python(code: str, *args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def _killed_child(path: Path, code: str, *args: str, timeout: float = 120) -> str:
+    """Make a new ledger at ``path``, run ``code`` on it in a child process that ends with
+    SIGKILL (a crash: nothing is closed or flushed), and return what the child printed."""
+    SQLiteLedger(path, odp.Budget(1)).close()
+    child = _python(code, str(path), *args)
+    out, err = child.communicate(timeout=timeout)
+    assert child.returncode == -signal.SIGKILL, err
+    return out
+
+
 def _ledger(path: Path, charges=("0.1", "0.2", "0.05"), **kwargs) -> None:
     acc = odp.Accountant("1", "1e-6", ledger=SQLiteLedger(path, odp.Budget("1", "1e-6"),
                                                           **kwargs))
@@ -249,10 +259,7 @@ _CHARGE_THEN_DIE = """
 
 def _crashed_ledger(path: Path, checkpoint: str = "", sync: str = "sync",
                     flush_after: int = 0) -> Path:
-    SQLiteLedger(path, odp.Budget(1)).close()
-    child = _python(_CHARGE_THEN_DIE, str(path), checkpoint, sync, str(flush_after))
-    child.communicate(timeout=120)
-    assert child.returncode == -signal.SIGKILL
+    _killed_child(path, _CHARGE_THEN_DIE, checkpoint, sync, str(flush_after))
     return Path(str(path) + "-wal")
 
 
@@ -363,10 +370,7 @@ _FAIL_THEN_SHARE = """
 
 def test_a_failed_commit_leaves_nothing_in_the_journal(tmp_path):
     path = tmp_path / "l.db"
-    SQLiteLedger(path, odp.Budget(1)).close()
-    child = _python(_FAIL_THEN_SHARE, str(path))
-    out, err = child.communicate(timeout=120)
-    assert child.returncode == -signal.SIGKILL, err
+    out = _killed_child(path, _FAIL_THEN_SHARE)
     assert out.split() == ["failed:", "OperationalError", "1/10"]
     head = read_head(head_path(path))
     assert head.rows == 6
@@ -428,10 +432,7 @@ def test_the_journal_wraps_and_still_gives_back_every_row_after_the_last_sync(tm
     by hand as a power loss would, come back exactly.  A journal line edited without the
     chain's consent gives nothing back: the loss is refused."""
     path = tmp_path / "l.db"
-    SQLiteLedger(path, odp.Budget(1)).close()
-    child = _python(_MANY_THEN_DIE, str(path))
-    _, err = child.communicate(timeout=300)
-    assert child.returncode == -signal.SIGKILL, err
+    _killed_child(path, _MANY_THEN_DIE, timeout=300)
     spent = sum(Fraction(1, 1000 + i) for i in range(300))
     head = read_head(head_path(path))
     assert head.rows == 600 and 0 < head.synced < 600 and head.tail[1] <= JOURNAL_SIZE
@@ -466,10 +467,7 @@ _TWO_WRITERS_THEN_DIE = """
 
 def test_another_writers_lazy_settle_goes_into_the_journal(tmp_path):
     path = tmp_path / "l.db"
-    SQLiteLedger(path, odp.Budget(1)).close()
-    child = _python(_TWO_WRITERS_THEN_DIE, str(path))
-    _, err = child.communicate(timeout=120)
-    assert child.returncode == -signal.SIGKILL, err
+    _killed_child(path, _TWO_WRITERS_THEN_DIE)
     head = read_head(head_path(path))
     assert (head.rows, head.synced) == (4, 0)
     Path(str(path) + "-wal").unlink()
@@ -906,10 +904,7 @@ def test_a_lost_settle_charges_its_round_the_worst_case_never_less(tmp_path):
     process's last settle row is gone.  The ledger is not corrupt (the head covers the
     reservations only); the round is recovered as reserved, at its worst case."""
     path = tmp_path / "l.db"
-    SQLiteLedger(path, odp.Budget(1)).close()
-    child = _python(_SETTLE_THEN_DIE, str(path))
-    out, err = child.communicate(timeout=120)
-    assert child.returncode == -signal.SIGKILL and out.strip() == "0", err
+    assert _killed_child(path, _SETTLE_THEN_DIE).strip() == "0"
     head = read_head(head_path(path))
     assert head.rows == 5  # three reservations and the first two settles, flushed by them
     _tamper(path, "DELETE FROM events WHERE seq = 6")  # the unflushed settle, lost
