@@ -336,6 +336,23 @@ def test_a_torn_journal_falls_back_to_the_head_before_it(tmp_path):
     acc.close()
 
 
+def test_reanchor_extends_the_head_before_a_torn_one(tmp_path):
+    path = tmp_path / "l.db"
+    _crashed_ledger(path)
+    newest = read_head(head_path(path))
+    data = bytearray(head_path(path).read_bytes())
+    end = JOURNAL_START + newest.tail[1]
+    data[end - 40:end] = b"#" * 40  # the fifth charge's head write was torn ...
+    head_path(path).write_bytes(bytes(data))
+    _tamper(path, "DELETE FROM events WHERE seq > 8")  # ... and its rows never reached the file
+    head, previous = reanchor_ledger(path)  # no loss to accept: that charge never returned
+    assert (head.rows, previous.rows) == (8, 8)
+    assert read_heads(head_path(path))[0].rows == 8
+    acc = odp.Accountant(ledger=path)
+    assert acc.spent.epsilon == Fraction(2, 5)
+    acc.close()
+
+
 _FAIL_THEN_SHARE = """
     import os, signal, sqlite3, sys, odp
     from odp.ledger import SQLiteLedger

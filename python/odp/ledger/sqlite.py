@@ -57,7 +57,7 @@ KEY_ENV = "ODP_LEDGER_KEY_FILE"
 CHECKPOINT_MODES = (None, "passive", "full", "truncate")
 _N_ROW = len(schema.ROW_COLUMNS.split(","))
 _LINE = json.JSONEncoder(separators=(",", ":"))  # a journal line: the stored values as JSON
-_JOURNAL_CACHE = 4096  # journal lines kept in memory at most (then the database is synced)
+_JOURNAL_CACHE = 4096  # rows kept in memory for the journal at most (then a WAL sync)
 _INSERT = (f"INSERT INTO events ({schema.ROW_COLUMNS}, {schema.CHAIN_COLUMNS}) VALUES "
            f"({', '.join('?' * (_N_ROW + 3))})")
 
@@ -135,7 +135,7 @@ class SQLiteLedger(ChainedLedger):
         self._journaled = head_file and head_sync and not readonly
         # seq → stored values of the rows no head holds yet (encoded only if journaled)
         self._recent: dict[int, Sequence[object]] = {}
-        self._caching = False  # whether _refresh keeps journal lines (on once opened)
+        self._caching = False  # whether _refresh keeps rows for the journal (once opened)
         self._unflushed = False  # a settle committed without a flush (see the class docstring)
         self.restored_rows = 0  # rows put back from the head file's journal when opened
         self.restored_range: tuple[int, int] | None = None
@@ -728,7 +728,7 @@ def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
             raise LedgerError(f"{path} is keyed (key id {ledger.genesis.key_id}): give its key "
                               f"with --key-file or ${KEY_ENV}")
         target = head_path(ledger.path)
-        previous = read_head(target) if target.exists() else None
+        newest = previous = read_head(target) if target.exists() else None
         if previous is not None:  # rows its journal can put back are not lost: refused
             previous = ledger._restore_from_journal(target, previous)
         # Under the writers' lock: a live writer's journaled rows are synced before the head
@@ -736,8 +736,9 @@ def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
         with ledger._lock, head_exclusive(target):
             ledger._refresh()
             head = ChainHead(**ledger._verifier.state.to_json())
-            if previous is not None:  # as it is now (a live writer may have moved it)
-                previous = read_head(target)
+            latest = read_head(target) if target.exists() else None
+            if latest != newest:  # a live writer moved it meanwhile: check the head it wrote
+                previous = latest
             if previous is not None and not accept_loss:
                 try:
                     check_head(previous, target, ledger.ledger_id, head,
