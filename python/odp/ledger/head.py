@@ -293,7 +293,7 @@ def exclusive(path: Path) -> Iterator[None]:
             del _HELD[str(path)]
             fcntl.flock(fd, fcntl.LOCK_UN)
     if created:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: bool = True,
@@ -322,7 +322,7 @@ def write_head(path: Path, record: HeadRecord, *, force: bool = False, sync: boo
     with lock:
         wrote = _write_locked(fd, record, force=force, sync=sync, journal=journal)
     if created:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
     return wrote
 
 
@@ -419,7 +419,8 @@ def _journaled(fd: int, record: HeadRecord, *, size: int, current: HeadRecord | 
                       synced, (start, end + len(added)))
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """``fsync`` a directory, so that a file created in it keeps its name after a power loss."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:  # pragma: no cover - a platform without directory handles

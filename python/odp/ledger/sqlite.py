@@ -47,7 +47,8 @@ from ..errors import LedgerCorrupted, LedgerError
 from . import schema
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key
 from .chained import ChainedLedger, StoredRow, default_clock
-from .head import HeadRecord, check_head, head_path, read_head, read_heads, read_tail, write_head
+from .head import (HeadRecord, check_head, fsync_dir, head_path, read_head, read_heads, read_tail,
+                   write_head)
 from .head import exclusive as head_exclusive
 from .owner import owner_is_dead, owner_token
 from .records import BudgetState, RoundRecord, dumps
@@ -140,6 +141,7 @@ class SQLiteLedger(ChainedLedger):
         self.restored_rows = 0  # rows put back from the head file's journal when opened
         self.restored_range: tuple[int, int] | None = None
         self._stale_head = False  # the newest head was torn: replace it (see _repair_head)
+        self._wal_synced: tuple[int, int] | None = None  # the -wal whose directory entry is synced
         self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
         self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
         self._primary = head_path(self.path)
@@ -668,8 +670,12 @@ class SQLiteLedger(ChainedLedger):
             return
         try:
             os.fsync(fd)
+            st = os.fstat(fd)
         finally:
             os.close(fd)
+        if (st.st_dev, st.st_ino) != self._wal_synced:  # a new -wal: its name on disk too
+            fsync_dir(self.path.parent)
+            self._wal_synced = (st.st_dev, st.st_ino)
 
     def _dead_owner_rounds(self) -> list[str]:
         return [r.round_id for r in self._state.rounds
