@@ -5,8 +5,9 @@ Exact charges (``odp.DP("1/1000000")`` against ε_t = 1, each one durable reserv
 rows, hash-chained, re-checked by the generated rules) per second of wall-clock time:
 
 1. **The physical limit**: a Python loop of ``pwrite`` + ``fdatasync`` on the ledger's file
-   system — 512 bytes rewritten in place (what the head file does), and 4 KiB appended (what
-   a growing WAL does).  One durable commit per charge cannot beat it.
+   system — 512 bytes rewritten in place (a head slot; the head file's journal adds about
+   1 KB per charge in a preallocated area), and 4 KiB appended (what a growing WAL does).
+   One durable commit per charge cannot beat it.
 2. **One process, SQLite**, in each integrity mode (the default: SQLite commits without its
    own flush and the head file's journal takes the rows — one ``fdatasync`` per charge; with
    ``head_file=False`` or ``head_sync=False`` SQLite flushes each commit), and with group commit (``charge_many``:
