@@ -258,6 +258,17 @@ _CHARGE_THEN_DIE = """
     """
 
 
+def _lose_wal(path: Path, how: str = "delete") -> None:
+    """What a power loss (or a careless clean-up) can do to the -wal of a crashed writer:
+    delete it (with its -shm index) or truncate it to nothing."""
+    wal = Path(str(path) + "-wal")
+    if how == "delete":
+        wal.unlink()
+        Path(str(path) + "-shm").unlink(missing_ok=True)
+    else:
+        os.truncate(wal, 0)
+
+
 def _crashed_ledger(path: Path, checkpoint: str = "", sync: str = "sync",
                     flush_after: int = 0) -> Path:
     _killed_child(path, _CHARGE_THEN_DIE, checkpoint, sync, str(flush_after))
@@ -272,14 +283,10 @@ def test_rows_a_crash_took_from_the_database_come_back_from_the_journal(tmp_path
     the database lost (here the whole -wal, as a power loss could) are put back, verified
     against the chain, with a warning; a read-only open says how to put them back."""
     path = tmp_path / "l.db"
-    wal = _crashed_ledger(path)
+    _crashed_ledger(path)
     head = read_head(head_path(path))
     assert (head.rows, head.synced) == (10, 0) and head.tail[1] > 0
-    if damage == "delete":
-        wal.unlink()
-        Path(str(path) + "-shm").unlink(missing_ok=True)
-    else:
-        os.truncate(wal, 0)
+    _lose_wal(path, damage)
     with pytest.raises(LedgerError, match=r"lacks rows 1\.\.10: a crash took them .* "
                                           r"`odp ledger restore"):
         SQLiteLedger(path, readonly=True)
@@ -309,15 +316,14 @@ def test_a_torn_journal_falls_back_to_the_head_before_it(tmp_path):
     is the one to extend — as with a torn slot.  Rows the previous head names are still
     required."""
     path = tmp_path / "l.db"
-    wal = _crashed_ledger(path)
+    _crashed_ledger(path)
     newest, previous = read_heads(head_path(path))
     assert (newest.rows, previous.rows) == (10, 8)
     data = bytearray(head_path(path).read_bytes())
     end = JOURNAL_START + newest.tail[1]
     data[end - 40:end] = b"#" * 40  # the last row's line, torn
     head_path(path).write_bytes(bytes(data))
-    wal.unlink()
-    Path(str(path) + "-shm").unlink(missing_ok=True)
+    _lose_wal(path)
     with pytest.warns(LedgerHeadWarning) as caught:
         odp.Accountant(ledger=path).close()
     messages = [str(w.message) for w in caught]
@@ -329,8 +335,7 @@ def test_a_torn_journal_falls_back_to_the_head_before_it(tmp_path):
     child = _python(_CHARGE_THEN_DIE, str(path), "", "sync", "0")  # 5 more, then SIGKILL
     child.communicate(timeout=120)
     assert read_head(head_path(path)).rows == 18
-    wal.unlink()  # and a power loss takes the -wal again
-    Path(str(path) + "-shm").unlink(missing_ok=True)
+    _lose_wal(path)  # and a power loss takes the -wal again
     with pytest.warns(LedgerHeadWarning, match=r"put back rows 9\.\.18 "):
         acc = odp.Accountant(ledger=path)
     assert acc.spent.epsilon == Fraction(9, 10)  # 4 + 5 charges that returned, none lost
@@ -457,7 +462,7 @@ def test_a_keyed_ledgers_journal_is_checked_with_its_key(tmp_path, monkeypatch):
     write_key(key)
     monkeypatch.setenv("ODP_LEDGER_KEY_FILE", str(key))
     path = tmp_path / "l.db"
-    wal = _crashed_ledger(path)
+    _crashed_ledger(path)
     head = read_head(head_path(path))
     assert head.mac is not None and (head.rows, head.synced) == (10, 0)
     pristine = head_path(path).read_bytes()
@@ -471,8 +476,7 @@ def test_a_keyed_ledgers_journal_is_checked_with_its_key(tmp_path, monkeypatch):
     data = bytearray(pristine)
     tail = b"".join(line + b"\n" for line in lines)
     data[JOURNAL_START:JOURNAL_START + len(tail)] = tail
-    wal.unlink()
-    Path(str(path) + "-shm").unlink(missing_ok=True)
+    _lose_wal(path)
     head_path(path).write_bytes(bytes(data))
     with pytest.raises(LedgerCorrupted, match=r"lost committed rounds 1\.\.5"):
         odp.Accountant(ledger=path)
@@ -537,8 +541,7 @@ def test_another_writers_lazy_settle_goes_into_the_journal(tmp_path):
     _killed_child(path, _TWO_WRITERS_THEN_DIE)
     head = read_head(head_path(path))
     assert (head.rows, head.synced) == (4, 0)
-    Path(str(path) + "-wal").unlink()
-    Path(str(path) + "-shm").unlink(missing_ok=True)
+    _lose_wal(path)
     with pytest.warns(LedgerHeadWarning, match=r"put back rows 1\.\.4 "):
         acc = odp.Accountant(ledger=path)
     assert acc.spent.epsilon == Fraction(1, 10)  # the refund on ⊥ came back with the rows
@@ -554,11 +557,7 @@ def test_a_lost_wal_is_refused_with_the_lost_rounds(tmp_path, damage, sync, flus
     path = tmp_path / "l.db"
     wal = _crashed_ledger(path, sync=sync, flush_after=flush_after)
     assert wal.stat().st_size > 0
-    if damage == "delete":
-        wal.unlink()
-        Path(str(path) + "-shm").unlink(missing_ok=True)
-    else:
-        os.truncate(wal, 0)
+    _lose_wal(path, damage)
     with pytest.raises(LedgerCorrupted, match=r"the ledger lost committed rounds 1\.\.5 "
                                               r"\(rows 1\.\.10\); the spent budget is unknown"):
         odp.Accountant(ledger=path)
