@@ -93,6 +93,12 @@ class HeadRecord:
         """The rows that were on disk in the database when this head was written."""
         return self.rows if self.synced is None else self.synced
 
+    def with_journal(self, synced: int, tail: tuple[int, int] = (0, 0)) -> "HeadRecord":
+        """This head as a version-2 record: rows ``1..synced`` on disk in the database, the
+        rest in the journal bytes ``tail`` (``synced = rows``: every row on disk)."""
+        return HeadRecord(self.ledger_id, self.rows, self.rounds, self.head, self.mac, synced,
+                          tail)
+
     @classmethod
     def of(cls, ledger_id: str, chain: ChainHead, key: bytes | None) -> "HeadRecord":
         mac = (head_mac(key, ledger_id, rows=chain.rows, rounds=chain.rounds, head=chain.head)
@@ -170,36 +176,27 @@ def _slots(fd: int) -> list[HeadRecord | None]:
     return [_decode_cached(data[i * _SLOT:(i + 1) * _SLOT].rstrip(b" \n\x00")) for i in (0, 1)]
 
 
+def _newness(record: HeadRecord) -> tuple[int, int]:
+    """Heads in the order they were written: by rows, then by rows synced in the database."""
+    return record.rows, record.durable_rows
+
+
 def _best(slots: list[HeadRecord | None]) -> HeadRecord | None:
     valid = [s for s in slots if s is not None]
-    return max(valid, key=lambda r: (r.rows, r.durable_rows)) if valid else None
+    return max(valid, key=_newness) if valid else None
 
 
 def read_head(path: Path) -> HeadRecord | None:
     """The head recorded in ``path`` (the valid slot with the most rows); ``None`` if there is
     no such file."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise LedgerError(f"cannot read the ledger head file {path}: {exc}") from None
-    try:
-        size = os.fstat(fd).st_size
-        best = _best(_slots(fd)) if size <= JOURNAL_START + JOURNAL_SIZE else None
-    finally:
-        os.close(fd)
-    if size == 0:  # created by a writer's lock, no head recorded yet: as if absent
-        return None
-    if best is None:
-        raise LedgerCorrupted(f"the ledger head file {path} is unreadable (no valid head "
-                              "record); the spent budget is unknown")
-    return best
+    heads = read_heads(path)
+    return heads[0] if heads else None
 
 
 def read_heads(path: Path) -> list[HeadRecord]:
     """Every valid head recorded in ``path``, the newest first (one or two: the newest and the
-    one before it, which a crash during the newest one's write falls back to)."""
+    one before it, which a crash during the newest one's write falls back to); none if there is
+    no such file.  A file without a valid head raises :class:`LedgerCorrupted`."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
@@ -207,10 +204,17 @@ def read_heads(path: Path) -> list[HeadRecord]:
     except OSError as exc:
         raise LedgerError(f"cannot read the ledger head file {path}: {exc}") from None
     try:
-        valid = [s for s in _slots(fd) if s is not None]
+        size = os.fstat(fd).st_size
+        valid = ([s for s in _slots(fd) if s is not None]
+                 if size <= JOURNAL_START + JOURNAL_SIZE else [])
     finally:
         os.close(fd)
-    return sorted(valid, key=lambda r: (r.rows, r.durable_rows), reverse=True)
+    if size == 0:  # created by a writer's lock, no head recorded yet: as if absent
+        return []
+    if not valid:
+        raise LedgerCorrupted(f"the ledger head file {path} is unreadable (no valid head "
+                              "record); the spent budget is unknown")
+    return sorted(valid, key=_newness, reverse=True)
 
 
 def read_tail(path: Path, record: HeadRecord) -> list[bytes]:
@@ -409,14 +413,12 @@ def _journaled(fd: int, record: HeadRecord, *, size: int, current: HeadRecord | 
     added = b"".join(lines) if lines is not None else b""
     if lines is None or end + len(added) > JOURNAL_SIZE:
         journal.sync()
-        return HeadRecord(record.ledger_id, record.rows, record.rounds, record.head, record.mac,
-                          record.rows, (0, 0))
+        return record.with_journal(record.rows)
     if size < JOURNAL_START + JOURNAL_SIZE:  # allocate the area once (a later fdatasync then
         os.pwrite(fd, b"\0" * (JOURNAL_START + JOURNAL_SIZE - max(size, JOURNAL_START)),
                   max(size, JOURNAL_START))  # flushes data only, no block allocation)
     os.pwrite(fd, added, JOURNAL_START + end)
-    return HeadRecord(record.ledger_id, record.rows, record.rounds, record.head, record.mac,
-                      synced, (start, end + len(added)))
+    return record.with_journal(synced, (start, end + len(added)))
 
 
 def fsync_dir(directory: Path) -> None:

@@ -38,7 +38,6 @@ import tempfile
 import threading
 import time
 import warnings
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
@@ -435,9 +434,7 @@ class SQLiteLedger(ChainedLedger):
                 return  # another process repaired it, or moved it on correctly
             self._sync_wal()
             record = HeadRecord.of(self.ledger_id, state, self._key)
-            write_head(self._primary, HeadRecord(record.ledger_id, record.rows, record.rounds,
-                                                 record.head, record.mac, record.rows),
-                       force=True, held=True)
+            write_head(self._primary, record.with_journal(record.rows), force=True, held=True)
         warnings.warn(f"{self._primary}: its newest head (rows {newest.rows}) was torn by a crash "
                       f"during its write (that charge never returned); replaced by the ledger's "
                       f"verified head at row {state.rows}", LedgerHeadWarning, stacklevel=4)
@@ -492,7 +489,7 @@ class SQLiteLedger(ChainedLedger):
             own, journal = record, None
             if self._journaled and path is self._primary:
                 if synced:
-                    own = replace(record, synced=record.rows)
+                    own = record.with_journal(record.rows)
                 else:
                     journal = self
             try:
