@@ -137,9 +137,8 @@ class SQLiteLedger(ChainedLedger):
         self._recent: dict[int, Sequence[object]] = {}
         self._caching = False  # whether _refresh keeps rows for the journal (once opened)
         self._unflushed = False  # a settle committed without a flush (see the class docstring)
-        self.restored_rows = 0  # rows put back from the head file's journal when opened
+        # the rows put back from the head file's journal when opened (first, last), if any
         self.restored_range: tuple[int, int] | None = None
-        self._stale_head = False  # the newest head was torn: replace it (see _repair_head)
         self._wal_synced: tuple[int, int] | None = None  # the -wal whose directory entry is synced
         self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
         self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
@@ -178,9 +177,9 @@ class SQLiteLedger(ChainedLedger):
                 self._check_rowids(where)
             if self.chained and _check_heads:
                 self._check_heads()
-            if not readonly:
-                if self._stale_head:
+                if not readonly and self._heads[:1] == [self._primary]:
                     self._repair_head()
+            if not readonly:
                 self._sync_wal()  # other processes' lazy settles: on disk before a head names them
                 self._write_heads(synced=True)
                 self._caching = self._journaled  # rows read from now on may go in a journal
@@ -393,8 +392,7 @@ class SQLiteLedger(ChainedLedger):
             have = self._verifier.state
         if best is None or best.rows <= have.rows:
             return best
-        for index, record in enumerate(read_heads(path)):
-            self._stale_head = index > 0  # falling back past the newest: see _repair_head
+        for record in read_heads(path):
             if record.rows <= have.rows:
                 return record
             if record.synced is None or record.synced > have.rows:
@@ -409,7 +407,6 @@ class SQLiteLedger(ChainedLedger):
                     f"still holds them.  Put them back with `odp ledger restore {self.path}` "
                     "(or open the ledger for writing), then read it")
             self._insert_restored(rows)
-            self.restored_rows = record.rows - have.rows
             self.restored_range = (have.rows + 1, record.rows)
             warnings.warn(f"{self.path}: put back rows {have.rows + 1}..{record.rows} from the "
                           f"journal of {path} (a crash took them from the database before "
@@ -418,11 +415,12 @@ class SQLiteLedger(ChainedLedger):
         return best
 
     def _repair_head(self) -> None:
-        """After falling back past a newest head whose journal was torn (its charge never
-        returned), replace that head by the verified chain's: left in place it names rows
-        that do not exist, every later head write would defer to it, and the next open would
-        refuse a ledger that lost nothing.  Done under the writers' lock, and only if the
-        newest head still does not match the ledger."""
+        """After the heads were checked: if the newest head does not match the ledger, the
+        check fell back past it (its journal was torn, its charge never returned).  Replace it
+        by the verified chain's head: left in place it names rows that do not exist, every
+        later head write would defer to it, and the next open would refuse a ledger that lost
+        nothing.  Under the writers' lock, so a head another writer moved on meanwhile is left
+        alone."""
         with self._lock, self._writers_queue():
             self._refresh()
             state = self._verifier.state
@@ -492,19 +490,18 @@ class SQLiteLedger(ChainedLedger):
                     own = record.with_journal(record.rows)
                 else:
                     journal = self
+            journaled = False
             try:
-                wrote = write_head(path, own, sync=self._head_sync, held=held and i == 0,
-                                   journal=journal)
-                if journal is not None and not wrote:
-                    # the head file records as many rows (it should not, see _repair_head):
-                    # the new rows are not in a journal, so flush them in the database
-                    self._sync_wal()
+                journaled = write_head(path, own, sync=self._head_sync, held=held and i == 0,
+                                       journal=journal)
             except (OSError, LedgerError) as exc:
-                if journal is not None:  # the rows are not durable yet: flush the database
-                    self._sync_wal()
                 warnings.warn(f"the ledger committed, but its head file {path} was not "
                               f"updated ({exc}); lost rows after this commit would go "
                               "unnoticed until it is", LedgerHeadWarning, stacklevel=3)
+            if journal is not None and not journaled:
+                # not written (an error, or a head with as many rows: see _repair_head), so the
+                # new rows are in no journal: flush them in the database
+                self._sync_wal()
         self._recent.clear()  # a later head needs none of them: they are in a head or synced
 
     # The Journal protocol of head.write_head
