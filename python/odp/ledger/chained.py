@@ -212,7 +212,7 @@ class ChainedLedger(Ledger):
             raise LedgerError(f"{self._where} is open read-only")
 
     def reserve(self, req: RoundRequest, admit: Admission | None = None) -> RoundRecord:
-        texts = _texts(req)  # outside the transaction: it holds the ledger's lock
+        texts = request_texts(req)  # outside the transaction: it holds the ledger's lock
 
         def op() -> RoundRecord:
             if not (admit or sum_rule)(self._state, req):
@@ -286,7 +286,7 @@ class ChainedLedger(Ledger):
         realised = validate_charge(req.guarantee, req.sup_epsilon, label, charged)
         failed: list[str] = []
 
-        texts = _texts(req)
+        texts = request_texts(req)
 
         def op() -> RoundRecord:
             failed.clear()
@@ -357,11 +357,6 @@ class ChainedLedger(Ledger):
             return done
 
         return self._write(op, "recovery")
-
-
-def _texts(req: RoundRequest) -> tuple[str, str]:
-    """The reserve row's JSON columns, computed before the write transaction."""
-    return request_texts(req)
 
 
 def _batch_of(items: Iterable[_T], what: str) -> list[_T]:

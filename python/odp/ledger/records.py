@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from ..budget import Budget, format_fraction
 from ..errors import InvalidGuarantee, LedgerError
@@ -57,12 +57,9 @@ class RoundRequest:
 
     @classmethod
     def _of_fields(cls, values: tuple[Any, ...]) -> "RoundRequest":
-        """``RoundRequest(*values)`` (every field, in declaration order) without the frozen
-        dataclass's one ``object.__setattr__`` call per field (the accountant makes one per
-        charge).  Only for values already checked."""
-        new = object.__new__(cls)
-        new.__dict__.update(zip(_REQUEST_FIELDS, values, strict=True))
-        return new
+        """``RoundRequest(*values)``, faster (the accountant makes one per charge): see
+        :func:`_frozen_of`."""
+        return _frozen_of(cls, _REQUEST_FIELDS, values)
 
 
 @dataclass(frozen=True)
@@ -98,12 +95,9 @@ class RoundRecord:
 
     @classmethod
     def _of_fields(cls, values: tuple[Any, ...]) -> "RoundRecord":
-        """``RoundRecord(*values)`` (every field, in declaration order) without the frozen
-        dataclass's one ``object.__setattr__`` call per field: a ledger builds one or two
-        records per charge.  Only for values the ledger has already checked."""
-        new = object.__new__(cls)
-        new.__dict__.update(zip(_RECORD_FIELDS, values, strict=True))
-        return new
+        """``RoundRecord(*values)``, faster (a ledger builds one or two per charge): see
+        :func:`_frozen_of`."""
+        return _frozen_of(cls, _RECORD_FIELDS, values)
 
     def settled(self, label: Label | None, charged: Fraction, reason: str, at: float) -> "RoundRecord":
         return RoundRecord._of_fields((self.index, self.round_id, self.mechanism, self.params,
@@ -133,6 +127,18 @@ class RoundRecord:
         charged = "pending" if self.charged is None else format_fraction(self.charged)
         return (f"#{self.index} {self.mechanism}: sup ε={format_fraction(self.sup_epsilon)} "
                 f"δ={format_fraction(self.delta)} charged ε={charged} ({self.reason or 'open'})")
+
+
+_F = TypeVar("_F")
+
+
+def _frozen_of(cls: type[_F], names: tuple[str, ...], values: tuple[Any, ...]) -> _F:
+    """``cls(*values)`` for a frozen dataclass whose fields are ``names`` (every field, in
+    declaration order), without the dataclass's one ``object.__setattr__`` call per field.
+    Only for values already checked."""
+    new = object.__new__(cls)
+    new.__dict__.update(zip(names, values, strict=True))
+    return new
 
 
 #: The fields of a request and of a record, in declaration order (for ``_of_fields``).
