@@ -39,7 +39,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
@@ -438,7 +438,7 @@ class SQLiteLedger(ChainedLedger):
                       f"verified head at row {state.rows}", LedgerHeadWarning, stacklevel=4)
 
     def _journal_rows(self, path: Path, record: HeadRecord, have: ChainHead
-                      ) -> list[list[object]] | None:
+                      ) -> list[list[Any]] | None:
         """The rows ``have.rows+1..record.rows`` from ``record``'s journal, verified against the
         chain (links, hashes, tags) and ending in ``record``'s hash; ``None`` if incomplete."""
         assert record.synced is not None
@@ -447,7 +447,7 @@ class SQLiteLedger(ChainedLedger):
             return None
         verifier = ChainVerifier(self.genesis, self._verifier.key, str(path))
         verifier.state = have
-        out: list[list[object]] = []
+        out: list[list[Any]] = []
         try:
             for line in lines:
                 values = json.loads(line)
@@ -459,21 +459,22 @@ class SQLiteLedger(ChainedLedger):
             return None
         return out if verifier.state.head == record.head else None
 
-    def _insert_restored(self, rows: list[list[object]]) -> None:
-        """Append verified journal rows (exactly as stored), flush them, and apply them."""
+    def _insert_restored(self, rows: list[list[Any]]) -> None:
+        """Append verified journal rows through the one write path (:meth:`_commit`: each row
+        checked and applied as a row read back, all inserted and committed, or none), then
+        flush them."""
+        def op() -> None:
+            assert self._batch is not None
+            for values in rows:
+                if values[0] <= self._verifier.state.rows:
+                    continue  # another process put it back meanwhile
+                row = EventRow.from_stored(values[:_N_ROW])
+                prev, digest, mac = values[_N_ROW:]
+                self._apply_stored_row(row, prev, digest, mac)
+                self._batch.append((row, prev, digest, mac))
+
         with self._lock, self._writers_queue():
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._refresh()  # another process may have restored them meanwhile
-                todo = [r for r in rows if isinstance(r[0], int)
-                        and r[0] > self._verifier.state.rows]
-                if todo and todo[0][0] == self._verifier.state.rows + 1:
-                    self._conn.executemany(_INSERT, todo)
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._refresh()
+            self._commit(op)
             self._sync_wal()
 
     def _write_heads(self, held: bool = False, *, synced: bool = False) -> None:
