@@ -14,7 +14,9 @@ denominators), so the rules of Alg. 1 become linear facts over `Nat`:
 * `deltasOk`: a Lemma 6 row (`δ_i ≥ ∑_k Δ_k`);
 * `refundJustified`: a step charged below its declared sup must carry a `blocks` row.
 
-`Odp/Rules.lean` relates these numbers to the real and `ℝ≥0∞` budgets of Theorem 7.
+`Odp/Core/Ledger.lean` relates these rules to Theorem 7 (compiled with this file in CI);
+`Odp/Rules.lean` relates them to the real and `ℝ≥0∞` budgets of the Mathlib statement (stated
+only: never compiled here).
 
 The definitions between the GENERATOR SUBSET markers are read by `scripts/gen_rules.py` and
 translated to Python. They use only: `structure` with `Nat` fields; `def` with one expression

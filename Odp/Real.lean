@@ -3,9 +3,10 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
 # The machine-checked core at the real numbers (Mathlib layer)
 
-`Odp.Core` proves Definitions 1–5, Lemmas 3, 4, 6, 20, Theorem 7 and the ledger's soundness over
-any `Odp.Core.ExpField`. This file makes ℝ with `Real.exp` one, so every theorem of the core
-holds verbatim for real probabilities and `e^x`.
+`Odp.Core` proves Definitions 1, 2 and 5, Lemmas 3, 4, 6, 20, Theorem 7 and the ledger's
+soundness for Theorem 7 over any `Odp.Core.ExpField`. This file makes ℝ with `Real.exp` one, so
+that every theorem of the core applies verbatim to real probabilities and `e^x` — once this file
+is compiled, which only the external workflow does.
 
 This file needs Mathlib: it belongs to the external elan/Mathlib workflow and is **not**
 compiled by our CI (see `docs/lean.md`). The Mathlib names it uses are recorded in

@@ -63,6 +63,7 @@ MAIN = {
     "Odp.Core.enforce_valid": "ledger rules enforce Alg. 1's validity condition",
     "Odp.Core.accountant_composition": "Theorem 7 for the accountant's ledger",
     "Odp.Core.certificate_sound": "certificate (ledger replay) soundness",
+    "Odp.Core.checkCert_certificate_sound": "a kernel-accepted certificate (checkCert) and Theorem 7",
     "Odp.LedgerCore.replay_sound": "ledger replay arithmetic",
     "Odp.Certs.Example.run_ok": "example certificate, replayed by the kernel",
 }

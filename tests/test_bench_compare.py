@@ -12,6 +12,8 @@ def test_the_odp_cells_run_on_small_sizes(tmp_path):
     compare = load_script("bench/compare.py", "bench_compare")
     assert compare.odp_charges(20)() == 20
     assert compare.odp_charges(20, ledger="sqlite")() == 20
+    assert compare.odp_charges(20, ledger="sqlite", directory=str(tmp_path))() == 20
+    assert not list(tmp_path.iterdir())  # its ledger lived in a temporary directory there
     lo, hi = compare.odp_buckets([("gaussian", 10), ("laplace", 10)])()
     assert 0 < lo <= hi < 50
     sys.path.insert(0, str(ROOT / "bench"))

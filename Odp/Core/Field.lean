@@ -6,8 +6,9 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 Probabilities, privacy parameters and costs live in an ordered field `R` with an exponential
 function `exp`. Only four facts about `exp` are used anywhere in the core:
 `exp (a + b) = exp a * exp b`, `exp 0 = 1`, `0 < exp a`, and monotonicity. The real numbers with
-`Real.exp` satisfy them (instance `Odp.realExpField` in the Mathlib layer `Odp/Real.lean`), so every
-theorem of `Odp.Core` holds for the real numbers; the core itself never needs analysis.
+`Real.exp` satisfy them — the instance `Odp.realExpField` is written in the Mathlib layer
+`Odp/Real.lean`, which needs Mathlib and is not compiled here (stated only) — so every theorem of
+`Odp.Core` is meant to apply to the real numbers; the core itself never needs analysis.
 
 The order/field structure is Lean core's `Lean.Grind` classes, so that `grind` can do the linear
 arithmetic of the proofs.

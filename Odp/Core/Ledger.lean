@@ -17,7 +17,11 @@ The accountant (Python: `odp.Accountant`) runs Alg. 1 on natural numbers in unit
   (`accountant_composition`).
 * `certificate_sound`: a certificate whose rows `replay` accepts lists exactly the rows the
   accountant writes along that run (every round on it was admitted), spends at most the budget,
-  and the run is a run of an experiment that Theorem 7 covers.
+  and the run is a run of an experiment that Theorem 7 covers (for honest requests: the DP
+  conclusion is `accountant_composition`, which the certificate does not add to).
+* `checkCert_certificate_sound`: the same for a certificate the kernel accepted with
+  `checkCert` (what `odp verify --kernel` decides), whose Lemma 4, Lemma 6 and refund rows then
+  hold as well.
 
 What is taken on trust is exactly `Request.Honest`: that each mechanism's declared ODP guarantee
 holds (the paper's per-mechanism lemmas, tested on the Python side) and that the realised block is
@@ -253,6 +257,26 @@ theorem certificate_sound (Nbr : X → X → Prop) (D : Nat) (hD : 0 < D) (A : S
           ≤ exp (amt D s.eps) * (enforce D s A).prob true V + amt D s.delta := by
   obtain ⟨h1, h2, _, _⟩ := replay_sound (A.rowsAlong os) s t hrep
   exact ⟨runRows_of_replay A s t os hrep, h1, h2, accountant_composition Nbr D hD A s hh⟩
+
+/-- **What `odp verify --kernel` decides, read through Theorem 7.** If the kernel accepts a
+certificate (`checkCert s cs = some t`) whose rows are those of a run (outputs `os`) of a strategy
+of honest requests, then every step's Lemma 4, Lemma 6 and refund rows hold, the rows are exactly
+the ones the accountant writes along that run, they fit in the budget, and the accountant's
+experiment is `(s.eps / D, s.delta / D)`-DP (Theorem 7).  The DP conclusion rests on the
+requests being honest (`Request.Honest`), which no certificate can show; the certificate adds
+that its rows are the accountant's own and fit the budget. -/
+theorem checkCert_certificate_sound (Nbr : X → X → Prop) (D : Nat) (hD : 0 < D)
+    (A : Strategy X O R) (s t : State) (os : List O) (cs : List CertStep)
+    (hh : A.AllHonest Nbr D) (hcert : checkCert s cs = some t)
+    (hrows : cs.map CertStep.entry = A.rowsAlong os) :
+    (∀ c ∈ cs, stepRowsOk c = true) ∧ runRows s A os = A.rowsAlong os ∧
+      totalCharged (A.rowsAlong os) ≤ s.eps ∧ totalDelta (A.rowsAlong os) ≤ s.delta ∧
+      ∀ V : List O → Bool,
+        (enforce D s A).prob false V
+          ≤ exp (amt D s.eps) * (enforce D s A).prob true V + amt D s.delta := by
+  obtain ⟨hrep, hok⟩ := checkCert_sound cs s t hcert
+  rw [hrows] at hrep
+  exact ⟨hok, certificate_sound Nbr D hD A s t os hh hrep⟩
 
 end
 

@@ -219,8 +219,9 @@ class Accountant:
         proof: the accountant cannot check that a filter is valid.
     enforce:
         Re-check every transition before its settle row is committed: ``"generated"`` with the
-        rules generated from ``Odp/LedgerCore.lean``, ``"lean"`` with the compiled Lean checker
-        ``odpcheck``, or ``None``.  A disagreement charges the round its sup and raises
+        rules generated from ``Odp/LedgerCore.lean``, ``"lean"`` with an ``odpcheck`` binary
+        built from ``OdpCheck.lean`` by the external elan/Mathlib workflow (never built by our
+        CI), or ``None``.  A disagreement charges the round its sup and raises
         :class:`~odp.errors.CertificateError` (see :mod:`odp.certs.enforce`).  The default
         (``"auto"``) is ``"generated"`` under Alg. 1's sum rule and ``None`` under a custom
         ``admission``: the Lean ledger rules are Alg. 1's, which another valid filter may

@@ -13,8 +13,9 @@ The worst event.  For fixed distributions ``p = M(x)``, ``q = M(x')`` and an out
 
 attained at ``S* = {o : p(o) > e^{c(o)} q(o)}`` (each output contributes independently).  So
 the ODP inequality holds for *all* S iff that sum is ≤ δ.  This is the discrete form of the
-positive part μ₊ in App. B of the paper (Lean: ``Odp.tsum_tsub_le``).  Subset DP (Def. 5)
-restricts the sum to the region R.
+positive part μ₊ in App. B of the paper (Lean, compiled in CI for finite output spaces:
+``Odp.Core.events_iff_excess`` and ``Odp.Core.ODPcost_iff_ODPsum``; ``Odp.tsum_tsub_le`` in the
+stated-only Mathlib layer).  Subset DP (Def. 5) restricts the sum to the region R.
 
 The composition experiment (Alg. 1) is available as :func:`composition_views`, which builds
 the exact distributions of the view V⁰ and V¹ of a finite adaptive adversary; Theorem 7 says
@@ -166,7 +167,7 @@ def satisfies_odp_cost(p: Mapping, q: Mapping, cost: Callable[[Hashable], Fracti
                        delta: Any) -> bool:
     """Output-wise form of Def. 2: ``∀S: Pr_p(S) ≤ δ + Σ_{o∈S} e^{cost(o)} q(o)`` (exact).
 
-    Lean: ``Odp.ODPcost`` (and ``Odp.ODP_iff_ODPcost`` for the partition form)."""
+    Lean: ``Odp.Core.ODPcost`` (and ``Odp.Core.ODP_iff_ODPcost`` for the partition form)."""
     return _decide_excess_at_most(
         Fraction(delta), lambda d: excess_bracket(p, q, cost, digits=d)
     )

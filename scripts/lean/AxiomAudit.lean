@@ -36,6 +36,7 @@ def mainTheorems : List Name :=
    `Odp.Core.odp_of_dp, `Odp.Core.dp_of_odp_sup, `Odp.Core.odp_of_subsetDP,
    `Odp.Core.ODP_iff_ODPcost, `Odp.Core.ODPcost_iff_ODPsum, `Odp.Core.enforce_valid,
    `Odp.Core.accountant_composition, `Odp.Core.certificate_sound,
+   `Odp.Core.checkCert_certificate_sound,
    `Odp.LedgerCore.replay_sound, `Odp.Certs.Example.run_ok]
 
 /-- The axioms of the core library. -/

@@ -4,8 +4,9 @@ The certificate's rows become Lean data — a list of ``Odp.LedgerCore.CertStep`
 is asked to decide ``checkCert budget steps = some final``: every step passes ``admits`` (Alg. 1,
 line 4) and its ``blocks``/``deltas``/refund rows (Lemmas 4 and 6), and the replay ends at the
 final budget the certificate records. ``Odp.LedgerCore.checkCert_sound`` then gives
-``replay budget (steps.map entry) = some final``, and ``Odp.Core.certificate_sound`` what that
-means for Theorem 7.
+``replay budget (steps.map entry) = some final``, and ``Odp.Core.checkCert_certificate_sound``
+what that means for Theorem 7 (for a run of honest requests: the rows are exactly the
+accountant's, they fit the budget, and the run is (ε_t, δ_t)-DP).
 
 Long certificates are cut into chunks of :data:`CHUNK` steps: one kernel decision per chunk,
 from the budget where the previous chunk ends, joined by ``Odp.LedgerCore.checkCert_append``.

@@ -26,7 +26,8 @@ STEP_RULES = (
     ("Odp.Core.enforce_valid", LINK,
      "the accountant's admission and update rules enforce Alg. 1's validity condition"),
     ("Odp.Core.certificate_sound", LINK,
-     "a replayed certificate is a run of an experiment that Theorem 7 covers"),
+     "a replayed certificate lists exactly the accountant's rows for that run and fits the "
+     "budget; with honest requests the run is (ε_t, δ_t)-DP (Theorem 7)"),
     ("Odp.Core.odp_composition", COMPOSITION, "Theorem 7 (ODP composition is (ε_t, δ_t)-DP)"),
 )
 #: A ``blocks`` row: supEps is the maximum class cost, charged the realised class (Lemma 4).

@@ -1,8 +1,9 @@
 """Signing a certificate with a key the data owner holds: Ed25519 or HMAC-SHA256.
 
 What is signed is the certificate's *statement* — the ledger it comes from (its id and the
-hash of its head row), how many rows and rounds it covers, the SHA-256 of the Lean-checked
-text, the budget and the final state — as canonical JSON (sorted keys, no spaces)::
+hash of its head row), how many rows and rounds it covers, the SHA-256 of the certificate
+text (what ``odp verify`` replays), the budget and the final state — as canonical JSON (sorted
+keys, no spaces)::
 
     {"budget": {...}, "expected_final": {...}, "format": "odp-certificate-statement",
      "head": "<hash>", "ledger_id": "…", "rounds": 6, "rows": 12, "text_sha256": "…",

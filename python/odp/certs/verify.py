@@ -151,7 +151,8 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     if report.failure is not None:
         rule = "chain" if report.failure.startswith("chain:") else "trust"
         return VerifyResult(False, report.failure, rule=rule, trust=report)
-    return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the Lean rules; "
+    return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
+                              f"from Odp/LedgerCore.lean; "
                               f"remaining {remaining}", remaining=remaining, trust=report)
 
 

@@ -33,9 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Output differential privacy: exact per-output privacy accounting with a durable "
             "ledger and certificates checked against the ledger rules of the Lean 4 "
-            "specification (Theorem 7 for finite output spaces and the rules' soundness are "
-            "machine-checked by "
-            "scripts/check_lean.sh in CI)."
+            "specification (Theorem 7 for finite output spaces, and its application to a Lean "
+            "model of the accountant's rules, are machine-checked by scripts/check_lean.sh in "
+            "CI; that the Python accountant follows the model is tested)."
         ),
         epilog=(
             "Exit codes: 0 ok; 1 a negative verdict on valid input (e.g. a certificate that "
