@@ -19,7 +19,6 @@ from .records import (
     BudgetState,
     RoundRecord,
     RoundRequest,
-    apply_row,
     reserve_row,
     settle_row,
 )
@@ -358,22 +357,20 @@ class MemoryLedger(Ledger):
         return rec, failed
 
     def _all_or_nothing(self, fn: Callable[[], _T]) -> _T:
-        """Run ``fn`` under the lock; if it fails after changing the state, rebuild the state
-        from the rows written before it (O(rows), on failure only)."""
+        """Run ``fn`` under the lock; if it fails after changing the state, undo what it
+        changed (O(its rounds): :meth:`BudgetState.undo_batch`)."""
         with self._lock:
             rows, pending = self._rows, len(self._pending)
+            mark = self._state.begin_batch()
             try:
-                return fn()
+                result = fn()
             except BaseException:
-                if self._rows != rows:
-                    del self._pending[pending:]
-                    self._rows = rows
-                    self._hash_pending()
-                    state = BudgetState(self._state.budget)
-                    for row, _ in self._events:
-                        apply_row(state, row)
-                    self._state = state
+                del self._pending[pending:]
+                self._rows = rows
+                self._state.undo_batch(mark)
                 raise
+            self._state.end_batch()
+            return result
 
     def reserve_many(self, reqs: Iterable[RoundRequest], admit: Admission | None = None
                      ) -> list[RoundRecord]:

@@ -9,8 +9,9 @@ A backend provides ``_write(op)``: inside one exclusive transaction it reads the
 processes committed (``_refresh``), runs ``op`` — which appends rows with :meth:`_append_*`
 (each row is hashed and applied to the in-memory state at once, so later requests in the same
 transaction are admitted against it) — stores ``self._batch`` and commits.  If anything fails
-after a row was appended, the backend calls :meth:`_reload` (the in-memory state is rebuilt
-from what is committed), so a failed call never leaves a trace.
+in ``op``, :meth:`_run_op` undoes what it applied in memory; if the INSERT or COMMIT fails after
+it, the backend calls :meth:`_reload` (the in-memory state is rebuilt from what is committed), so
+a failed call never leaves a trace.
 
 Group commit: :meth:`reserve_many`, :meth:`settle_many` and :meth:`charge_many` write several
 rounds in one transaction — one durable commit for all of them, each reservation durable
@@ -133,6 +134,21 @@ class ChainedLedger(Ledger):
         self._state = BudgetState(self._budget)
         self._verifier = ChainVerifier(self.genesis, self._verifier.key, self._where)
         self._refresh()
+
+    def _run_op(self, op: Callable[[], _T]) -> _T:
+        """Run a write's ``op`` inside the backend's transaction, after its refresh.  If it
+        raises (a batch refused part-way, a rule check), what it applied in memory — rounds,
+        settles, chain — is undone in O(its rows), instead of replaying the whole ledger."""
+        head = self._verifier.state
+        mark = self._state.begin_batch()
+        try:
+            result = op()
+        except BaseException:
+            self._state.undo_batch(mark)
+            self._verifier.state = head
+            raise
+        self._state.end_batch()
+        return result
 
     def _apply_stored_row(self, row: EventRow, prev: str | None, digest: str | None,
                           mac: str | None) -> RoundRecord:

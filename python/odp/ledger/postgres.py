@@ -531,7 +531,7 @@ class PostgresLedger(ChainedLedger):
             self._apply_rows(rows, known)
             mark = self._verifier.state.rows
             self._batch = []
-            result = op()
+            result = self._run_op(op)
             batch = self._batch
             params: list[Any] = []  # Any: the columns' values (int, str, float or None)
             for row, prev, digest, mac in batch:

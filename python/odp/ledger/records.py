@@ -156,7 +156,7 @@ class BudgetState:
     """
 
     __slots__ = ("budget", "eps_left", "delta_left", "rounds", "by_id", "last_reserve_seq",
-                 "last_seq")
+                 "last_seq", "_held_tree", "_delta_prefix", "_undo")
 
     def __init__(self, budget: Budget):
         self.budget = budget
@@ -166,6 +166,12 @@ class BudgetState:
         self.by_id: dict[str, int] = {}
         self.last_reserve_seq = 0
         self.last_seq = 0
+        # For state_before far back (built lazily, see there): a Fenwick tree over the ε the
+        # rounds hold (1-based; entry 0 unused) and the prefix sums of their δ.
+        self._held_tree: list[Fraction] = [Fraction(0)]
+        self._delta_prefix: list[Fraction] = [Fraction(0)]
+        # While a batch is being applied (see begin_batch): the settles it made, to undo.
+        self._undo: list[tuple[int, RoundRecord]] | None = None
 
     @property
     def eps_held(self) -> Fraction:
@@ -227,8 +233,12 @@ class BudgetState:
             raise LedgerError(f"round {round_id}: charge {charged} outside [0, sup]")
         new = rec.settled(label, charged, reason, at)
         self.rounds[pos] = new
+        if self._undo is not None:
+            self._undo.append((pos, rec))
         if charged != rec.sup_epsilon:
             self.eps_left += rec.sup_epsilon - charged
+            if pos < len(self._held_tree) - 1:  # the tree holds this round: update it
+                self._tree_add(pos, charged - rec.sup_epsilon)
         self.last_seq = max(self.last_seq, seq)
         return new
 
@@ -267,19 +277,89 @@ class BudgetState:
 
     def state_before(self, round_id: str) -> tuple[Fraction, Fraction]:
         """(ε_r, δ_r) of Alg. 1 just before ``round_id``, i.e. the budget minus what the rounds
-        reserved earlier hold now (charge, or sup while pending).  O(rounds reserved after)."""
+        reserved earlier hold now (charge, or sup while pending).
+
+        A round settled soon after its reservation has few rounds after it: their holdings are
+        added back to what is left (at most :data:`_SHORT_SUFFIX` of them).  Further back, the
+        sums come from a Fenwick tree over the rounds' holdings and the prefix sums of their δ,
+        extended lazily to the rounds reserved since and updated by each settle: O(log rounds)
+        per call, so settling a batch of n reservations costs O(n log n), not O(n²)."""
+        pos = self.by_id[round_id]
         rounds = self.rounds
-        eps, delta = self.eps_left, self.delta_left
-        for i in range(self.by_id[round_id], len(rounds)):
-            rec = rounds[i]
-            eps += rec.epsilon_held
-            if rec.delta:
-                delta += rec.delta
-        return eps, delta
+        n = len(rounds)
+        if n - pos <= _SHORT_SUFFIX:
+            eps, delta = self.eps_left, self.delta_left
+            for i in range(pos, n):
+                rec = rounds[i]
+                eps += rec.epsilon_held
+                if rec.delta:
+                    delta += rec.delta
+            return eps, delta
+        self._extend_sums()
+        tree, held, i = self._held_tree, Fraction(0), pos
+        while i > 0:
+            held += tree[i]
+            i -= i & -i
+        return self.budget.epsilon - held, self.budget.delta - self._delta_prefix[pos]
+
+    def _extend_sums(self) -> None:
+        """Bring the Fenwick tree and the δ prefix sums up to every round reserved so far."""
+        tree, prefix, rounds = self._held_tree, self._delta_prefix, self.rounds
+        for i in range(len(tree), len(rounds) + 1):  # i: the 1-based position of a new round
+            rec = rounds[i - 1]
+            value, j, stop = rec.epsilon_held, i - 1, i - (i & -i)
+            while j > stop:  # tree[i] = its value + the tree entries it covers
+                value += tree[j]
+                j -= j & -j
+            tree.append(value)
+            prefix.append(prefix[-1] + rec.delta)
+
+    def _tree_add(self, pos: int, amount: Fraction) -> None:
+        tree, i = self._held_tree, pos + 1
+        n = len(tree) - 1
+        while i <= n:
+            tree[i] += amount
+            i += i & -i
+
+    # ------------------------------------------------------------------ batches
+    def begin_batch(self) -> tuple[int, Fraction, Fraction, int, int]:
+        """Start applying a batch that may have to be undone (:meth:`undo_batch`); returns
+        the mark to undo to.  O(1)."""
+        self._undo = []
+        return len(self.rounds), self.eps_left, self.delta_left, self.last_reserve_seq, \
+            self.last_seq
+
+    def end_batch(self) -> None:
+        """The batch stays (it was committed)."""
+        self._undo = None
+
+    def undo_batch(self, mark: tuple[int, Fraction, Fraction, int, int]) -> None:
+        """Put the state back as it was at :meth:`begin_batch`: O(the batch's rounds), where
+        rebuilding it would replay every row of the ledger."""
+        n, self.eps_left, self.delta_left, self.last_reserve_seq, self.last_seq = mark
+        undo, self._undo = self._undo or [], None
+        if not undo and len(self.rounds) == n:
+            return  # nothing was applied
+        for rec in self.rounds[n:]:
+            del self.by_id[rec.round_id]
+        rounds = self.rounds[:n]  # a new list: caches keyed on the old one (ODPFilter's
+        for pos, old in reversed(undo):  # folds) see that the rounds changed
+            if pos < n:  # (a round the batch reserved is gone with it)
+                rounds[pos] = old
+        self.rounds = rounds
+        if undo or len(self._held_tree) > n + 1:  # drop the sums past the mark (settles
+            keep = min(n, min((pos for pos, _ in undo), default=n))  # changed them: refold)
+            del self._held_tree[keep + 1:]
+            del self._delta_prefix[keep + 1:]
 
     def reserved_after(self, round_id: str) -> bool:
         """Was any other round reserved after ``round_id``? (interactive refund rule)"""
         return self.last_reserve_seq > self.get(round_id).reserve_seq
+
+
+#: How many rounds reserved after a settled round :meth:`BudgetState.state_before` adds up
+#: directly; further back it uses its Fenwick tree.
+_SHORT_SUFFIX = 32
 
 
 #: ``json.dumps(obj, sort_keys=True, separators=(",", ":"))`` builds exactly this encoder on

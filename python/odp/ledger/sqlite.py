@@ -615,7 +615,7 @@ class SQLiteLedger(ChainedLedger):
             self._refresh()
             mark = self._verifier.state.rows
             self._batch = []
-            result = op()
+            result = self._run_op(op)
             self._wrote_rows = bool(self._batch)
             if self._batch:
                 stored = [row.stored_values()
