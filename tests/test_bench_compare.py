@@ -21,3 +21,11 @@ def test_the_odp_cells_run_on_small_sizes(tmp_path):
 
     assert fsync_rate(str(tmp_path), n=5)["rewrite_512B"] > 0
     assert sqlite_commit_rate(str(tmp_path), n=5) > 0
+
+
+def test_the_durable_floor_cases_run_on_small_sizes(tmp_path):
+    floor = load_script("bench/durable_floor.py", "bench_durable_floor")
+    for seconds in (floor.flush_rate(str(tmp_path), 5), floor.sqlite_charges(str(tmp_path), 5),
+                    floor.memory_charges(5), floor.log_floor(str(tmp_path), 5)):
+        assert 0 < seconds < 5
+    assert not list(tmp_path.iterdir())  # every case cleaned up after itself
