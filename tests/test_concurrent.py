@@ -257,3 +257,35 @@ def test_concurrent_launches_and_queries_from_threads_never_overspend():
     for h in handles:  # no child overspent its own budget either
         assert h.privacy_loss().fits_in(odp.Budget("0.03"))
     assert len(answers) == sum(len(h.queryable.budget) for h in handles)
+
+
+# ---------------------------------------------------------------- refused before the charge
+@pytest.mark.parametrize("budget", [lambda: BasicFilter(2, "1e-5"),
+                                    lambda: odp.Accountant(epsilon=2, delta="1e-5")])
+def test_run_refuses_a_wrong_call_before_charging(budget):
+    """As Accountant.run does: a query that cannot take (data) is refused with nothing spent
+    (it used to charge the filter, then raise TypeError from inside the release)."""
+    b = budget()
+    root = ConcurrentComposition(DATA, b, rng=None if isinstance(b, odp.Accountant)
+                                 else odp.SeededRandom(3))
+    with pytest.raises(InvalidParameter, match="nothing was reserved or charged"):
+        root.run(odp.LaplaceMechanism(lambda x, y: sum(x), epsilon="0.5"))
+    assert root.privacy_loss() == odp.Budget(0)
+    assert root.run(odp.LaplaceMechanism(lambda x: sum(x), epsilon="0.5")) is not None
+    assert root.privacy_loss() == odp.Budget("0.5")
+
+
+@pytest.mark.parametrize("budget", [lambda: BasicFilter(2, "1e-5"),
+                                    lambda: odp.Accountant(epsilon=2, delta="1e-5")])
+def test_run_refuses_a_wrong_public_shape_before_charging(budget):
+    from odp.mechanisms.ptr.mechanism import IQRMechanism
+
+    b = budget()
+    root = ConcurrentComposition([1, 2, 3], b)
+    with pytest.raises(InvalidParameter, match="n=10"):
+        root.run(IQRMechanism(epsilon="1/2", delta="1e-6", n=10))
+    assert root.privacy_loss() == odp.Budget(0)
+    if isinstance(b, BasicFilter):
+        assert len(b) == 0
+    else:
+        assert b.history == []

@@ -114,6 +114,17 @@ def _check_signatures(mechanism: Any, release_fn: Any, data: Any, rng: Any) -> N
                 _check_call(q, (data,), f"query {i} of the mechanism (query(data))")
 
 
+def check_before_release(mechanism: Any, release_fn: Any, data: Any, rng: Any) -> None:
+    """What :meth:`Accountant.run` refuses before reserving (so a caller's mistake costs
+    nothing): the mechanism's ``check_public(data)`` (public shape of the data), then the
+    signatures of its release and queries.  Also used by :mod:`odp.interactive` before it
+    charges a filter."""
+    check_public = getattr(mechanism, "check_public", None)
+    if callable(check_public):
+        check_public(data)  # a wrong public shape is refused before anything is reserved
+    _check_signatures(mechanism, release_fn, data, rng)  # a wrong call costs nothing
+
+
 def _note_charged(exc: BaseException, record: RoundRecord | None, why: str) -> None:
     """Attach to ``exc`` what its round was charged and why (a note in the traceback, and
     ``exc.odp_round``)."""
@@ -369,10 +380,7 @@ class Accountant:
         params_fn = getattr(mechanism, "params", None)
         params = params_fn() if callable(params_fn) else {}
         name = getattr(mechanism, "name", type(mechanism).__name__)
-        check_public = getattr(mechanism, "check_public", None)
-        if callable(check_public):
-            check_public(data)  # a wrong public shape is refused before anything is reserved
-        _check_signatures(mechanism, release_fn, data, self.rng)  # a wrong call costs nothing
+        check_before_release(mechanism, release_fn, data, self.rng)
         with self.reserve(g, mechanism=name, params=params) as reservation:
             try:
                 release = release_fn(data, self.rng)
