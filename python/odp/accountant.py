@@ -320,6 +320,12 @@ class Accountant:
         release is classified first; an unclassifiable one is charged its sup (reason
         ``unclassifiable``), like :meth:`Reservation.settle`."""
         pairs = list(pairs)
+        for i, pair in enumerate(pairs):
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2
+                    and isinstance(pair[0], Reservation)):
+                raise InvalidParameter(
+                    f"settle_many item {i} is {pair!r}: each item must be a pair "
+                    "(reservation, release); nothing was settled")
         items: list[SettleItem] = []
         for res, release in pairs:
             if not res.open:
@@ -347,12 +353,22 @@ class Accountant:
                     params: dict[str, Any] | None = None) -> list[RoundRecord]:
         """:meth:`charge` for several releases in one durable commit (group commit): each
         item is a guarantee (a DP guarantee, no release needed) or ``(guarantee, release)``.
-        All are admitted in order and recorded, or none."""
+        All are admitted in order and recorded, or none; a malformed item (a tuple that is not
+        a pair, or no guarantee) is refused with :class:`InvalidParameter` naming it, before
+        anything is charged."""
         p = self._params(params)
         batch = []
-        for item in items:
+        for i, item in enumerate(items):
+            if isinstance(item, tuple) and len(item) != 2:
+                raise InvalidParameter(
+                    f"charge_many item {i} is a tuple of {len(item)}, {item!r}: each item must "
+                    "be a guarantee or a pair (guarantee, release); nothing was charged")
             g, release = (item if isinstance(item, tuple) else (item, None))
-            g = as_odp(g)
+            try:
+                g = as_odp(g)
+            except InvalidGuarantee as exc:
+                raise InvalidGuarantee(f"charge_many item {i}: {exc}; nothing was charged"
+                                       ) from None
             label = g.classify(release)
             batch.append((_request(g, mechanism, p, False), label, g.cost(label)))
         records = self.ledger.charge_many(batch, self.admission, self._check)
