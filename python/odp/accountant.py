@@ -54,7 +54,9 @@ from .ledger import (
     RoundRecord,
     RoundRequest,
     open_ledger,
+    sum_rule,
 )
+from .filters.odp_filter import ODPFilter
 from .ledger.base import SettleItem
 from .samplers import RandomSource, SecureRandom
 
@@ -84,6 +86,12 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
     return RoundRequest._of_fields((_round_id(), mechanism, dict(params) if params else {},
                                     guarantee.record(), guarantee.sup_epsilon, guarantee.delta,
                                     interactive))
+
+
+def _is_sum_rule(admission: Admission | None) -> bool:
+    """Is ``admission`` exactly Alg. 1's sum rule (so the Lean ledger rules describe it)?"""
+    return (admission is None or admission is sum_rule
+            or (isinstance(admission, ODPFilter) and admission.is_sum_rule))
 
 
 def _check_call(fn: Any, args: tuple[Any, ...], what: str) -> None:
@@ -234,9 +242,11 @@ class Accountant:
         built from ``OdpCheck.lean`` by the external elan/Mathlib workflow (never built by our
         CI), or ``None``.  A disagreement charges the round its sup and raises
         :class:`~odp.errors.CertificateError` (see :mod:`odp.certs.enforce`).  The default
-        (``"auto"``) is ``"generated"`` under Alg. 1's sum rule and ``None`` under a custom
-        ``admission``: the Lean ledger rules are Alg. 1's, which another valid filter may
-        exceed.
+        (``"auto"``) is ``"generated"`` under Alg. 1's sum rule — ``admission=None``,
+        :func:`odp.ledger.sum_rule` itself, or ``ODPFilter()`` (the sum filter, which decides
+        with ``sum_rule``; see :attr:`odp.filters.ODPFilter.is_sum_rule`) — and ``None`` under
+        any other ``admission``: the Lean ledger rules are Alg. 1's, which another valid filter
+        may exceed.
     """
 
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
@@ -251,7 +261,7 @@ class Accountant:
         from .certs.enforce import transition_check
 
         if enforce == "auto":
-            enforce = "generated" if admission is None else None
+            enforce = "generated" if _is_sum_rule(admission) else None
         self._check = transition_check(enforce)
         self.enforce = enforce
         self.ledger: Ledger = open_ledger(ledger, budget)

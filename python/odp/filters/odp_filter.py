@@ -181,6 +181,14 @@ class ODPFilter:
             self._folds: dict[int, _Folded] = {}
             self._lock = threading.Lock()
 
+    @property
+    def is_sum_rule(self) -> bool:
+        """True iff this filter decides exactly Alg. 1's sum rule: it was made as
+        ``ODPFilter()`` (no function, so :meth:`__call__` is :func:`odp.ledger.sum_rule`) and is
+        not a subclass (which could decide otherwise).  :class:`odp.Accountant` keeps its
+        transition re-check on by default for such a filter."""
+        return type(self) is ODPFilter and self._fast
+
     def __call__(self, state: BudgetState, request: RoundRequest) -> bool:
         if self._fast:  # Σ over the realised sequence = the ledger's running totals (Alg. 1)
             return sum_rule(state, request)
