@@ -224,7 +224,45 @@ def test_filter_composition_uses_the_given_rng():
 
 
 # ---------------------------------------------------------------- threads
+def _racing_launches_overspend_nothing():
+    """Two threads launch at once children that fit only once (and run a mechanism that fits
+    only once).  The root filter's decision waits for the other thread (tests/racy.py): without
+    the launch lock and the filter's lock both would pass the check before either recorded."""
+    from racy import PausedBasicFilter, race
+
+    root_filter = PausedBasicFilter(1)
+    root = ConcurrentComposition(DATA, root_filter, rng=odp.SeededRandom(5))
+    outcomes = race(lambda: root.launch(SubComposition(BasicFilter("0.6"))),
+                    lambda: root.launch(SubComposition(BasicFilter("0.6"))))
+    assert sorted(type(o).__name__ for o in outcomes) == ["BudgetExceeded", "ChildHandle"]
+    assert len(root_filter) == 1 and root.privacy_loss() == odp.Budget("0.6")
+    assert not root_filter.callers_met
+    runs = PausedBasicFilter(1)
+    root = ConcurrentComposition(DATA, runs, rng=odp.SeededRandom(5))
+    outcomes = race(lambda: root.run(rr("0.6")), lambda: root.run(rr("0.6")))
+    assert sum(isinstance(o, BudgetExceeded) for o in outcomes) == 1
+    assert len(runs) == 1 and root.privacy_loss() == odp.Budget("0.6")
+
+
+def _racing_approximate_zcdp_launches_stay_sequential():
+    """Two threads launch approximate-zCDP children at once: only one may be open (paper 004,
+    Sec. 4).  The decision waits as above, after the sequentiality check and before the child is
+    registered: without the launch lock the second launch would pass that check too."""
+    from racy import PausedZCDPFilter, race
+
+    root_filter = PausedZCDPFilter(1, "1e-5")
+    root = ConcurrentComposition(DATA, root_filter, rng=odp.SeededRandom(5))
+    outcomes = race(lambda: root.launch(SubComposition(ZCDPFilter("0.1", "1e-6"))),
+                    lambda: root.launch(SubComposition(ZCDPFilter("0.1", "1e-6"))))
+    assert sorted(type(o).__name__ for o in outcomes) == ["ChildHandle",
+                                                          "ConcurrentCompositionRefused"]
+    assert len(root_filter) == 1 and len(root.children()) == 1
+
+
 def test_concurrent_launches_and_queries_from_threads_never_overspend():
+    _racing_launches_overspend_nothing()
+    _racing_approximate_zcdp_launches_stay_sequential()
+    # and a stress run of many threads launching and querying (plain filters)
     root_filter = BasicFilter(1)
     root = ConcurrentComposition(DATA, root_filter, rng=odp.SeededRandom(11))
     handles, answers, errors = [], [], []
