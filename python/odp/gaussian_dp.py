@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 from scipy import special
@@ -88,7 +88,7 @@ def _in_range(fn: _F) -> _F:
             raise InvalidParameter(
                 f"{fn.__name__}: parameters outside the range where odp can bound δ "
                 f"({type(exc).__name__}: {exc})") from None
-    return wrapper  # type: ignore[return-value]
+    return cast(_F, wrapper)
 
 
 def _exp_eps_bracket(epsilon: Fraction) -> tuple[float, float]:
