@@ -9,8 +9,9 @@ Cases (n = 2,000 by default, so 10·n = 20,000):
 * each odometer's ``record`` followed by ``privacy_loss()`` after every round;
 * ``Accountant.charge`` with the default sum rule (enforcement on);
 * ``Accountant(admission=ODPFilter(custom, proof=…))`` with the custom filter written as an
-  :class:`odp.filters.IncrementalFilter` — ordered, and with an interactive reservation held
-  open the whole time (its pending round is re-folded at each admission);
+  :class:`odp.filters.IncrementalFilter` — ordered; ordered with an interactive reservation
+  held open the whole time (the rounds after it are folded once each, not at every
+  admission); symmetric with a reservation held open;
 * the same custom filter as a *plain* function (the whole realised sequence at every
   admission): reported for contrast at n/10 and n, and expected to fail the check;
 * :class:`odp.interactive.ConcurrentComposition` launches under a filter and under an
@@ -159,6 +160,9 @@ def cases():
         ("Accountant.charge (sum rule, enforced)", accountant_case(), True),
         ("ODPFilter(IncrementalFilter, ordered)",
          accountant_case(lambda: ODPFilter(OrderedSumFold(), proof="Theorem 7")), True),
+        ("ODPFilter(IncrementalFilter, ordered, 1 round open)",
+         accountant_case(lambda: ODPFilter(OrderedSumFold(), proof="Theorem 7"), hold_open=True),
+         True),
         ("ODPFilter(IncrementalFilter, symmetric, 1 round open)",
          accountant_case(lambda: ODPFilter(SumFold(), proof="Theorem 7"), hold_open=True), True),
         ("ODPFilter(plain function) [contrast]",

@@ -121,3 +121,36 @@ def test_the_cli_prints_the_charge_on_its_one_line(tmp_path, capsys, monkeypatch
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "charged its worst case epsilon=0.3" in err
     assert _spent(tmp_path / "l.db") == Fraction(3, 10)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ((odp.DP("0.1"), None, 3), "item 1 is a tuple of 3"),
+    (("0.1",), "item 1 is a tuple of 1"),
+    ((), "item 1 is a tuple of 0"),
+    ("0.1", "item 1: expected an odp.DP or odp.ODP"),
+    ((None, None), "item 1: expected an odp.DP or odp.ODP"),
+])
+def test_malformed_charge_many_items_are_refused_naming_the_item(bad, message, tmp_path):
+    path = tmp_path / "l.db"
+    acc = odp.Accountant(epsilon=1, ledger=str(path))
+    with pytest.raises(InvalidParameter, match=message) as info:
+        acc.charge_many([odp.DP("0.1"), bad, odp.DP("0.2")])
+    assert "nothing was charged" in str(info.value)
+    assert acc.history == [] and acc.last_round is None
+    acc.close()
+    assert _rows(path) == 0 and _spent(path) == 0
+
+
+@pytest.mark.parametrize("bad", [lambda res: (res,), lambda res: (res, None, 1),
+                                 lambda res: ("not a reservation", None), lambda res: res])
+def test_malformed_settle_many_items_are_refused_before_settling(bad, tmp_path):
+    path = tmp_path / "l.db"
+    acc = odp.Accountant(epsilon=1, ledger=str(path))
+    first, second = acc.reserve_many([odp.DP("0.1"), odp.DP("0.2")])
+    with pytest.raises(InvalidParameter, match="settle_many item 1"):
+        acc.settle_many([(first, None), bad(second)])
+    assert first.open and second.open
+    assert [r.status for r in acc.history] == ["pending", "pending"]
+    assert acc.settle_many([(first, None), [second, None]])[1].charged == Fraction(1, 5)
+    acc.close()
+    assert _spent(path) == Fraction(3, 10)

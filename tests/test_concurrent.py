@@ -224,7 +224,45 @@ def test_filter_composition_uses_the_given_rng():
 
 
 # ---------------------------------------------------------------- threads
+def _racing_launches_overspend_nothing():
+    """Two threads launch at once children that fit only once (and run a mechanism that fits
+    only once).  The root filter's decision waits for the other thread (tests/racy.py): without
+    the launch lock and the filter's lock both would pass the check before either recorded."""
+    from racy import PausedBasicFilter, race
+
+    root_filter = PausedBasicFilter(1)
+    root = ConcurrentComposition(DATA, root_filter, rng=odp.SeededRandom(5))
+    outcomes = race(lambda: root.launch(SubComposition(BasicFilter("0.6"))),
+                    lambda: root.launch(SubComposition(BasicFilter("0.6"))))
+    assert sorted(type(o).__name__ for o in outcomes) == ["BudgetExceeded", "ChildHandle"]
+    assert len(root_filter) == 1 and root.privacy_loss() == odp.Budget("0.6")
+    assert not root_filter.callers_met
+    runs = PausedBasicFilter(1)
+    root = ConcurrentComposition(DATA, runs, rng=odp.SeededRandom(5))
+    outcomes = race(lambda: root.run(rr("0.6")), lambda: root.run(rr("0.6")))
+    assert sum(isinstance(o, BudgetExceeded) for o in outcomes) == 1
+    assert len(runs) == 1 and root.privacy_loss() == odp.Budget("0.6")
+
+
+def _racing_approximate_zcdp_launches_stay_sequential():
+    """Two threads launch approximate-zCDP children at once: only one may be open (paper 004,
+    Sec. 4).  The decision waits as above, after the sequentiality check and before the child is
+    registered: without the launch lock the second launch would pass that check too."""
+    from racy import PausedZCDPFilter, race
+
+    root_filter = PausedZCDPFilter(1, "1e-5")
+    root = ConcurrentComposition(DATA, root_filter, rng=odp.SeededRandom(5))
+    outcomes = race(lambda: root.launch(SubComposition(ZCDPFilter("0.1", "1e-6"))),
+                    lambda: root.launch(SubComposition(ZCDPFilter("0.1", "1e-6"))))
+    assert sorted(type(o).__name__ for o in outcomes) == ["ChildHandle",
+                                                          "ConcurrentCompositionRefused"]
+    assert len(root_filter) == 1 and len(root.children()) == 1
+
+
 def test_concurrent_launches_and_queries_from_threads_never_overspend():
+    _racing_launches_overspend_nothing()
+    _racing_approximate_zcdp_launches_stay_sequential()
+    # and a stress run of many threads launching and querying (plain filters)
     root_filter = BasicFilter(1)
     root = ConcurrentComposition(DATA, root_filter, rng=odp.SeededRandom(11))
     handles, answers, errors = [], [], []
@@ -257,3 +295,35 @@ def test_concurrent_launches_and_queries_from_threads_never_overspend():
     for h in handles:  # no child overspent its own budget either
         assert h.privacy_loss().fits_in(odp.Budget("0.03"))
     assert len(answers) == sum(len(h.queryable.budget) for h in handles)
+
+
+# ---------------------------------------------------------------- refused before the charge
+@pytest.mark.parametrize("budget", [lambda: BasicFilter(2, "1e-5"),
+                                    lambda: odp.Accountant(epsilon=2, delta="1e-5")])
+def test_run_refuses_a_wrong_call_before_charging(budget):
+    """As Accountant.run does: a query that cannot take (data) is refused with nothing spent
+    (it used to charge the filter, then raise TypeError from inside the release)."""
+    b = budget()
+    root = ConcurrentComposition(DATA, b, rng=None if isinstance(b, odp.Accountant)
+                                 else odp.SeededRandom(3))
+    with pytest.raises(InvalidParameter, match="nothing was reserved or charged"):
+        root.run(odp.LaplaceMechanism(lambda x, y: sum(x), epsilon="0.5"))
+    assert root.privacy_loss() == odp.Budget(0)
+    assert root.run(odp.LaplaceMechanism(lambda x: sum(x), epsilon="0.5")) is not None
+    assert root.privacy_loss() == odp.Budget("0.5")
+
+
+@pytest.mark.parametrize("budget", [lambda: BasicFilter(2, "1e-5"),
+                                    lambda: odp.Accountant(epsilon=2, delta="1e-5")])
+def test_run_refuses_a_wrong_public_shape_before_charging(budget):
+    from odp.mechanisms.ptr.mechanism import IQRMechanism
+
+    b = budget()
+    root = ConcurrentComposition([1, 2, 3], b)
+    with pytest.raises(InvalidParameter, match="n=10"):
+        root.run(IQRMechanism(epsilon="1/2", delta="1e-6", n=10))
+    assert root.privacy_loss() == odp.Budget(0)
+    if isinstance(b, BasicFilter):
+        assert len(b) == 0
+    else:
+        assert b.history == []

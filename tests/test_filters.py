@@ -346,6 +346,26 @@ def test_whitehouse_filtered_rr_composition_is_dp_exactly():
 
 # ---------------------------------------------------------------- threads
 def test_concurrent_continue_with_never_overspends():
+    """Two threads ask each filter at once for a cost that fits only once.  The filters' decision
+    waits for the other thread (tests/racy.py), so without the filter's lock both would pass the
+    check before either recorded, every time; with it exactly one is accepted."""
+    from racy import (PausedBasicFilter, PausedRDPFilter, PausedWhitehouseFilter,
+                      PausedZCDPFilter, race)
+
+    cases = [(PausedBasicFilter(1), "0.6"), (PausedBasicFilter(1, "1e-6"), ("0.6", "1e-7")),
+             (PausedWhitehouseFilter(1, "1e-6", "1e-6"), "0.15"),
+             (PausedZCDPFilter(1), ZCDP("0.6")), (PausedRDPFilter(4, 1), "0.6")]
+    for f, cost in cases:
+        assert f.admits_sequence([cost]) and not f.admits_sequence([cost, cost])
+        outcomes = race(lambda: f.continue_with(cost), lambda: f.continue_with(cost))
+        assert sorted(outcomes) == [False, True], (type(f).__name__, outcomes)
+        assert len(f) == 1 and f.admits_sequence(f.rounds)
+        assert not f.callers_met  # the lock kept the second caller out of the decision
+
+
+def test_many_threads_continue_with_never_overspend():
+    """A stress run of plain filters (it rarely hits the race by itself; the test above makes
+    the race certain)."""
     f = BasicFilter(1, "1e-6")
     wins = []
     lock = threading.Lock()

@@ -161,3 +161,37 @@ def test_realised_sequence_reads_a_ledger():
     req = RoundRequest("x", "m", {}, GuaranteeRecord((("all", Fraction(1, 3)),), Fraction(0)),
                        Fraction(1, 3), Fraction(0))
     assert realised_sequence(state, req) == [(Fraction(1, 5), 0), (Fraction(1, 3), 0)]
+
+
+def test_the_sum_filter_keeps_the_transition_recheck_on_by_default():
+    """ODPFilter() decides with Alg. 1's sum rule, which the generated Lean ledger rules
+    describe: enforce="auto" keeps the re-check on for it (and for odp.ledger.sum_rule), and
+    off for a genuinely custom filter, which may validly admit more."""
+    from odp.certs.enforce import generated_check
+    from odp.filters import IncrementalFilter
+    from odp.ledger import sum_rule
+
+    class Fold(IncrementalFilter):
+        def start(self, budget):
+            return Fraction(0)
+
+        def fold(self, state, epsilon, delta):
+            return state + epsilon
+
+        def admits(self, budget, state):
+            return state <= budget.epsilon
+
+    class Subclass(ODPFilter):
+        pass
+
+    for admission in [None, ODPFilter(), sum_rule]:
+        acc = odp.Accountant(1, admission=admission)
+        assert acc.enforce == "generated" and acc._check is generated_check
+        assert ODPFilter().is_sum_rule
+        acc.run(odp.ToyMechanism(len, epsilon="0.5"), [1])  # a refund, re-checked
+        assert acc.last_round.charged is not None and acc.last_round.status == "settled"
+    for admission in [ODPFilter(sum_filter, proof="Thm 7"), ODPFilter(Fold(), proof="Thm 7"),
+                      Subclass(), lambda state, request: True]:
+        acc = odp.Accountant(1, admission=admission)
+        assert acc.enforce is None and acc._check is None
+        assert not getattr(admission, "is_sum_rule", False)

@@ -78,13 +78,15 @@ step = st.one_of(
     st.tuples(st.just("charge"), st.sampled_from(COSTS), st.sampled_from(["0", "1e-7"])),
     st.tuples(st.just("toy"), st.sampled_from(COSTS), st.sampled_from(["value", "bottom"])),
     st.tuples(st.just("open"), st.sampled_from(COSTS), st.just("")),
+    st.tuples(st.just("hold"), st.sampled_from(COSTS), st.just("")),
     st.tuples(st.just("settle"), st.integers(0, 5), st.sampled_from(["hi", "lo", "abort"])),
 )
 
 
 def run_script(acc, script):
-    """Outcomes of a script of charges, ODP charges and interactive reservations left open and
-    settled later (in any order)."""
+    """Outcomes of a script of charges, ODP charges, and reservations (interactive: "open";
+    non-interactive, refunded to their class whatever was reserved after: "hold") left open
+    and settled later (in any order)."""
     outcomes, open_rounds = [], []
     for kind, a, b in script:
         try:
@@ -93,10 +95,10 @@ def run_script(acc, script):
             elif kind == "toy":
                 g = ODP(lambda r: r, {"value": a, "bottom": 0}, 0)
                 outcomes.append(acc.charge(g, b).charged)
-            elif kind == "open":
+            elif kind in ("open", "hold"):
                 g = ODP(lambda r: r, {"hi": a, "lo": 0}, 0)
-                open_rounds.append(acc.reserve(g, interactive=True))
-                outcomes.append("open")
+                open_rounds.append(acc.reserve(g, interactive=kind == "open"))
+                outcomes.append(kind)
             elif open_rounds:
                 res = open_rounds.pop(a % len(open_rounds))
                 rec = res.abort() if b == "abort" else res.settle_class(b)
@@ -188,6 +190,54 @@ def test_settled_rounds_are_folded_once_each():
         acc.charge(odp.DP("0.001"))
     # each admission folds the new settled round (once) and the candidate: 2 per charge
     assert len(calls) <= 2 * 300
+
+
+class CountingOrdered(WeightedFold):
+    """WeightedFold (order-sensitive) counting its folds."""
+
+    def __init__(self):
+        super().__init__(symmetric=False)
+        self.calls = 0
+
+    def fold(self, state, epsilon, delta):
+        self.calls += 1
+        return super().fold(state, epsilon, delta)
+
+
+def test_ordered_fold_with_a_round_held_open_folds_each_later_round_once():
+    """A long-open interactive reservation no longer makes an ordered fold refold every later
+    round at each admission (that was O(rounds) per charge)."""
+    fold = CountingOrdered()
+    acc = odp.Accountant(epsilon=1000, admission=ODPFilter(fold, proof="test rule"))
+    held = acc.reserve(ODP(lambda r: r, {"hi": "0.5", "lo": 0}, 0), interactive=True)
+    fold.calls = 0
+    for _ in range(300):
+        acc.charge(odp.DP("0.001"))
+    # per charge: the round settled since the last admission, and the candidate
+    assert fold.calls <= 2 * 300 + 1
+    # the open round settles: the next admission refolds it and the 300 rounds after it, once
+    held.settle_class("lo")
+    fold.calls = 0
+    acc.charge(odp.DP("0.001"))
+    assert fold.calls == 302
+    fold.calls = 0
+    acc.charge(odp.DP("0.001"))
+    assert fold.calls == 2
+
+
+def test_ordered_fold_refolds_from_the_earliest_round_settled_since():
+    """Rounds opened and settled out of order between charges: at every admission the cached
+    ordered fold decides exactly like the fold of the whole sequence from scratch."""
+    script = []
+    for i in range(6):
+        script += [("hold", COSTS[i % 4], ""), ("charge", "0.05", "0"), ("open", "0.1", ""),
+                   ("toy", "0.05", "value"), ("settle", i * 7 % 5, ["hi", "lo", "abort"][i % 3]),
+                   ("charge", "0.05", "1e-8"), ("hold", "0.1", "")]
+    script += [("settle", 0, "lo")] * 14 + [("charge", "0.25", "0")] * 6
+    incremental, reference = both(WeightedFold(), script)
+    assert incremental == reference
+    outcomes = reference[0]
+    assert "refused" in outcomes and (0, "released") in outcomes  # refunds reached later rounds
 
 
 def test_one_filter_shared_by_two_accountants_keeps_them_apart():

@@ -54,7 +54,9 @@ from .ledger import (
     RoundRecord,
     RoundRequest,
     open_ledger,
+    sum_rule,
 )
+from .filters.odp_filter import ODPFilter
 from .ledger.base import SettleItem
 from .samplers import RandomSource, SecureRandom
 
@@ -86,6 +88,12 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
                                     interactive))
 
 
+def _is_sum_rule(admission: Admission | None) -> bool:
+    """Is ``admission`` exactly Alg. 1's sum rule (so the Lean ledger rules describe it)?"""
+    return (admission is None or admission is sum_rule
+            or (isinstance(admission, ODPFilter) and admission.is_sum_rule))
+
+
 def _check_call(fn: Any, args: tuple[Any, ...], what: str) -> None:
     """Refuse, before anything is reserved, a callable that cannot accept ``args`` (a
     programming error such as ``release(self, data)`` without ``rng``, or a query taking two
@@ -112,6 +120,17 @@ def _check_signatures(mechanism: Any, release_fn: Any, data: Any, rng: Any) -> N
         for i, q in enumerate(queries):
             if callable(q):
                 _check_call(q, (data,), f"query {i} of the mechanism (query(data))")
+
+
+def check_before_release(mechanism: Any, release_fn: Any, data: Any, rng: Any) -> None:
+    """What :meth:`Accountant.run` refuses before reserving (so a caller's mistake costs
+    nothing): the mechanism's ``check_public(data)`` (public shape of the data), then the
+    signatures of its release and queries.  Also used by :mod:`odp.interactive` before it
+    charges a filter."""
+    check_public = getattr(mechanism, "check_public", None)
+    if callable(check_public):
+        check_public(data)  # a wrong public shape is refused before anything is reserved
+    _check_signatures(mechanism, release_fn, data, rng)  # a wrong call costs nothing
 
 
 def _note_charged(exc: BaseException, record: RoundRecord | None, why: str) -> None:
@@ -223,9 +242,11 @@ class Accountant:
         built from ``OdpCheck.lean`` by the external elan/Mathlib workflow (never built by our
         CI), or ``None``.  A disagreement charges the round its sup and raises
         :class:`~odp.errors.CertificateError` (see :mod:`odp.certs.enforce`).  The default
-        (``"auto"``) is ``"generated"`` under Alg. 1's sum rule and ``None`` under a custom
-        ``admission``: the Lean ledger rules are Alg. 1's, which another valid filter may
-        exceed.
+        (``"auto"``) is ``"generated"`` under Alg. 1's sum rule — ``admission=None``,
+        :func:`odp.ledger.sum_rule` itself, or ``ODPFilter()`` (the sum filter, which decides
+        with ``sum_rule``; see :attr:`odp.filters.ODPFilter.is_sum_rule`) — and ``None`` under
+        any other ``admission``: the Lean ledger rules are Alg. 1's, which another valid filter
+        may exceed.
     """
 
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
@@ -240,7 +261,7 @@ class Accountant:
         from .certs.enforce import transition_check
 
         if enforce == "auto":
-            enforce = "generated" if admission is None else None
+            enforce = "generated" if _is_sum_rule(admission) else None
         self._check = transition_check(enforce)
         self.enforce = enforce
         self.ledger: Ledger = open_ledger(ledger, budget)
@@ -309,6 +330,12 @@ class Accountant:
         release is classified first; an unclassifiable one is charged its sup (reason
         ``unclassifiable``), like :meth:`Reservation.settle`."""
         pairs = list(pairs)
+        for i, pair in enumerate(pairs):
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2
+                    and isinstance(pair[0], Reservation)):
+                raise InvalidParameter(
+                    f"settle_many item {i} is {pair!r}: each item must be a pair "
+                    "(reservation, release); nothing was settled")
         items: list[SettleItem] = []
         for res, release in pairs:
             if not res.open:
@@ -336,12 +363,22 @@ class Accountant:
                     params: dict[str, Any] | None = None) -> list[RoundRecord]:
         """:meth:`charge` for several releases in one durable commit (group commit): each
         item is a guarantee (a DP guarantee, no release needed) or ``(guarantee, release)``.
-        All are admitted in order and recorded, or none."""
+        All are admitted in order and recorded, or none; a malformed item (a tuple that is not
+        a pair, or no guarantee) is refused with :class:`InvalidParameter` naming it, before
+        anything is charged."""
         p = self._params(params)
         batch = []
-        for item in items:
+        for i, item in enumerate(items):
+            if isinstance(item, tuple) and len(item) != 2:
+                raise InvalidParameter(
+                    f"charge_many item {i} is a tuple of {len(item)}, {item!r}: each item must "
+                    "be a guarantee or a pair (guarantee, release); nothing was charged")
             g, release = (item if isinstance(item, tuple) else (item, None))
-            g = as_odp(g)
+            try:
+                g = as_odp(g)
+            except InvalidGuarantee as exc:
+                raise InvalidGuarantee(f"charge_many item {i}: {exc}; nothing was charged"
+                                       ) from None
             label = g.classify(release)
             batch.append((_request(g, mechanism, p, False), label, g.cost(label)))
         records = self.ledger.charge_many(batch, self.admission, self._check)
@@ -369,10 +406,7 @@ class Accountant:
         params_fn = getattr(mechanism, "params", None)
         params = params_fn() if callable(params_fn) else {}
         name = getattr(mechanism, "name", type(mechanism).__name__)
-        check_public = getattr(mechanism, "check_public", None)
-        if callable(check_public):
-            check_public(data)  # a wrong public shape is refused before anything is reserved
-        _check_signatures(mechanism, release_fn, data, self.rng)  # a wrong call costs nothing
+        check_before_release(mechanism, release_fn, data, self.rng)
         with self.reserve(g, mechanism=name, params=params) as reservation:
             try:
                 release = release_fn(data, self.rng)

@@ -12,18 +12,29 @@ Both are evaluated in float64 with explicit error control and a relative safety 
 grid ``1/10**30``.  The discrete tails are summed term by term over the first ``min(2**20, 40σ)`` terms
 and the rest is enclosed by the integral bound ``∫_a^∞ f ≤ Σ_{y≥a} f(y) ≤ f(a) + ∫_a^∞ f``
 (``f`` decreasing), so no term is dropped unaccounted.
+
+Inputs are parsed exactly (:func:`odp.budget.to_fraction`): text that is not a number, NaN, ±inf
+and booleans raise :class:`~odp.errors.InvalidParameter`, as do values outside float64's range
+(the evaluation is in float64).  The discrete Gaussian's sensitivity must be an integer: the
+mechanism adds integer noise to an integer-valued query, whose sensitivity is an integer, and a
+real-valued query is first mapped to integer grid units with the sensitivity rounded *up* (see
+:class:`odp.GaussianMechanism`).  A non-integer sensitivity here is a caller error and is
+refused rather than rounded.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 from scipy import special
 
+from .budget import to_fraction
 from .errors import InvalidParameter
-from .rational import ceil_fraction, exp_bracket
+from .rational import ceil_fraction, exp_bracket, magnitude
 
 __all__ = [
     "analytic_gaussian_delta_upper",
@@ -34,6 +45,50 @@ __all__ = [
 _MARGIN = 1e-9
 _DENOMINATOR = 10**30
 _TERMS = 1 << 20
+
+_F = TypeVar("_F", bound=Callable[..., Fraction])
+
+
+def _number(value: Any, name: str) -> Fraction:
+    """``value`` parsed exactly; not a finite number → :class:`InvalidParameter`."""
+    return to_fraction(value, name=name, warn=False)
+
+
+def _float(x: Fraction, name: str) -> float:
+    """``x`` as a float64, refusing values beyond its range (the bounds are evaluated in it)."""
+    try:
+        f = float(x)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f) or (x != 0 and f == 0):
+        where = f"={magnitude(x)} is above" if f else " is too close to 0 for"
+        raise InvalidParameter(f"{name}{where} float64's range, where odp evaluates the "
+                               "Gaussian δ bound")
+    return f
+
+
+def _sensitivity(value: Any) -> int:
+    """An integer sensitivity ``>= 1`` (the discrete Gaussian's; see the module docstring)."""
+    m = _number(value, "sensitivity")
+    if m.denominator != 1 or m < 1:
+        raise InvalidParameter(
+            f"the discrete Gaussian needs an integer sensitivity >= 1, got {value!r} (for a "
+            "real-valued query, map it to integer grid units with the sensitivity rounded up, "
+            "as odp.GaussianMechanism does)")
+    return int(m)
+
+
+def _in_range(fn: _F) -> _F:
+    """Float over/underflow inside a bound → :class:`InvalidParameter` (never a raw error)."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Fraction:
+        try:
+            return fn(*args, **kwargs)
+        except ArithmeticError as exc:
+            raise InvalidParameter(
+                f"{fn.__name__}: parameters outside the range where odp can bound δ "
+                f"({type(exc).__name__}: {exc})") from None
+    return cast(_F, wrapper)
 
 
 def _exp_eps_bracket(epsilon: Fraction) -> tuple[float, float]:
@@ -48,13 +103,16 @@ def _finish(delta_hi: float) -> Fraction:
     return min(ceil_fraction(Fraction(delta_hi), _DENOMINATOR), Fraction(1))
 
 
-def analytic_gaussian_delta_upper(epsilon, sigma, sensitivity=1) -> Fraction:
+@_in_range
+def analytic_gaussian_delta_upper(epsilon: Any, sigma: Any, sensitivity: Any = 1) -> Fraction:
     """Upper bound on δ(ε) of the continuous Gaussian mechanism (Balle–Wang, tight)."""
-    eps = Fraction(epsilon)
-    s = float(Fraction(sigma))
-    d = float(Fraction(sensitivity))
-    if s <= 0 or d <= 0 or eps < 0:
+    eps = _number(epsilon, "epsilon")
+    sig = _number(sigma, "sigma")
+    sens = _number(sensitivity, "sensitivity")
+    if sig <= 0 or sens <= 0 or eps < 0:
         raise InvalidParameter("need sigma > 0, sensitivity > 0, epsilon >= 0")
+    s = _float(sig, "sigma")
+    d = _float(sens, "sensitivity")
     e_lo, _ = _exp_eps_bracket(eps)
     u = d / (2 * s)
     v = float(eps) * s / d
@@ -68,7 +126,8 @@ def _tail_bracket(start: int, sigma2: float) -> tuple[float, float]:
     s = math.sqrt(sigma2)
     terms = min(_TERMS, max(64, math.ceil(40 * s)))
     ys = np.arange(start, start + terms, dtype=np.float64)
-    head = float(np.sum(np.exp(-(ys * ys) / (2.0 * sigma2))))
+    with np.errstate(over="ignore"):  # y² overflowing to inf only makes its term exp(-inf) = 0
+        head = float(np.sum(np.exp(-(ys * ys) / (2.0 * sigma2))))
     rest_start = float(start + terms)
     integral = s * math.sqrt(math.pi / 2.0) * float(special.erfc(rest_start / (s * math.sqrt(2.0))))
     f_rest = math.exp(-(rest_start * rest_start) / (2.0 * sigma2))
@@ -88,15 +147,16 @@ def _prob_greater(a: Fraction, sigma2: float, z: tuple[float, float]) -> tuple[f
     return max(1 - t_hi / z_lo, 0.0), 1 - t_lo / z_hi
 
 
-def discrete_gaussian_delta_upper(epsilon, sigma2, sensitivity: int = 1) -> Fraction:
+@_in_range
+def discrete_gaussian_delta_upper(epsilon: Any, sigma2: Any, sensitivity: Any = 1) -> Fraction:
     """Upper bound on δ(ε) of the discrete Gaussian mechanism with variance parameter σ²
     and integer sensitivity Δ (CKS Thm. 7)."""
-    eps = Fraction(epsilon)
-    s2 = Fraction(sigma2)
-    if s2 <= 0 or eps < 0 or int(sensitivity) != sensitivity or sensitivity < 1:
+    eps = _number(epsilon, "epsilon")
+    s2 = _number(sigma2, "sigma2")
+    if s2 <= 0 or eps < 0:
         raise InvalidParameter("need sigma2 > 0, epsilon >= 0 and an integer sensitivity >= 1")
-    m = int(sensitivity)
-    s2f = float(s2)
+    m = _sensitivity(sensitivity)
+    s2f = _float(s2, "sigma2")
     t1_lo, t1_hi = _tail_bracket(1, s2f)
     z = (1 + 2 * t1_lo, 1 + 2 * t1_hi)
     a = eps * s2 / m - Fraction(m, 2)
@@ -107,13 +167,15 @@ def discrete_gaussian_delta_upper(epsilon, sigma2, sensitivity: int = 1) -> Frac
     return _finish(pa_hi - e_lo * pb_lo)
 
 
-def calibrate_discrete_gaussian(epsilon, delta, sensitivity: int = 1) -> Fraction:
+@_in_range
+def calibrate_discrete_gaussian(epsilon: Any, delta: Any, sensitivity: Any = 1) -> Fraction:
     """A rational σ² (4 significant digits, rounded up) with
-    ``discrete_gaussian_delta_upper(ε, σ², Δ) ≤ δ``.  Larger σ² only lowers δ."""
-    eps, target = Fraction(epsilon), Fraction(delta)
+    ``discrete_gaussian_delta_upper(ε, σ², Δ) ≤ δ``.  Larger σ² only lowers δ.  ``Δ`` must be
+    an integer ``>= 1`` (a non-integer is refused, never truncated: see the module docstring)."""
+    eps, target = _number(epsilon, "epsilon"), _number(delta, "delta")
     if eps <= 0 or not 0 < target < 1:
         raise InvalidParameter("calibration needs epsilon > 0 and 0 < delta < 1")
-    m = int(sensitivity)
+    m = _sensitivity(sensitivity)
 
     def ok(s2: Fraction) -> bool:
         return discrete_gaussian_delta_upper(eps, s2, m) <= target

@@ -28,8 +28,13 @@ directly or through :mod:`odp.interactive`.
 
 Cost per admission.  A plain filter function sees the whole realised sequence, so it costs
 O(rounds) per admission and O(rounds²) over a run.  Written as an :class:`IncrementalFilter`
-(a fold: ``start``, ``fold`` one realised (ε^j, δ_j), ``admits``), the ledger's settled rounds
-are folded once each and a run costs O(rounds) in total (module ``bench/filters.py``).
+(a fold: ``start``, ``fold`` one realised (ε^j, δ_j), ``admits``), each admission folds only
+the rounds new since the last one and checks the rounds still open (O(open rounds)), so a run
+whose reservations stay open in any number, for any time, costs O(rounds × open rounds) —
+O(rounds) with a bounded number open (``bench/scaling.py``).  One more cost, for an
+order-sensitive fold only: when a round that was folded while pending (at its sup) settles,
+the next admission refolds it and every round reserved after it, once (the fold may depend on
+its final cost at its position); a symmetric fold never refolds.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 
 from ..budget import Budget
 from ..errors import InvalidParameter
-from ..ledger import BudgetState, RoundRequest, sum_rule
+from ..ledger import BudgetState, RoundRecord, RoundRequest, sum_rule
 
 __all__ = ["sum_filter", "realised_sequence", "ODPFilter", "IncrementalFilter"]
 
@@ -80,15 +85,20 @@ class IncrementalFilter(ABC, Generic[FoldState]):
     proof obligation is the same as for any custom function: F must be a valid ODP filter
     (paper 002, Def. 19), and :class:`ODPFilter` still demands ``proof="…"``.
 
-    Under :class:`ODPFilter` the ledger's settled rounds are folded once each, in reservation
-    (Alg. 1) order, so a run costs O(rounds) instead of O(rounds²).  Rounds still pending (and
-    those reserved after the first pending one) are folded afresh at each admission, at their
-    sup.  Set ``symmetric = True`` only if F does not depend on the order of the sequence
-    (F(π(s)) = F(s) for every permutation π — part of the stated proof): settled rounds are
-    then folded in the order they settle, and only the pending ones are re-folded, so
-    long-open interactive rounds cost O(open rounds) per admission.
+    Under :class:`ODPFilter` the ledger's rounds are folded in reservation (Alg. 1) order,
+    pending ones at their sup, and the fold is kept between admissions, with the state before
+    each round folded while pending.  An admission checks those open rounds (O(open rounds)),
+    folds the rounds reserved since the last admission, and — if a round folded while pending
+    has settled since — first goes back to the state before the earliest such round and refolds
+    from there (an order-sensitive F may depend on its final cost at its position).  So a run
+    with a bounded number of open rounds costs O(rounds), also with one reservation held open
+    throughout; only a round that settles after many later rounds were reserved costs a refold
+    of those, once.  Set ``symmetric = True`` only if F does not depend on the order of the
+    sequence (F(π(s)) = F(s) for every permutation π — part of the stated proof): settled rounds
+    are then folded in the order they settle and only the pending ones are re-folded
+    (O(open rounds) per admission, never a refold of settled rounds).
 
-    ``fold`` must not mutate its input state (the cached prefix is reused).
+    ``fold`` must not mutate its input state (the cached states are reused).
     """
 
     #: True only if F is order-insensitive (see the class docstring).
@@ -116,7 +126,7 @@ class IncrementalFilter(ABC, Generic[FoldState]):
 class _Folded:
     """What an :class:`ODPFilter` has folded of one ledger's rounds."""
 
-    __slots__ = ("ledger_state", "rounds", "done", "state", "pending")
+    __slots__ = ("ledger_state", "rounds", "done", "state", "pending", "opens")
 
     def __init__(self, ledger_state: BudgetState, start: object):
         self.ledger_state = ledger_state
@@ -124,6 +134,9 @@ class _Folded:
         self.done = 0  # rounds[:done] looked at (ordered: all folded; symmetric: see pending)
         self.state = start
         self.pending: dict[int, None] = {}  # symmetric mode: positions < done not yet folded
+        #: ordered mode: (position, the pending record folded there at its sup, the state
+        #: before it), in position order; ``state`` is valid while each is still that record
+        self.opens: list[tuple[int, RoundRecord, object]] = []
 
 
 class ODPFilter:
@@ -133,7 +146,8 @@ class ODPFilter:
     ``ODPFilter()`` is the sum filter (Theorem 7), evaluated in O(1) from the ledger's running
     totals.  ``ODPFilter(function, proof="…")`` evaluates a custom filter function of the
     realised sequence: a plain function costs O(rounds) per admission, an
-    :class:`IncrementalFilter` O(1) amortised (O(open rounds) with pending reservations).
+    :class:`IncrementalFilter` O(1) amortised plus O(open rounds) (see its docstring for the
+    one refold an order-sensitive fold makes when a round open long ago settles).
     ``proof`` must say why the function is a valid ODP filter (Def. 19) — without one it is
     refused.
     """
@@ -166,6 +180,14 @@ class ODPFilter:
             self._incremental = function
             self._folds: dict[int, _Folded] = {}
             self._lock = threading.Lock()
+
+    @property
+    def is_sum_rule(self) -> bool:
+        """True iff this filter decides exactly Alg. 1's sum rule: it was made as
+        ``ODPFilter()`` (no function, so :meth:`__call__` is :func:`odp.ledger.sum_rule`) and is
+        not a subclass (which could decide otherwise).  :class:`odp.Accountant` keeps its
+        transition re-check on by default for such a filter."""
+        return type(self) is ODPFilter and self._fast
 
     def __call__(self, state: BudgetState, request: RoundRequest) -> bool:
         if self._fast:  # Σ over the realised sequence = the ledger's running totals (Alg. 1)
@@ -204,18 +226,40 @@ class ODPFilter:
                 del entry.pending[pos]
             entry.state = state
             open_rounds = [rounds[p] for p in entry.pending]
-        else:
-            pos = entry.done
-            while pos < n and rounds[pos].status != "pending":
-                rec = rounds[pos]
+            for rec in open_rounds:  # pending rounds at their sup
                 state = f.fold(state, rec.epsilon_held, rec.delta)
-                pos += 1
-            entry.done, entry.state = pos, state
-            open_rounds = rounds[pos:]
-        for rec in open_rounds:  # pending rounds at their sup (and, ordered, what follows them)
-            state = f.fold(state, rec.epsilon_held, rec.delta)
+        else:
+            state = self._advance_ordered(entry, f, rounds)
         state = f.fold(state, request.sup_epsilon, request.delta)
         return bool(f.admits(ledger_state.budget, state))
+
+    @staticmethod
+    def _advance_ordered(entry: _Folded, f: IncrementalFilter[Any],
+                         rounds: list[RoundRecord]) -> Any:
+        """The fold of all of ``rounds`` in reservation order, pending ones at their sup.
+
+        ``entry.state`` folds ``rounds[:entry.done]`` as they were when folded: settled rounds
+        never change, and a pending one changes only by being replaced (settled).  So the fold
+        is still valid up to the first pending round folded at its sup that has been replaced
+        since; from there on it is refolded (an order-sensitive F may depend on that round's
+        final cost at its position, so what follows cannot be kept), from the state saved
+        before it.  Cost: O(open rounds) to check, plus the rounds new since the last admission,
+        plus — once per admission after a settle — the rounds reserved after the earliest
+        round settled since."""
+        opens = entry.opens
+        for k, (pos, rec, before) in enumerate(opens):
+            if rounds[pos] is not rec:  # settled (or replaced) since it was folded at its sup
+                entry.done, entry.state = pos, before
+                del opens[k:]
+                break
+        state = entry.state
+        for pos in range(entry.done, len(rounds)):
+            rec = rounds[pos]
+            if rec.status == "pending":
+                opens.append((pos, rec, state))
+            state = f.fold(state, rec.epsilon_held, rec.delta)
+        entry.done, entry.state = len(rounds), state
+        return state
 
     def __repr__(self) -> str:
         return f"ODPFilter({self.__name__}; valid by: {self.proof})"

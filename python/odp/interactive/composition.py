@@ -44,7 +44,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..accountant import Accountant, Reservation
+from ..accountant import Accountant, Reservation, check_before_release
 from ..budget import Budget
 from ..errors import InvalidGuarantee, InvalidParameter
 from ..filters.base import FilterLoss, PrivacyFilter
@@ -294,8 +294,9 @@ class ConcurrentComposition(Queryable):
 
     def run(self, mechanism: Any) -> Answer:  # Any: an odp mechanism (duck-typed release)
         """Run a non-interactive odp mechanism (a one-query child): charged its declared cost,
-        then released on the data.  Under an Accountant this is ``accountant.run`` (Alg. 1,
-        with its ODP settlement)."""
+        then released on the data.  A wrong public data shape (``check_public``) or a release
+        or query that cannot be called as odp calls it is refused first, with nothing charged.
+        Under an Accountant this is ``accountant.run`` (Alg. 1, with its ODP settlement)."""
         if self.closed:
             raise QueryableClosed(f"{self.name} is closed")
         release_fn = getattr(mechanism, "release", None)
@@ -308,6 +309,8 @@ class ConcurrentComposition(Queryable):
                 return self._accountant.run(mechanism, self._data)
         assert self._filter is not None
         cost = self._filter.parse(mechanism)
+        # as Accountant.run: a wrong public shape or a wrong call is refused before the charge
+        check_before_release(mechanism, release_fn, self._data, self._rng)
         with self._launch_lock:
             self._check_concurrency(isinstance(cost, ZCDP) and cost.delta > 0, name)
             self._filter.charge(cost, what=f"running {name}")
