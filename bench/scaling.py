@@ -8,6 +8,8 @@ Cases (n = 2,000 by default, so 10·n = 20,000):
 * each odp filter's ``continue_with`` (basic pure / (ε, δ), Whitehouse, zCDP, RDP);
 * each odometer's ``record`` followed by ``privacy_loss()`` after every round;
 * ``Accountant.charge`` with the default sum rule (enforcement on);
+* ``reserve_many`` of all n rounds, then ``settle_many`` of all of them (enforcement on: each
+  settle reads Alg. 1's state just before its round), in order and out of order;
 * ``Accountant(admission=ODPFilter(custom, proof=…))`` with the custom filter written as an
   :class:`odp.filters.IncrementalFilter` — ordered; ordered with an interactive reservation
   held open the whole time (the rounds after it are folded once each, not at every
@@ -109,6 +111,22 @@ def accountant_case(admission=None, hold_open=False):
     return run
 
 
+def batch_case(order="forward"):
+    """``reserve_many`` of n rounds, then ``settle_many`` of all of them (enforcement on: each
+    settle re-checks its transition from Alg. 1's state just before its round), in reservation
+    order or with every other round first and the rest backwards."""
+    def run(n):
+        acc = odp.Accountant(epsilon=1)
+        g = odp.ODP(lambda r: r, {"hi": EPS, "lo": EPS / 2})
+        start = time.perf_counter()
+        reservations = acc.reserve_many([g] * n)
+        if order != "forward":
+            reservations = reservations[::2] + reservations[1::2][::-1]
+        acc.settle_many([(r, "lo") for r in reservations])
+        return time.perf_counter() - start
+    return run
+
+
 class _Echo(Queryable):
     def _answer(self, query):
         return query
@@ -158,6 +176,8 @@ def cases():
         ("odometer zCDP", odometer_case(lambda: (ZCDPOdometer(), zc)), True),
         ("odometer RDP (α=4)", odometer_case(lambda: (RDPOdometer(4), EPS)), True),
         ("Accountant.charge (sum rule, enforced)", accountant_case(), True),
+        ("reserve_many(n) + settle_many (enforced)", batch_case(), True),
+        ("reserve_many(n) + settle_many out of order (enforced)", batch_case("mixed"), True),
         ("ODPFilter(IncrementalFilter, ordered)",
          accountant_case(lambda: ODPFilter(OrderedSumFold(), proof="Theorem 7")), True),
         ("ODPFilter(IncrementalFilter, ordered, 1 round open)",
