@@ -179,18 +179,37 @@ def test_lemma10_at_the_mechanisms_own_parameters_high_precision():
                     assert excess <= mpmath.mpf(1) / 5
 
 
-def test_class_frequencies_match_exact_probabilities():
+def _outcome(release, window):
+    """A release of M_IQR as an outcome of :func:`iqr_output_distribution`."""
+    if release is BOTTOM:
+        return "bottom"
+    if release.index is None:
+        return (release.discretisation, "zero")
+    lo, hi = window
+    index = "<" if release.index < lo else ">" if release.index > hi else release.index
+    return (release.discretisation, index)
+
+
+def test_release_frequencies_match_the_exact_distribution():
+    """Ties ``release()`` to the model whose ODP claim the tests above decide: the exact output
+    distribution (every outcome: ⊥, each discretisation's released sub-bin index, the lumped
+    tails) at the mechanism's own noise scales, against 4000 seeded releases (chi-square).  The
+    exact families above assume ``test_scale = 1/ε`` and ``release_scale = (L−1)/ε``
+    (``r_test = r_release^{L−1}``, ``e^ε = 1/r_test``), checked here too.  A test or release
+    noise scale 4× too small fails with p < 10⁻¹⁰."""
+    from gof_support import chi_square_pvalue
+
     data = [1, 2, 2, 3, 3, 3, 4, 4, 9, 12, 2, 3]
     mech = IQRMechanism(epsilon="1", delta="1/5", n=len(data), base=2, resolution=3)
-    exact = iqr_output_distribution(mech, data, window=(-20, 20))
-    p_bottom = exact["bottom"]
-    p_first = sum(v for o, v in exact.items() if o != "bottom" and o[0] == 1)
+    fn = mech.function
+    assert fn.test_scale == 1 / mech.epsilon
+    assert fn.release_scale == (fn.resolution - 1) / mech.epsilon == 2
+    window = (-20, 20)
+    exact = iqr_output_distribution(mech, data, window=window)
+    assert 0.1 < 1 - exact["bottom"] < 0.5  # both classes and both discretisations are seen
     rng = odp.SeededRandom(8)
-    n = 3000
-    outs = [mech.release(data, rng) for _ in range(n)]
-    counts = Counter("bottom" if o is BOTTOM else o.discretisation for o in outs)
-    expected = [n * p_bottom, n * p_first, n * (1 - p_bottom - p_first)]
-    assert stats.chisquare([counts["bottom"], counts[1], counts[2]], expected).pvalue > 1e-3
+    outs = [_outcome(mech.release(data, rng), window) for _ in range(4000)]
+    assert chi_square_pvalue(outs, exact) > 1e-3
 
 
 # ------------------------------------------------------------------ PTR abstraction
