@@ -138,6 +138,44 @@ def test_minimiser_sensitivity_is_within_the_declared_bound():
     assert worst > 0.3 * float(2 / (n * lam))  # the bound is not vacuous here
 
 
+@pytest.mark.parametrize("make", [
+    lambda: OutputPerturbationERM(epsilon=1, regularization=10**7, n=10**7, dim=1),
+    lambda: OutputPerturbationERM(epsilon=1, regularization="1e-6", n=10**6, dim=1000),
+    lambda: TestedLogisticRegression(epsilon1=1, epsilon2=1, threshold=1, regularization=10**7,
+                                     n_train=10**7, n_test=10, dim=1),
+])
+def test_unreachable_certificate_is_refused_before_anything_is_charged(make):
+    """The float64 margin of the certificate is absolute while 2/(nΛ) shrinks with n: where
+    the accuracy τ would have to exceed 1% of 2/(nΛ), the mechanism is refused when it is built
+    (the public parameters decide it), so the accountant never reserves a round."""
+    acc = odp.Accountant("2")
+    data = (np.zeros((3, 1)), np.ones(3))
+    with pytest.raises(InvalidParameter, match="1.1e13"):
+        acc.run(make(), data)
+    assert acc.history == [] and acc.last_round is None
+    assert acc.remaining == odp.Budget("2")
+
+
+@pytest.mark.parametrize("n,lam", [(10**4, 10**7), (2 * 10**5, 10**5)])
+def test_large_n_lambda_widens_the_public_tolerance_and_releases(n, lam):
+    """The reviewer's cases (n(1+Λ)·8 ≈ 10¹¹, where a fixed τ = 10⁻⁵·2/(nΛ) was below the float
+    margin and every release failed after its reservation): τ is widened from the public
+    parameters (here by < 0.1% of 2/(nΛ)), and the round releases and is charged ε."""
+    from odp.mechanisms.erm import TOLERANCE, solver_tolerance
+
+    mech = OutputPerturbationERM(epsilon=1, regularization=lam, n=n, dim=1)
+    base = Fraction(2, n * lam)
+    assert TOLERANCE * base < mech.tolerance == solver_tolerance(n, Fraction(lam), 1) < base / 1000
+    assert mech.sensitivity == base + 2 * mech.tolerance
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(n, 1))
+    y = np.where(x[:, 0] > 0, 1.0, -1.0)
+    acc = odp.Accountant(2, rng=odp.SeededRandom(0))
+    acc.run(mech, (x, y))
+    assert acc.last_round.reason == "released" and acc.last_round.charged == 1
+    assert solver_tolerance(30, Fraction(1, 2), 3) == TOLERANCE * Fraction(2, 15)  # usual case
+
+
 # ------------------------------------------------------------------ Thm. 17, numerically (d = 1)
 
 
