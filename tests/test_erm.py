@@ -508,6 +508,33 @@ def test_tested_regression_refuses_wrong_shapes_before_the_reservation(part, ind
     assert acc.history == [] and acc.remaining.epsilon == 2
 
 
+@pytest.mark.parametrize("bad", [
+    np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.0]),   # sklearn-style 0/1 labels (the reviewer's case)
+    np.array([1.0, -1.0, 0.5, 1.0, 1.0, -1.0]),
+    np.array([1.0, -1.0, np.nan, 1.0, 1.0, -1.0]),
+    ["yes", "no", "yes", "no", "yes", "no"],
+])
+@pytest.mark.parametrize("where", ["erm", "train", "test"])
+def test_labels_outside_the_record_domain_are_refused_before_the_reservation(bad, where):
+    """±1 labels are the declared record domain: other labels are refused by check_public, so
+    the accountant reserves and charges nothing (they used to be refused inside release(),
+    after the reservation, which charged the round its sup)."""
+    x = np.zeros((6, 2))
+    good = np.array([1.0, -1.0] * 3)
+    if where == "erm":
+        mech = OutputPerturbationERM(epsilon="1", regularization="1/2", n=6, dim=2)
+        data = (x, bad)
+    else:
+        mech = TestedLogisticRegression(epsilon1="1", epsilon2="1/2", threshold="1",
+                                        regularization="1/2", n_train=6, n_test=6, dim=2)
+        data = (x, bad, x, good) if where == "train" else (x, good, x, bad)
+    acc = odp.Accountant("2", rng=odp.SeededRandom(0))
+    with pytest.raises(InvalidParameter, match="-1 or \\+1"):
+        acc.run(mech, data)
+    assert acc.history == [] and acc.last_round is None
+    assert acc.remaining == odp.Budget("2")
+
+
 def test_erm_shape_checks_stay_in_the_release_as_a_second_line():
     rng = odp.SeededRandom(0)
     erm = OutputPerturbationERM(epsilon="1", regularization="1/2", n=6, dim=2)
