@@ -323,6 +323,48 @@ def test_noisy_gd_wrong_shapes_are_refused_before_the_reservation():
         assert acc.history == [] and acc.remaining.epsilon == 1  # nothing charged or recorded
 
 
+@pytest.mark.parametrize("labels", [
+    np.array([0.0, 1.0, 1.0, 0.0, 1.0]),   # sklearn-style 0/1 labels
+    np.array([1.0, -1.0, 2.0, 1.0, 1.0]),
+    np.array([1.0, -1.0, np.nan, 1.0, 1.0]),
+    ["a", "b", "c", "d", "e"],
+])
+def test_noisy_gd_labels_outside_the_record_domain_are_refused_for_free(labels):
+    """Labels are ±1 (the declared record domain): anything else is refused by check_public,
+    before the accountant reserves the round, and again by a direct release."""
+    mech = NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2])
+    x = np.ones((5, 2))
+    acc = odp.Accountant("1")
+    with pytest.raises(InvalidParameter, match="-1 or \\+1"):
+        acc.run(mech, (x, labels))
+    assert acc.history == [] and acc.last_round is None and acc.remaining.epsilon == 1
+    with pytest.raises(InvalidParameter):
+        mech.release((x, labels), odp.SeededRandom(0))
+
+
+@pytest.mark.parametrize("name,value", [
+    ("learning_rate", "abc"), ("learning_rate", None), ("learning_rate", float("nan")),
+    ("learning_rate", float("inf")), ("learning_rate", 0), ("learning_rate", -1.0),
+    ("learning_rate", True), ("learning_rate", "1e400"),
+    ("regularization", "abc"), ("regularization", None), ("regularization", float("nan")),
+    ("regularization", -1e-3), ("regularization", float("-inf")),
+    ("stop_threshold", "x"), ("stop_threshold", None), ("stop_threshold", float("nan")),
+    ("stop_threshold", -0.1), ("stop_threshold", float("inf")),
+])
+def test_noisy_gd_hyperparameters_must_be_finite_with_their_sign(name, value):
+    with pytest.raises(InvalidParameter) as info:
+        NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2], **{name: value})
+    assert name in str(info.value)
+
+
+def test_noisy_gd_hyperparameters_accept_numbers_and_decimal_strings():
+    mech = NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2], learning_rate="0.5",
+                                regularization=0, stop_threshold=np.float32(0.25))
+    assert (mech.learning_rate, mech.regularization, mech.stop_threshold) == (0.5, 0.0, 0.25)
+    assert all(type(v) is float for v in (mech.learning_rate, mech.regularization,
+                                          mech.stop_threshold))
+
+
 def test_noisy_gd_non_finite_records_contribute_nothing():
     n, d = 6, 2
     x = np.ones((n, d))
