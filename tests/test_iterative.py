@@ -217,6 +217,36 @@ def test_noisy_gradient_step_is_epsilon_dp_on_the_grid():
     assert mech.guarantee.costs[3] == Fraction(3, 10) and mech.guarantee.delta == 0
 
 
+def test_noisy_gradient_release_draws_the_noise_of_the_step_guarantee():
+    """Each step is ε_k-DP because the integer mean-gradient vector moves by at most ``units``
+    in L1 norm (test above) and every coordinate gets discrete Laplace noise
+    ``P(z) ∝ exp(−ε_k|z|/units)``.  This ties ``release()`` to that model, computed from the
+    declared ε_k and ``units`` (not from the attribute the release reads): the noise of each
+    released coordinate, ``g̃_j/g − u_j``, matches its pmf (chi-square, 1000 seeded one-step
+    releases × d = 3 coordinates).  A noise scale 4× too small fails with p < 10⁻¹⁰⁰."""
+    from gof_support import chi_square_pvalue, clamp, discrete_laplace_pmf
+
+    rng = np.random.default_rng(4)
+    n, d = 8, 3
+    x = rng.normal(size=(n, d))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    mech = NoisyGradientDescent(n=n, dim=d, epsilon_step="1/2", stops=[1],
+                                granularity=Fraction(1, 8))
+    assert mech.units == 6  # ⌈(2C*/n + …)/g⌉ + d = ⌈2 + tiny⌉ + 3
+    model_scale = Fraction(mech.units) / mech.epsilon_step
+    centre = mech.grid_gradient(np.zeros(d), x, y)
+    seeded = odp.SeededRandom(12)
+    noise = []
+    for _ in range(1000):
+        out = mech.release((x, y), seeded)
+        assert len(out) == 1
+        for value, u in zip(out.steps[0], centre):
+            units = Fraction(float(value)) / mech.granularity
+            assert units.denominator == 1  # on the grid (exact in float64 here)
+            noise.append(clamp(int(units) - u, -70, 70))
+    assert chi_square_pvalue(noise, discrete_laplace_pmf(model_scale, -70, 70)) > 1e-3
+
+
 def test_noisy_gd_stops_early_and_refunds_on_separable_data():
     rng = np.random.default_rng(1)
     n, d = 400, 3
@@ -291,6 +321,48 @@ def test_noisy_gd_wrong_shapes_are_refused_before_the_reservation():
         with pytest.raises(InvalidParameter):
             acc.run(mech, data)
         assert acc.history == [] and acc.remaining.epsilon == 1  # nothing charged or recorded
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([0.0, 1.0, 1.0, 0.0, 1.0]),   # sklearn-style 0/1 labels
+    np.array([1.0, -1.0, 2.0, 1.0, 1.0]),
+    np.array([1.0, -1.0, np.nan, 1.0, 1.0]),
+    ["a", "b", "c", "d", "e"],
+])
+def test_noisy_gd_labels_outside_the_record_domain_are_refused_for_free(labels):
+    """Labels are ±1 (the declared record domain): anything else is refused by check_public,
+    before the accountant reserves the round, and again by a direct release."""
+    mech = NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2])
+    x = np.ones((5, 2))
+    acc = odp.Accountant("1")
+    with pytest.raises(InvalidParameter, match="-1 or \\+1"):
+        acc.run(mech, (x, labels))
+    assert acc.history == [] and acc.last_round is None and acc.remaining.epsilon == 1
+    with pytest.raises(InvalidParameter):
+        mech.release((x, labels), odp.SeededRandom(0))
+
+
+@pytest.mark.parametrize("name,value", [
+    ("learning_rate", "abc"), ("learning_rate", None), ("learning_rate", float("nan")),
+    ("learning_rate", float("inf")), ("learning_rate", 0), ("learning_rate", -1.0),
+    ("learning_rate", True), ("learning_rate", "1e400"),
+    ("regularization", "abc"), ("regularization", None), ("regularization", float("nan")),
+    ("regularization", -1e-3), ("regularization", float("-inf")),
+    ("stop_threshold", "x"), ("stop_threshold", None), ("stop_threshold", float("nan")),
+    ("stop_threshold", -0.1), ("stop_threshold", float("inf")),
+])
+def test_noisy_gd_hyperparameters_must_be_finite_with_their_sign(name, value):
+    with pytest.raises(InvalidParameter) as info:
+        NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2], **{name: value})
+    assert name in str(info.value)
+
+
+def test_noisy_gd_hyperparameters_accept_numbers_and_decimal_strings():
+    mech = NoisyGradientDescent(n=5, dim=2, epsilon_step="1/10", stops=[2], learning_rate="0.5",
+                                regularization=0, stop_threshold=np.float32(0.25))
+    assert (mech.learning_rate, mech.regularization, mech.stop_threshold) == (0.5, 0.0, 0.25)
+    assert all(type(v) is float for v in (mech.learning_rate, mech.regularization,
+                                          mech.stop_threshold))
 
 
 def test_noisy_gd_non_finite_records_contribute_nothing():

@@ -50,6 +50,29 @@ def test_laplace_wrong_claim_is_detected():
     assert not _laplace_claim_holds(mech, Fraction(0), Fraction(1), mech.epsilon / 2)
 
 
+@pytest.mark.parametrize("value", [Fraction(3, 7), Fraction(-5, 2)])
+def test_laplace_release_draws_the_noise_the_exact_check_assumes(value):
+    """``_laplace_claim_holds`` decides ε-DP for noise ``P(z) ∝ exp(−|z|/scale_units)`` with
+    ``scale_units = units/ε``; this ties ``release()`` to that model: the noise it adds
+    (release/g − n(x)) matches the model's pmf (chi-square, 3000 seeded draws).  A scale 4×
+    too small fails it with p < 10⁻¹⁰⁰."""
+    from gof_support import chi_square_pvalue, clamp, discrete_laplace_pmf
+
+    mech = odp.LaplaceMechanism(lambda v: v, epsilon="1/2", sensitivity=1,
+                                granularity=Fraction(1, 4))
+    assert mech.units == 4 and mech.scale_units == Fraction(mech.units) / mech.epsilon == 8
+    assert _laplace_claim_holds(mech, value, value + 1, mech.epsilon)
+    center = mech.grid_value(value)
+    rng = odp.SeededRandom(11)
+    noise = []
+    for _ in range(3000):
+        out = mech.release(value, rng)
+        assert (out / mech.granularity).denominator == 1  # on the grid g·ℤ
+        noise.append(clamp(int(out / mech.granularity) - center, -40, 40))
+    model = discrete_laplace_pmf(mech.scale_units, -40, 40)
+    assert chi_square_pvalue(noise, model) > 1e-3
+
+
 def test_toy_mechanism_odp_claim_exact_and_wrong_claim_fails():
     """M_toy: Pr[⊥] = 1/2 on every database, values follow the grid Laplace.  The output-wise
     ODP inequality (Def. 2) holds with ℰ(⊥) = 0, ℰ(values) = ε and δ = 0; charging ε/2 for

@@ -25,9 +25,15 @@ and no floating-point value touches the noise.
 
 **The minimiser is computed, not exact.**  The objective is Λ-strongly convex, so
 ``‖p̂ − p_min‖ ≤ ‖∇F(p̂)‖/Λ``; the solver refines ``p̂`` until this certified distance is at
-most ``τ = 10⁻⁵·2/(n_train Λ)`` (the gradient is summed with ``math.fsum`` and a bound on its
-float64 error is added, :func:`certified_gradient_norm`), and the sensitivity used is
-``Δ = 2/(n_train Λ) + 2τ``.
+most τ (the gradient is summed with ``math.fsum`` and a bound on its float64 error is added,
+:func:`certified_gradient_norm`; the last Newton steps use that gradient), and the sensitivity
+used is ``Δ = 2/(n_train Λ) + 2τ``.  The float margin is absolute while ``2/(n_train Λ)``
+shrinks with n, so τ is public and chosen from n, Λ and d alone (:func:`solver_tolerance`):
+``τ = max(10⁻⁵·2/(n_train Λ), 8·margin(P)/Λ)``, where ``margin(P)`` is the float margin at
+the largest possible ``‖p̂‖`` (``P = min(1/Λ, √(2 ln 2/Λ))``: ``Λ‖p_min‖ ≤ 1`` and
+``(Λ/2)‖p_min‖² ≤ F(0) = ln 2``).  Parameters that would need ``τ > 2/(n_train Λ)/100``, i.e.
+``n(1+Λ)√d(8 + d·P) ≳ 1.1·10¹³``, are refused with :class:`~odp.errors.InvalidParameter` when
+the mechanism is built, before any round is reserved.
 
 **The test on the grid.**  The error ``s(p̃, x_test) = mean |h_p̃(x) − y|`` (exact margins,
 float64 tanh, ``math.fsum``; error ``η ≤ 10⁻¹²``) is rounded to the grid ``g·ℤ`` with
@@ -69,12 +75,17 @@ __all__ = [
     "prepare_records",
     "mean_absolute_error",
     "certified_gradient_norm",
+    "accurate_gradient",
+    "gradient_margin",
+    "solver_tolerance",
     "error_noise_scale",
     "error_noise_percentile",
 ]
 
-#: relative accuracy of the certified minimiser: τ = TOLERANCE · 2/(n Λ)
+#: relative accuracy of the certified minimiser: τ ≥ TOLERANCE · 2/(n Λ)
 TOLERANCE = Fraction(1, 10**5)
+#: largest τ accepted, relative to 2/(n Λ) (the sensitivity is 2/(n Λ) + 2τ)
+MAX_TOLERANCE = Fraction(1, 100)
 #: bound on the float64 error of the test error s: the margins pᵀx are exact rationals, each
 #: term |tanh(z/2) − y| is within a few ulps (≤ 2⁻⁵⁰), and the mean uses math.fsum
 ERROR_MARGIN = Fraction(1, 10**12)
@@ -114,18 +125,66 @@ def _objective(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float
     return loss, grad, s
 
 
+def gradient_margin(norm_p: float, lam: float, d: int) -> float:
+    """The float64 error margin of :func:`accurate_gradient` at a point of norm ``norm_p``:
+    ``√d·(8 + d‖p‖)·2⁻⁵²·(1 + Λ)`` (see :func:`certified_gradient_norm`)."""
+    return math.sqrt(d) * (8 + d * norm_p) * _U * (1 + lam)
+
+
+def accurate_gradient(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
+    """``∇F(p)`` with each coordinate's mean summed by :func:`math.fsum` (its error is the
+    terms' float error only, bounded by :func:`gradient_margin`)."""
+    z = y * (x @ p)
+    s = 0.5 * (1.0 - np.tanh(0.5 * z))
+    terms = -(y * s)[:, None] * x
+    n, d = x.shape
+    grad: np.ndarray = np.array([math.fsum(terms[:, j]) / n for j in range(d)]) + lam * p
+    return grad
+
+
 def certified_gradient_norm(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: float) -> float:
     """An upper bound on ``‖∇F(p)‖`` for the exact gradient at the float vector ``p``: each
     coordinate's mean is summed with :func:`math.fsum`, and the float64 error of the terms
     (``σ(−z)`` within 2 ulps absolute, ``z = y·pᵀx`` within ``d·u·‖p‖`` times a derivative
     ≤ 1/4, and the products) is added as the margin ``√d·(8 + d‖p‖)·2⁻⁵²`` (rows have norm ≤ 1)."""
-    z = y * (x @ p)
-    s = 0.5 * (1.0 - np.tanh(0.5 * z))
-    terms = -(y * s)[:, None] * x
-    n, d = x.shape
-    grad = np.array([math.fsum(terms[:, j]) / n for j in range(d)]) + lam * p
-    margin = math.sqrt(d) * (8 + d * float(np.linalg.norm(p))) * _U * (1 + lam)
+    grad = accurate_gradient(p, x, y, lam)
+    margin = gradient_margin(float(np.linalg.norm(p)), lam, x.shape[1])
     return float(float(np.linalg.norm(grad)) * (1 + 4 * _U) + margin)
+
+
+def solver_tolerance(n: int, regularization: Fraction, dim: int) -> Fraction:
+    """The public accuracy τ of the certified minimiser (module docstring):
+    ``max(TOLERANCE·2/(nΛ), 8·margin(P)/Λ)`` with ``P = min(1/Λ, √(2 ln 2/Λ))`` bounding
+    ``‖p_min‖``.  Raises :class:`InvalidParameter` if that exceeds ``MAX_TOLERANCE·2/(nΛ)``:
+    the float64 certificate cannot reach a useful accuracy at this n, Λ and d."""
+    base = 2 / (n * regularization)
+    limit = MAX_TOLERANCE * base
+    norm_bound = None
+    try:
+        lam = float(regularization)
+        norm_bound = min(1 / lam, math.sqrt(2 * math.log(2) / lam)) + 1e-4
+        need = Fraction(8 * gradient_margin(norm_bound, lam, dim) / lam)
+    except (OverflowError, ZeroDivisionError, ValueError):  # ValueError: Fraction(inf)
+        need = None
+    if need is None or need > limit:
+        shown_p = "out of range" if norm_bound is None else f"{norm_bound:.3g}"
+        raise InvalidParameter(
+            f"n={_show(n)}, regularization={_show(regularization)}, dim={dim}: the minimiser's "
+            "float64 certificate cannot reach 1% of the sensitivity 2/(nΛ): odp needs "
+            "n·(1+Λ)·√d·(8 + d·P) below about 1.1e13, with P = min(1/Λ, √(2 ln 2/Λ)) bounding "
+            f"‖p_min‖ (here n·(1+Λ) = {_show(n * (1 + regularization))}, P = {shown_p}); use "
+            "fewer records, fewer features or a different regularization; nothing was reserved "
+            "or charged")
+    return max(TOLERANCE * base, need)
+
+
+def _show(x: Fraction | int) -> str:
+    """``x`` to 3 significant digits, for messages (any size)."""
+    try:
+        value = float(x)
+    except OverflowError:
+        return "more than 1e308"
+    return "less than 1e-308" if value == 0 and x != 0 else f"{value:.3g}"
 
 
 def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float, *,
@@ -133,18 +192,28 @@ def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float,
     """Minimise ``(1/n) Σ log(1 + e^{−y pᵀx}) + (Λ/2)‖p‖²`` by damped Newton steps; returns
     ``(p̂, bound)`` with ``‖p̂ − p_min‖ ≤ bound ≤ tolerance``, certified by strong convexity:
     ``bound = ‖∇F(p̂)‖/Λ`` with the gradient norm bounded by :func:`certified_gradient_norm`.
-    Raises :class:`OdpError` if that is not reached."""
+    Near the minimum (gradient norm below ``max(τΛ, min(10⁻⁹, Λ²))``, where full Newton steps
+    converge quadratically) the steps use :func:`accurate_gradient`, so the accuracy is limited
+    by the certificate's margin, not by the float error of a BLAS sum.  Raises
+    :class:`OdpError` if the tolerance is not reached (it is reachable when ``tolerance`` comes
+    from :func:`solver_tolerance`)."""
     lam = float(regularization)
     n, d = x.shape
+    near = max(tolerance * lam, min(1e-9, lam * lam))
     p = np.zeros(d)
     for _ in range(max_newton):
         loss, grad, s = _objective(p, x, y, lam)
-        if float(np.linalg.norm(grad)) <= 0.5 * tolerance * lam:
-            bound = certified_gradient_norm(p, x, y, lam) / lam
-            if bound <= tolerance:
-                return p, bound
         weights = s * (1.0 - s)
         hess = (x.T * weights) @ x / n + lam * np.eye(d)
+        if float(np.linalg.norm(grad)) <= near:
+            grad = accurate_gradient(p, x, y, lam)
+            certified = (float(np.linalg.norm(grad)) * (1 + 4 * _U)
+                         + gradient_margin(float(np.linalg.norm(p)), lam, d))
+            bound = certified / lam
+            if bound <= tolerance:
+                return p, bound
+            p = p - np.linalg.solve(hess, grad)  # a full Newton step from near the minimum
+            continue
         step = np.linalg.solve(hess, grad)
         t = 1.0
         while t > 1e-12:
@@ -206,7 +275,8 @@ class OutputPerturbationERM(Mechanism):
         self.n = parse_positive_int(n, name="n")
         self.dim = parse_positive_int(dim, name="dim")
         base = 2 / (self.n * self.regularization)
-        self.tolerance = TOLERANCE * base
+        #: the certified accuracy τ of the computed minimiser (refused here if unreachable)
+        self.tolerance = solver_tolerance(self.n, self.regularization, self.dim)
         #: L2 sensitivity of the computed minimiser (Thm. 16 plus the solver's certificate)
         self.sensitivity = base + 2 * self.tolerance
         self.granularity = (base / 10**4 if granularity is None

@@ -62,7 +62,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..budget import Number, parse_positive, parse_positive_int
+from ..budget import Number, parse_positive, parse_positive_int, to_fraction
 from ..composition import (
     DeltaRule,
     StepSpec,
@@ -183,6 +183,24 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 _U = Fraction(1, 2**53)
 
 
+def _finite_float(value: Any, *, name: str, positive: bool = False) -> float:
+    """A finite float64 hyperparameter (post-processing only: no privacy depends on it), > 0
+    if ``positive`` else ≥ 0; anything else is an :class:`InvalidParameter`."""
+    try:
+        x = to_fraction(value, name=name, warn=False)  # NaN, ±inf, None, bool, text: refused
+    except InvalidParameter as exc:  # an InvalidBudget: this is not a budget
+        raise InvalidParameter(str(exc)) from None
+    if x < 0 or (positive and x == 0):
+        raise InvalidParameter(f"{name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+    try:
+        out = float(x)
+    except OverflowError:
+        out = math.inf
+    if not math.isfinite(out):
+        raise InvalidParameter(f"{name} must be a finite float64, got {value!r}")
+    return out
+
+
 @dataclass
 class GradientDescentRelease:
     """The release of :class:`NoisyGradientDescent`: the noisy gradients (``steps``, what the
@@ -201,25 +219,27 @@ class NoisyGradientDescent(IterativeMechanism):
     stopping (the example of Sec. 5; see the module docstring for the privacy argument).
 
     Data: ``(features, labels)`` with ``features`` an (n, d) array and ``labels`` in {−1, +1};
-    ``n`` must equal the declared public size.  Each step releases the mean clipped gradient
-    plus discrete Laplace noise (ε = ``epsilon_step``); the iterate is
-    ``w ← w − η (g̃ + Λw)``.  At each stopping point the rule compares the norm of the mean of
-    the last ``window`` regularised noisy gradients with ``stop_threshold``."""
+    ``n`` must equal the declared public size (shapes and labels are checked before the round
+    is reserved).  Each step releases the mean clipped gradient plus discrete Laplace noise
+    (ε = ``epsilon_step``); the iterate is ``w ← w − η (g̃ + Λw)``.  At each stopping point the
+    rule compares the norm of the mean of the last ``window`` regularised noisy gradients with
+    ``stop_threshold``.  ``learning_rate`` η > 0, ``regularization`` Λ ≥ 0 and
+    ``stop_threshold`` ≥ 0 must be finite numbers (an :class:`InvalidParameter` otherwise)."""
 
     name = "noisy_gd"
 
     def __init__(self, *, n: int, dim: int, epsilon_step: Any, stops: Sequence[int],
-                 learning_rate: float = 1.0, regularization: float = 1e-3, clip: Any = 1,
-                 stop_threshold: float = 0.0, window: int = 5, granularity: Any = None,
+                 learning_rate: Any = 1.0, regularization: Any = 1e-3, clip: Any = 1,
+                 stop_threshold: Any = 0.0, window: int = 5, granularity: Any = None,
                  rule: DeltaRule | None = None):
         self.n = parse_positive_int(n, name="n (the public number of records)")
         self.dim = d = parse_positive_int(dim, name="dim")
         self.epsilon_step = parse_positive(epsilon_step, name="epsilon_step")
         self.clip = parse_positive(clip, name="clip")
         self.window = parse_positive_int(window, name="window")
-        self.learning_rate = float(learning_rate)
-        self.regularization = float(regularization)
-        self.stop_threshold = float(stop_threshold)
+        self.learning_rate = _finite_float(learning_rate, name="learning_rate", positive=True)
+        self.regularization = _finite_float(regularization, name="regularization")
+        self.stop_threshold = _finite_float(stop_threshold, name="stop_threshold")
         self.granularity = (2 * self.clip / self.n / 1000 if granularity is None
                             else parse_positive(granularity, name="granularity"))
         # the float analysis of the module docstring (steps 1-3), in exact rationals
