@@ -28,7 +28,7 @@ from ..progress import ProgressArg, Reporter
 from .compose import compose as compose_states
 from .compose import convolutions, needs_extended, self_compose
 from .mechanisms import PLDMechanism, as_sequence
-from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper
+from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper, infinity_floor
 from .state import BucketState, fit, from_cells
 
 #: Default number of buckets in the window (the paper's ``n``).
@@ -381,6 +381,27 @@ class PrivacyBucketsAccountant:
         upper: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
         return Interval(round_down_significant(max(lows)), upper)
 
+    def no_finite_epsilon_reason(self, delta: Any) -> str:
+        """Why :meth:`get_epsilon_interval` has no finite upper end at ``delta``: the true
+        distinguishing mass exceeds it (then no finite ε exists), or only the bound's own
+        infinity mass (tails cut off the window) and round-off bounds do."""
+        d = _query_number(delta, "delta")
+        text = format_fraction(d)
+        if len(text) > 24:
+            text = f"{float(d):.6g}"
+        states = self._states()
+        distinguishing = max(s.d for s in states)  # a lower bound on the true mass
+        if distinguishing > float_up(d):
+            return (f"no finite epsilon has delta <= {text} for this composition: its "
+                    f"distinguishing events (infinite privacy loss) have probability at least "
+                    f"{distinguishing:.3g}; raise delta")
+        worst = max(states, key=infinity_floor)
+        return (f"no finite epsilon could be certified for delta <= {text}: the upper bound "
+                f"stays at {infinity_floor(worst):.3g} for every epsilon (infinite-loss mass "
+                f"{worst.a_inf:.3g}, of which distinguishing events {worst.d:.3g} and the rest "
+                f"tails cut off the window; FFT round-off bound {worst.abs_up:.3g}); raise "
+                "delta, lower tail_mass, or use precision='extended'")
+
     def get_epsilon(self, delta: Any) -> float:
         """A rigorous upper bound on the smallest ε with δ(ε) <= ``delta``, as a float rounded
         up (dp-accounting's convention; ``math.inf`` if none is finite).
@@ -427,10 +448,8 @@ def composition_epsilon_upper(mechanisms: Sequence[Any], delta: Any, **options: 
     """Rigorous upper bound, rounded up to a rational, on the smallest ε with δ(ε) <= ``delta``
     for the composition of ``mechanisms``.  Raises :class:`InvalidParameter` if there is no
     finite one (``delta`` at or below the composition's distinguishing/infinity mass)."""
-    upper = _accountant(mechanisms, options).get_epsilon_interval(delta).upper
+    acc = _accountant(mechanisms, options)
+    upper = acc.get_epsilon_interval(delta).upper
     if upper == math.inf:
-        raise InvalidParameter(
-            f"no finite epsilon has delta <= {format_fraction(_query_number(delta, 'delta'))} for this "
-            "composition (its mass of infinite privacy loss is larger); raise delta or buckets"
-        )
+        raise InvalidParameter(acc.no_finite_epsilon_reason(delta))
     return upper

@@ -86,6 +86,23 @@ def delta_lower(s: BucketState, eps: float) -> float:
     return max(0.0, low)
 
 
+def above_top(s: BucketState) -> float:
+    """The smallest ε (found by doubling a step) above every grid loss and its rounding margin:
+    there :func:`delta_upper` holds only the infinite-loss mass and the error bounds."""
+    base = max(float(s.losses[-1]), 0.0)
+    step = 4 * _near(s, base)
+    eps = base + step
+    while eps - 2 * _near(s, eps) <= base:
+        step *= 2
+        eps = base + step
+    return eps
+
+
+def infinity_floor(s: BucketState) -> float:
+    """What :func:`delta_upper` is at every ε above the grid: no finite ε has a smaller bound."""
+    return delta_upper(s, above_top(s))
+
+
 def epsilon_upper(s: BucketState, delta: float) -> float:
     """Smallest float ε >= 0 with ``delta_upper(s, ε) <= delta`` (``inf`` if there is none).
 
@@ -96,7 +113,10 @@ def epsilon_upper(s: BucketState, delta: float) -> float:
     l = s.losses
     top = float(l[-1])
     if top <= 0 or delta_upper(s, top) > delta:
-        return math.inf
+        # at the top grid loss the bound still holds the rounding margin of the top atoms; just
+        # above it only the infinite-loss mass (and the error bounds) is left
+        beyond = above_top(s)
+        return beyond if delta_upper(s, beyond) <= delta else math.inf
     # first grid point >= 0 where the bound is <= delta (binary search: the bound is monotone)
     lo_j = int(np.searchsorted(l, 0.0, side="right"))  # first j with l_j > 0
     hi_j = s.size - 1
