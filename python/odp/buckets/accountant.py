@@ -23,10 +23,11 @@ from typing import Any, NamedTuple, Sequence
 from ..budget import format_fraction, parse_positive_int, to_fraction
 from ..errors import InvalidBudget, InvalidParameter
 from ..floats import float_down, float_up, round_down_significant, round_up_significant
-from ..limits import Estimate, Limits
+from ..limits import Estimate, Limits, ResourceLimitExceeded
 from ..progress import ProgressArg, Reporter
 from .compose import compose as compose_states
-from .compose import convolutions, needs_extended, self_compose
+from ._numerics import U
+from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
 from .mechanisms import PLDMechanism, as_sequence
 from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper, infinity_floor
 from .state import BucketState, fit, from_cells
@@ -71,6 +72,12 @@ class Interval(NamedTuple):
 
 
 PRECISIONS = ("auto", "extended", "double")
+
+#: ``precision="auto"`` recomputes the whole composition in extended precision when the FFT
+#: round-off bound of the states is more than this share of the δ a query is about (the bound
+#: would be visibly, or entirely, round-off): e.g. Gaussian σ = 1, k = 10 at δ = 1e-12, where
+#: double precision leaves ~4e-12 of round-off and no finite upper end.
+ROUNDOFF_SHARE = 0.01
 
 #: Largest grid step ``h = ln f`` the numerics support (``expm1(h)`` must stay finite); a pair
 #: whose loss range needs a coarser grid for the window is refused with a clear message.
@@ -193,8 +200,10 @@ class PrivacyBucketsAccountant:
     ``factor`` (the finest grid ``f``; by default chosen per mechanism and squared as needed),
     ``tail_mass`` (A-mass cut per tail per step), ``rounding`` (``"split"``, the tight sound
     default, or ``"up"``, the paper's pure pessimistic rounding), ``precision`` of the FFTs
-    (``"auto"``: extended precision for the early, error-amplifying steps; ``"extended"``: all
-    steps, ~3x slower, for the tightest bounds at tiny δ; ``"double"``: fastest).
+    (``"auto"``: extended precision for the early, error-amplifying steps, and for all of them
+    once a query's δ is so small that double's round-off would matter, see
+    :data:`ROUNDOFF_SHARE`; ``"extended"``: all steps, ~3x slower, for the tightest bounds at
+    tiny δ; ``"double"``: fastest).
 
     Limits and progress: the pending composition is estimated before it runs
     (:meth:`estimate`) and refused with :class:`~odp.limits.ResourceLimitExceeded` if it needs
@@ -218,6 +227,8 @@ class PrivacyBucketsAccountant:
     _done: int = field(default=0, init=False, repr=False)
     _anchor: float | None = field(default=None, init=False, repr=False)
     _seconds: float = field(default=0.0, init=False, repr=False)
+    _all_extended: bool = field(default=False, init=False, repr=False)
+    _escalation: str = field(default="", init=False, repr=False)
 
     def __post_init__(self):
         self.buckets = parse_positive_int(self.buckets, name="buckets")
@@ -266,7 +277,7 @@ class PrivacyBucketsAccountant:
         steps = self._steps(pending, asymmetric)
         n = self.buckets
         per_step = SECONDS_PER_BUCKET_LOG * n * math.log2(n)
-        if self.precision == "double":
+        if self.effective_precision == "double":
             per_step /= 3
         atoms = sum(m.work_items(self.tail_mass) for m, _ in pending) * directions
         seconds = steps * per_step + (len(pending) * directions) * per_step / 4 \
@@ -301,9 +312,9 @@ class PrivacyBucketsAccountant:
         if anchor is None:
             anchor = _grid_anchor([m for m, _ in self._ledger], self._ln_factor)
         total: int | None = sum(n for _, n in self._ledger)
-        if self.precision == "extended":
+        if self.effective_precision == "extended":
             total = 2**62  # every step counts as error-amplifying
-        elif self.precision == "double":
+        elif self.effective_precision == "double":
             total = None
         opts = dict(buckets=self.buckets, tail=self.tail_mass, rounding=self.rounding)
         asymmetric = any(not m.symmetric for m, _ in self._ledger)
@@ -348,6 +359,34 @@ class PrivacyBucketsAccountant:
             states.append(self._rev)
         return states
 
+    @property
+    def effective_precision(self) -> str:
+        """The precision the states are computed in: ``precision``, except that ``"auto"``
+        becomes ``"extended"`` once a query needed it (:data:`ROUNDOFF_SHARE`)."""
+        return "extended" if self._all_extended else self.precision
+
+    def _escalated(self, states: list[BucketState], level: float) -> list[BucketState] | None:
+        """Under ``precision="auto"``: when the FFT round-off bound of ``states`` exceeds
+        :data:`ROUNDOFF_SHARE` of the δ ``level`` a query is about (and extended precision could
+        bring it below ``level``), recompute everything in extended precision and return the new
+        states.  ``None`` when not needed or not possible (then the double-precision answer,
+        sound but wider, stands; a recomputation above the limits is skipped and noted in
+        :meth:`report`)."""
+        if self.precision != "auto" or self._all_extended or self._escalation:
+            return None
+        err = max(max(s.abs_up, s.abs_ma + s.abs_bh) for s in states)
+        if not (err > ROUNDOFF_SHARE * level and err * (U_EXTENDED / U) < level):
+            return None
+        saved = (self._fwd, self._rev, self._done)
+        self._all_extended, self._fwd, self._rev, self._done = True, None, None, 0
+        try:
+            return self._states()
+        except ResourceLimitExceeded as exc:
+            self._all_extended = False
+            self._fwd, self._rev, self._done = saved
+            self._escalation = f"extended precision needed at delta {level:.3g} but skipped: {exc}"
+            return None
+
     # ------------------------------------------------------------------ queries
     def get_delta_interval(self, epsilon: Any) -> Interval:
         """Interval ``(lower, upper)`` of exact rationals containing the tight δ(ε) of the
@@ -356,6 +395,10 @@ class PrivacyBucketsAccountant:
         eps = _query_number(epsilon, "epsilon")
         states = self._states()
         up = max(delta_upper(s, float_down(eps)) for s in states)
+        finer = self._escalated(states, up)
+        if finer is not None:
+            states = finer
+            up = max(delta_upper(s, float_down(eps)) for s in states)
         low = max(delta_lower(s, float_up(eps)) for s in states)
         return Interval(round_down_significant(low), min(Fraction(1), round_up_significant(up)))
 
@@ -375,6 +418,7 @@ class PrivacyBucketsAccountant:
                 "largest privacy loss; sum the ε of pure-DP mechanisms instead)"
             )
         states = self._states()
+        states = self._escalated(states, float(d)) or states
         ups = [epsilon_upper(s, float_down(d)) for s in states]
         lows = [epsilon_lower(s, float_up(d)) for s in states]
         up = max(ups)
@@ -422,6 +466,8 @@ class PrivacyBucketsAccountant:
                 "rounding": self.rounding,
                 "precision": self.precision,
             },
+            "precision_used": self.effective_precision,
+            **({"precision_note": self._escalation} if self._escalation else {}),
             "directions": [s.summary() for s in states],
             "seconds": self._seconds,
         }
