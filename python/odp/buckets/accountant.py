@@ -83,6 +83,12 @@ ROUNDOFF_SHARE = 0.01
 #: whose loss range needs a coarser grid for the window is refused with a clear message.
 MAX_GRID_STEP = 700.0
 
+#: The largest ``factor`` option (``e**MAX_GRID_STEP``, rounded down) and the smallest ``f - 1``
+#: (any positive step works: the grid is coarsened to fit the window; this one keeps ``ln f`` a
+#: normal float).
+MAX_FACTOR = math.floor(math.exp(MAX_GRID_STEP))
+MIN_GRID_STEP = 1e-300
+
 # Cost model (measured on a 2-core machine, 2024; see docs/buckets.md "Limits"): one product of
 # two states of n buckets takes about SECONDS_PER_BUCKET_LOG * n * log2(n) seconds in extended
 # precision (a third of that in double) and the peak working memory is about BYTES_PER_BUCKET * n;
@@ -114,9 +120,19 @@ def _check_options(buckets: int, tail_mass: float, rounding: str, factor: Any) -
     if factor is None:
         return None
     f = to_fraction(factor, name="factor")
+    shown = repr(factor) if len(repr(factor)) <= 40 else f"{float(f):.17g}"
     if f <= 1:
-        raise InvalidParameter(f"factor must be > 1, got {factor!r}")
-    return math.log(float(f))
+        raise InvalidParameter(f"factor must be > 1, got {shown}")
+    if f > MAX_FACTOR:
+        raise InvalidParameter(
+            f"factor must be at most e^{MAX_GRID_STEP:g} (about {MAX_FACTOR:.3g}), got {shown}: "
+            "the numerics need the bucket factor f and f - 1 to stay finite floats")
+    if f - 1 < Fraction(MIN_GRID_STEP):
+        raise InvalidParameter(
+            f"factor must be at least 1 + {MIN_GRID_STEP:g}, got {shown}: the grid step ln f "
+            "would underflow double precision")
+    # ln f from the exact f - 1, so factors within 1e-16 of 1 keep their own step
+    return math.log1p(float(f - 1)) if f < 2 else math.log(float(f))
 
 
 def _grid_anchor(mechanisms: Sequence[PLDMechanism], ln_factor: float | None) -> float:
@@ -146,6 +162,37 @@ def _initial_step(
     return h
 
 
+#: One run's privacy loss above this (from the exact parameters) is beyond what the float
+#: computations of a pair can represent (squares of it must stay finite too); a bound on it below
+#: ``MIN_LOSS_SCALE`` would underflow to subnormal floats.
+MAX_LOSS_SCALE = Fraction(10) ** 300
+MIN_LOSS_SCALE = Fraction(1, 10**300)
+
+#: The largest |privacy loss| of one run the grid represents: grid indices and grid losses
+#: ``i * h`` must stay exact in double precision.
+MAX_LOSS = 2.0**40
+
+
+def _short_number(text: Any) -> str:
+    """A parameter for a message: as given when short, else its order of magnitude."""
+    text = str(text)
+    if len(text) <= 24:
+        return text
+    try:
+        x = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return text[:24] + "..."
+    if x == 0:
+        return "0"
+    if Fraction(10) ** -300 < abs(x) < Fraction(10) ** 300:
+        return f"{float(x):.6g}"
+    return f"about 1e{round(math.log10(abs(x.numerator)) - math.log10(x.denominator))}"
+
+
+def _describe_short(mech: PLDMechanism) -> str:
+    return ", ".join(f"{k}={_short_number(v)}" for k, v in mech.describe().items())
+
+
 def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> InvalidParameter:
     lo, hi = mech.loss_range(reverse, tail)
     lattice = mech.lattice()
@@ -154,7 +201,7 @@ def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> I
             else None)
     more = (f"--buckets/buckets >= {need:.3g} would fit it, but " if need and need < 2**40
             else "")
-    desc = ", ".join(f"{k}={v}" for k, v in mech.describe().items())
+    desc = _describe_short(mech)
     return InvalidParameter(
         f"privacy buckets cannot represent {desc}: one run's privacy loss lies in "
         f"[{lo:.3g}, {hi:.3g}], too wide for {buckets} buckets (the bucket factor e^h would "
@@ -255,6 +302,17 @@ class PrivacyBucketsAccountant:
     def _check_representable(self, mech: PLDMechanism) -> None:
         """Refuse, before anything is recorded, a pair that is too large to build or whose loss
         range cannot fit the window (e.g. a Gaussian with σ = 1e-10)."""
+        scale = mech.loss_scale()
+        if scale is not None and scale > MAX_LOSS_SCALE:
+            raise InvalidParameter(
+                f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
+                f"loss is of order up to {_short_number(scale)}, beyond double precision; a "
+                "mechanism with such losses gives essentially no privacy")
+        if scale is not None and 0 < scale < MIN_LOSS_SCALE:
+            raise InvalidParameter(
+                f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
+                f"loss is at most {_short_number(scale)}, below the smallest loss scale the "
+                "float grid resolves (1e-300)")
         items = mech.work_items(self.tail_mass)
         if items:
             self.limits.check(Estimate(
@@ -262,6 +320,13 @@ class PrivacyBucketsAccountant:
                 items * BYTES_PER_ATOM, knobs=f"{items:.3g} support points"))
         for reverse in ((False,) if mech.symmetric else (False, True)):
             lo, hi = mech.loss_range(reverse, self.tail_mass)
+            if max(abs(lo), abs(hi)) > MAX_LOSS:
+                raise InvalidParameter(
+                    f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
+                    f"loss reaches {max(abs(lo), abs(hi)):.3g}, above the largest the grid "
+                    f"represents ({MAX_LOSS:.3g}: grid indices and losses must stay exact in "
+                    "double precision); a mechanism with such losses gives essentially no "
+                    "privacy")
             lattice = mech.lattice()
             if not (math.isfinite(lo) and math.isfinite(hi)) or \
                     (hi - lo) / (self.buckets - 4) > MAX_GRID_STEP or \

@@ -93,6 +93,12 @@ class PLDMechanism(ABC):
     def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
         """Losses outside this interval have A-mass at most ``tail`` on each side."""
 
+    def loss_scale(self) -> Fraction | None:
+        """An upper bound on ``|loss|`` of one run (outside far tails), from the exact
+        parameters, or ``None`` if unknown.  Checked before any float is computed, so that
+        parameters beyond double precision are refused with a clear message."""
+        return None
+
     def work_items(self, tail: float) -> int:
         """How many array entries building this pair's buckets allocates before they are fitted
         into the window (support points of a discrete distribution); 0 when the window bounds
@@ -148,6 +154,10 @@ class Gaussian(PLDMechanism):
 
     def anchor(self) -> float | None:
         return 1.0
+
+    def loss_scale(self) -> Fraction | None:
+        mu = self.sensitivity / self.sigma
+        return mu * mu / 2 + 40 * mu  # mean μ²/2 plus 40 standard deviations
 
     def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
         mu = self.mu()
@@ -235,6 +245,9 @@ class Laplace(PLDMechanism):
 
     def anchor(self) -> float | None:
         return self.eps0()
+
+    def loss_scale(self) -> Fraction | None:
+        return self.sensitivity / self.scale
 
     def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
         return -self.eps0(), self.eps0()
@@ -369,6 +382,9 @@ class PLDRandomizedResponse(_AtomPLDMechanism):
     def anchor(self) -> float | None:
         return float_up(self.epsilon)
 
+    def loss_scale(self) -> Fraction | None:
+        return self.epsilon
+
     def lattice(self) -> float | None:
         return float_up(self.epsilon)
 
@@ -402,6 +418,9 @@ class ApproximateDP(_AtomPLDMechanism):
 
     def anchor(self) -> float | None:
         return float_up(self.epsilon) if self.epsilon > 0 else None
+
+    def loss_scale(self) -> Fraction | None:
+        return self.epsilon
 
     def lattice(self) -> float | None:
         return self.anchor()
@@ -440,6 +459,9 @@ class DiscreteLaplace(_AtomPLDMechanism):
     def anchor(self) -> float | None:
         return float_up(1 / self.scale)
 
+    def loss_scale(self) -> Fraction | None:
+        return self.sensitivity / self.scale
+
     def work_items(self, tail: float) -> int:
         return self.sensitivity + 1
 
@@ -477,6 +499,11 @@ class DiscreteGaussian(_AtomPLDMechanism):
 
     def anchor(self) -> float | None:
         return float(Fraction(self.sensitivity) / (2 * self.sigma**2))
+
+    def loss_scale(self) -> Fraction | None:
+        # |Δ(Δ - 2x)| / (2σ²) for the kept |x| <= ~40σ + Δ + 1 (see _atoms)
+        d = self.sensitivity
+        return d * (3 * d + 2 + 80 * self.sigma + 80) / (2 * self.sigma**2)
 
     def work_items(self, tail: float) -> int:
         sigma = math.sqrt(float(self.sigma**2))
