@@ -172,6 +172,10 @@ MIN_LOSS_SCALE = Fraction(1, 10**300)
 #: ``i * h`` must stay exact in double precision.
 MAX_LOSS = 2.0**40
 
+#: Standard deviations of the composed loss the window must hold (``tail_mass`` 1e-16 per step
+#: cuts at about 8), for the up-front range check of :meth:`PrivacyBucketsAccountant.compose`.
+LOSS_SPREAD = 8.0
+
 
 def _short_number(text: Any) -> str:
     """A parameter for a message: as given when short, else its order of magnitude."""
@@ -296,8 +300,36 @@ class PrivacyBucketsAccountant:
             )
         ((mech, n),) = as_sequence([(mechanism, count)])
         self._check_representable(mech)
+        self._check_composed_range([*self._ledger, (mech, n)])
         self._ledger.append((mech, n))
         return self
+
+    def _check_composed_range(self, ledger: list[tuple[PLDMechanism, int]]) -> None:
+        """Refuse, before anything is computed, a composition whose privacy loss (about
+        ``Σ k·mean`` with spread ``±LOSS_SPREAD·sqrt(Σ k·sd²)``) cannot be represented: beyond
+        :data:`MAX_LOSS`, or too wide for the window even at the largest grid step."""
+        mean = spread = 0.0
+        for mech, n in ledger:
+            m, sd = mech.loss_moments(self.tail_mass)
+            mean += n * m
+            spread += n * sd * sd
+        spread = LOSS_SPREAD * math.sqrt(spread)
+        total = sum(n for _, n in ledger)
+        what = " + ".join(f"{n} x {mech.describe()['mechanism']}" for mech, n in ledger)
+        if mean - spread > MAX_LOSS:
+            raise InvalidParameter(
+                f"privacy buckets cannot compose {what}: the composed privacy loss is about "
+                f"{mean:.3g} (± {spread:.3g}), above the largest loss the grid represents "
+                f"({MAX_LOSS:.3g}); such a composition gives essentially no privacy (epsilon of "
+                f"order {mean:.3g}); ask for fewer compositions than {total}")
+        need = math.ceil(2 * spread / MAX_GRID_STEP) + 4
+        if need > self.buckets:
+            raise InvalidParameter(
+                f"privacy buckets cannot compose {what}: the composed privacy loss spreads over "
+                f"about {2 * spread:.3g} (mean {mean:.3g}), which needs about {need:.3g} buckets "
+                f"at the largest grid step ({MAX_GRID_STEP:g}); --buckets/buckets is "
+                f"{self.buckets}.  Such a composition gives essentially no privacy (epsilon of "
+                f"order {mean:.3g}); ask for fewer compositions than {total}")
 
     def _check_representable(self, mech: PLDMechanism) -> None:
         """Refuse, before anything is recorded, a pair that is too large to build or whose loss

@@ -99,6 +99,18 @@ class PLDMechanism(ABC):
         parameters beyond double precision are refused with a clear message."""
         return None
 
+    def loss_moments(self, tail: float) -> tuple[float, float]:
+        """About the mean and the standard deviation of one run's finite privacy loss under A
+        (upper estimates), for the up-front check of a composition's loss range.  Default: a
+        pair with ``|loss| <= e`` has mean at most ``e tanh(e/2)`` and deviation at most ``e``."""
+        scale = self.loss_scale()
+        if scale is not None:
+            e = float(scale)
+        else:
+            e = max(max(abs(v) for v in self.loss_range(r, tail))
+                    for r in ((False,) if self.symmetric else (False, True)))
+        return e * math.tanh(e / 2), e
+
     def work_items(self, tail: float) -> int:
         """How many array entries building this pair's buckets allocates before they are fitted
         into the window (support points of a discrete distribution); 0 when the window bounds
@@ -158,6 +170,10 @@ class Gaussian(PLDMechanism):
     def loss_scale(self) -> Fraction | None:
         mu = self.sensitivity / self.sigma
         return mu * mu / 2 + 40 * mu  # mean μ²/2 plus 40 standard deviations
+
+    def loss_moments(self, tail: float) -> tuple[float, float]:
+        mu = self.mu()
+        return mu * mu / 2, mu
 
     def loss_range(self, reverse: bool, tail: float) -> tuple[float, float]:
         mu = self.mu()
@@ -504,6 +520,11 @@ class DiscreteGaussian(_AtomPLDMechanism):
         # |Δ(Δ - 2x)| / (2σ²) for the kept |x| <= ~40σ + Δ + 1 (see _atoms)
         d = self.sensitivity
         return d * (3 * d + 2 + 80 * self.sigma + 80) / (2 * self.sigma**2)
+
+    def loss_moments(self, tail: float) -> tuple[float, float]:
+        # loss Δ(Δ - 2x)/(2σ²) with E[x] = 0 and Var[x] <= σ² under A
+        mu = float(self.sensitivity / self.sigma)
+        return mu * mu / 2, mu
 
     def work_items(self, tail: float) -> int:
         sigma = math.sqrt(float(self.sigma**2))
