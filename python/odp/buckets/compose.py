@@ -31,7 +31,7 @@ import numpy as np
 import scipy.fft as sfft
 
 from ._numerics import U
-from .state import BucketState, coarsen, fit
+from .state import BucketState, coarsen, fit, renormalize
 
 #: ``c`` in the FFT error bound above (Higham's Thm 24.2 gives about 2 × 6.7 for a complex
 #: radix-2 FFT with accurate twiddles; real transforms add a few ulps; we use 32).
@@ -153,8 +153,9 @@ def compose(
         coarsenings=max(x.coarsenings, yy.coarsenings),
         truncated=x.truncated + yy.truncated,
         dropped=x.dropped + yy.dropped,
+        bshift=x.bshift + yy.bshift,
     )
-    return fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding)
+    return renormalize(fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding))
 
 
 def align(x: BucketState, y: BucketState, rounding: str = "split") -> tuple[BucketState, BucketState]:

@@ -26,9 +26,10 @@ from ._numerics import U
 from .state import BucketState
 
 
-def _near(s: BucketState, eps: float) -> float:
-    """Bound on the rounding error of a computed exponent ``eps - l_j`` over the window."""
-    lmax = max(abs(s.start), abs(s.start + s.size - 1)) * abs(s.h)
+def _near(s: BucketState, eps: float, shift: int = 0) -> float:
+    """Bound on the rounding error of a computed exponent ``eps - l_j`` over the window (grid
+    losses ``(start + j - shift) * h``)."""
+    lmax = max(abs(s.start - shift), abs(s.start + s.size - 1 - shift)) * abs(s.h)
     return 6 * U * (abs(eps) + lmax + 1.0)
 
 
@@ -65,8 +66,8 @@ def delta_lower(s: BucketState, eps: float) -> float:
     Returns the trivial bound 0 when the accumulated round-off bounds are too large to use."""
     if not _usable(s.rel_ma, s.abs_ma, s.rel_bh, s.abs_bh):
         return 0.0
-    l = s.losses
-    near = _near(s, eps)
+    l = s.lower_losses  # the labels bh is scaled by (shifted by bshift steps)
+    near = _near(s, eps, shift=s.bshift)
     mask = l > eps - LOWER_WINDOW
     if mask.any():
         fac = np.exp(eps - l[mask]) * (1.0 + near + 4 * U)  # >= e^{eps - l_true}, and <= ~1

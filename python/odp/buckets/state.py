@@ -24,6 +24,16 @@ events whose (rounded-up, summed) loss index is ``start+j``; ``d`` the A-mass of
 events.  Merging events into buckets is a post-processing and dropping events only removes
 non-negative terms, so its hockey-stick divergence is a lower bound (data processing).
 
+**Label shift of the lower pair.**  The bucket index of a composed event is the sum of the
+components' indices, and a bucket's top lies up to one step above its losses, so the labels drift
+*above* the true losses by about ``h/2`` per composition: ``bh`` (B-mass times ``e^{label}``)
+would grow like ``e^{k h/2}`` relative to ``ma`` and the FFT's absolute round-off of ``bh`` would
+swamp small δ.  So ``bh`` is stored relative to a shifted label: ``bh[j] = (B-mass of bucket
+start+j) * exp((start + j - bshift) * h)`` with an integer ``bshift`` chosen after every
+composition (:func:`renormalize`) so that ``sum(bh) ≈ sum(ma)``.  The buckets themselves (which
+events are merged) are unchanged; only the scale of ``bh`` moves, exactly by ``e^{-t h}`` with
+its rounding counted in ``rel_bh``.
+
 **Errors.**  Each of the three vectors carries ``rel`` and ``abs``: the computed vector ``v``
 and the exact one ``v*`` satisfy ``v = v* + r + e`` with ``|r| <= rel * v*`` elementwise and
 ``||e||_1 <= abs``.  Relative errors come from the constructors; absolute ones from FFT
@@ -38,7 +48,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._numerics import U, split_error
+from ._numerics import ELEMENTARY_ULPS, U, split_error
 from .cells import Cells
 
 
@@ -63,10 +73,17 @@ class BucketState:
     coarsenings: int = 0
     truncated: float = 0.0
     dropped: float = 0.0
+    bshift: int = 0
 
     @property
     def size(self) -> int:
         return int(self.pa.size)
+
+    @property
+    def lower_losses(self) -> np.ndarray:
+        """``(start + j - bshift) * h``: ``bh[j] * exp(-lower_losses[j])`` is bucket j's B-mass
+        (see "Label shift" in the module docstring)."""
+        return (self.start - self.bshift + np.arange(self.size, dtype=np.int64)) * self.h
 
     @property
     def losses(self) -> np.ndarray:
@@ -84,6 +101,7 @@ class BucketState:
             "truncated_to_infinity": self.truncated,
             "dropped_from_lower": self.dropped,
             "coarsenings": self.coarsenings,
+            "lower_label_shift": self.bshift * self.h,
             "relative_error_bound": max(self.rel_up, self.rel_ma, self.rel_bh),
             "absolute_error_bound": max(self.abs_up, self.abs_ma + self.abs_bh),
         }
@@ -221,8 +239,12 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
     ma2 = spread(s.ma)
     bh2 = spread(s.bh)
     ma = ma2[0:2 * m:2] + ma2[1:2 * m:2]
-    eh = math.exp(h)
-    bh = bh2[0:2 * m:2] * eh + bh2[1:2 * m:2]
+    # old bh_i = B_i e^{(i - T)h}; new bh_m = B_m e^{(2m - 2T')h} with T' = floor(T/2), r = T - 2T':
+    # bh_m = bh_{2m-1} e^{(1+r)h} + bh_{2m} e^{rh}
+    t_new = s.bshift // 2
+    r = s.bshift - 2 * t_new
+    eh = math.exp((1 + r) * h)
+    bh = bh2[0:2 * m:2] * eh + (bh2[1:2 * m:2] * math.exp(h) if r else bh2[1:2 * m:2])
     return replace(
         s,
         h=2 * h,
@@ -232,9 +254,37 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
         bh=bh,
         rel_up=s.rel_up + extra_rel,
         rel_ma=s.rel_ma + U,
-        rel_bh=s.rel_bh + 4 * U,
+        rel_bh=s.rel_bh + 6 * U,
         abs_bh=s.abs_bh * eh * (1 + 4 * U),
         coarsenings=s.coarsenings + 1,
+        bshift=t_new,
+    )
+
+
+def renormalize(s: BucketState) -> BucketState:
+    """Shift the lower pair's label (``bshift``) by the integer ``t`` nearest to
+    ``ln(sum(bh) / sum(ma)) / h`` and scale ``bh`` by ``e^{-t h}``, so that ``bh`` stays
+    comparable to ``ma`` however far the labels drift (module docstring, "Label shift").
+
+    Error bounds: ``bh`` is multiplied by the float ``c = fl(e^{-t h}) = e^{-t h}(1 + η)``,
+    ``|η| <= ELEMENTARY_ULPS u (1 + |t h|)``, and each product is rounded once more (``u``), so
+    the relative bound becomes ``(1 + rel)(1 + |η|)(1 + u) - 1`` and the absolute one is scaled
+    by ``e^{-t h}(1 + |η|)(1 + u)``."""
+    sb, sm = float(s.bh.sum()), float(s.ma.sum())
+    if not (sb > 0 and sm > 0 and math.isfinite(sb) and math.isfinite(s.abs_bh)):
+        return s
+    t = round(math.log(sb / sm) / s.h)
+    if t == 0:
+        return s
+    th = t * s.h
+    eta = ELEMENTARY_ULPS * U * (1.0 + abs(th))
+    grow = (1.0 + eta) * (1.0 + U) * (1.0 + 4 * U)
+    return replace(
+        s,
+        bh=s.bh * math.exp(-th),
+        rel_bh=((1.0 + s.rel_bh) * grow - 1.0) * (1.0 + 4 * U),
+        abs_bh=s.abs_bh * math.exp(-th) * grow * (1.0 + 4 * U),
+        bshift=s.bshift + t,
     )
 
 
