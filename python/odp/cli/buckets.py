@@ -268,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(["bound", "value", "exact rational"], rows))
     used = acc.effective_precision
     precision = (f"{used} precision" if used == acc.precision
-                 else f"{acc.precision} precision: {used} at this small delta")
+                 else f"{acc.precision} precision, {used} because round-off mattered at this {'delta' if query == 'epsilon' else 'epsilon'}")
     print(f"width {value.width:.3g} with {acc.buckets} buckets ({precision}), "
           f"{wall:.3f} s; the true value lies between the two bounds")
     if "precision_note" in report:
