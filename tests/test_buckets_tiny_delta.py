@@ -71,3 +71,17 @@ def test_a_bound_that_cannot_certify_says_so_instead_of_blaming_the_mechanism():
     with pytest.raises(InvalidParameter, match="could be certified") as info:
         composition_epsilon_upper([(Gaussian(1), 10)], "1e-300", precision="double")
     assert "distinguishing events 0" in str(info.value)
+
+
+@pytest.mark.parametrize("delta", ["1e-15", "1e-200"])
+def test_composed_pure_dp_pair_is_finite_below_the_fft_round_off(delta):
+    """Three runs of RR(0.5) compose by FFT (round-off bound ~1e-16), but above the top loss 1.5
+    only the infinite-loss mass -- exactly 0 here -- is left, so ε(δ) stays finite for every δ.
+    Below 1.5 only the top atom (mass p³, p = e^0.5/(1+e^0.5)) counts:
+    δ(ε) = p³ (1 - e^{ε - 1.5}), so ε(δ) = 1.5 + ln(1 - δ/p³)."""
+    p = mp.e ** mpf("0.5") / (1 + mp.e ** mpf("0.5"))
+    exact = mpf("1.5") + mp.log(1 - mpf(delta) / p**3)
+    acc = PrivacyBucketsAccountant().compose(PLDRandomizedResponse("0.5"), 3)
+    iv = acc.get_epsilon_interval(delta)
+    assert iv.upper != math.inf and mpf(iv.lower) <= exact <= mpf(iv.upper)
+    assert mpf(iv.upper) - exact < 1e-10

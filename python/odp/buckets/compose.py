@@ -101,6 +101,18 @@ def _compose_errors(*, rx, ex, nx, ry, ey, ny, fft_l1):
     return rel, absolute * (1 + 4 * U)
 
 
+def _inf_error(x: BucketState, y: BucketState, sx: float, a_inf: float) -> float:
+    """Bound on ``|a_inf - exact|`` for ``a_inf = x.a_inf + S y.a_inf`` (``S`` the computed sum
+    of ``x.pa``; the exact one is ``x.a_inf* + S* y.a_inf*``): ``x.err_inf + S* y.err_inf +
+    y.a_inf |S - S*|`` plus rounding, with ``|S - S*| <= rel S* + abs + (sum rounding) S``."""
+    if not (x.rel_up < 1 and math.isfinite(x.abs_up)):
+        return math.inf
+    s_up = (sx + x.abs_up) / (1.0 - x.rel_up) * (1 + 4 * U)
+    sum_err = x.rel_up * s_up + x.abs_up + (math.log2(max(x.size, 2)) + 2) * U * sx
+    err = x.err_inf + s_up * y.err_inf + y.a_inf * sum_err + 3 * U * a_inf
+    return err * (1 + 4 * U)
+
+
 def compose(
     x: BucketState,
     y: BucketState | None,
@@ -123,6 +135,7 @@ def compose(
     sx_pa, sy_pa = float(x.pa.sum()), float(yy.pa.sum())
     sx_ma, sy_ma = float(x.ma.sum()), float(yy.ma.sum())
     a_inf = x.a_inf + sx_pa * yy.a_inf
+    err_inf = _inf_error(x, yy, sx_pa, a_inf)
     d = x.d * (sy_ma + yy.d) + sx_ma * yy.d
     rel_up, abs_up = _compose_errors(
         rx=x.rel_up, ex=x.abs_up, nx=sx_pa + x.a_inf, ry=yy.rel_up, ey=yy.abs_up, ny=sy_pa + yy.a_inf, fft_l1=fft_l1[0]
@@ -154,6 +167,7 @@ def compose(
         truncated=x.truncated + yy.truncated,
         dropped=x.dropped + yy.dropped,
         bshift=x.bshift + yy.bshift,
+        err_inf=err_inf,
     )
     return renormalize(fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding))
 

@@ -46,6 +46,11 @@ def delta_upper(s: BucketState, eps: float) -> float:
         return 1.0
     l = s.losses
     near = _near(s, eps)
+    if eps - 2 * near > float(l[-1]) and math.isfinite(s.err_inf):
+        # above every atom (whatever their computed masses) only the infinite-loss mass is left
+        inf_only = (s.a_inf + s.err_inf) * (1.0 + 4 * U)
+        joint = (s.a_inf + s.abs_up) / (1.0 - s.rel_up) * (1.0 + 16 * U)
+        return min(1.0, inf_only, joint)
     mask = l > eps
     c = -np.expm1(eps - l[mask])
     total = float((s.pa[mask] * c).sum())

@@ -74,6 +74,10 @@ class BucketState:
     truncated: float = 0.0
     dropped: float = 0.0
     bshift: int = 0
+    #: A bound on ``|a_inf - exact a_inf|`` kept apart from the vector errors (``inf``: not
+    #: tracked).  Above the window's top only ``a_inf`` is left of the upper pair's δ, so with
+    #: ``err_inf`` the FFT round-off of the finite atoms (``abs_up``) does not count there.
+    err_inf: float = math.inf
 
     @property
     def size(self) -> int:
@@ -158,7 +162,7 @@ def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) ->
     pa[0] += c.bottom_a
     err[0] += c.bottom_a * c.rel_tails
     a_inf = c.inf_a + c.top_a
-    err_inf = c.inf_a * c.rel_inf + c.top_a * c.rel_tails
+    err_inf = c.inf_a * c.rel_inf + c.top_a * c.rel_tails + 2 * U * a_inf
     rel_up, abs_up = split_error(np.append(pa, a_inf), np.append(err, err_inf))
     # lower pair: bucket first+j at position j+1 (position 0 is the upper pair's extra point)
     l_at = np.where(lower.atom > 0, lower.atom, 0.0)
@@ -196,6 +200,7 @@ def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) ->
         rel_bh=rel_bh,
         abs_bh=abs_bh,
         dropped=lower.top_a + lower.bottom_a,
+        err_inf=err_inf,
     )
 
 
@@ -346,6 +351,11 @@ def _cut(s: BucketState, first: int, last: int) -> BucketState:
     pa[0] += bottom
     dropped = float(s.ma[last + 1:].sum() + s.ma[:first].sum())
     rel_sum = _pairwise_sum_rel(s.size)
+    err_inf = s.err_inf
+    if last < s.size - 1:  # exact mass above the window joins a_inf: its error is the atoms'
+        top_exact = (top + s.abs_up) / (1.0 - s.rel_up) if s.rel_up < 1 else math.inf
+        err_inf = (err_inf + s.rel_up * top_exact + s.abs_up + (rel_sum + 2 * U) * (top + s.a_inf)) \
+            * (1 + 4 * U)
     return replace(
         s,
         start=s.start + first,
@@ -356,4 +366,5 @@ def _cut(s: BucketState, first: int, last: int) -> BucketState:
         rel_up=s.rel_up + rel_sum,
         truncated=s.truncated + top,
         dropped=s.dropped + dropped,
+        err_inf=err_inf,
     )
