@@ -10,7 +10,13 @@ from fractions import Fraction
 
 import pytest
 
-from odp.buckets import Gaussian, Laplace, PrivacyBucketsAccountant, PLDRandomizedResponse
+from odp.buckets import (
+    ApproximateDP,
+    Gaussian,
+    Laplace,
+    PLDRandomizedResponse,
+    PrivacyBucketsAccountant,
+)
 from odp.buckets.spec import load_spec, parse_spec
 from odp.buckets.tighten import tighten
 from odp.cli import main
@@ -47,10 +53,19 @@ def test_float_delta_is_accepted_without_warning_and_converted_exactly():
 
 
 def test_no_finite_epsilon_is_inf():
-    acc = PrivacyBucketsAccountant().compose(PLDRandomizedResponse("0.5"), 3)
-    acc_inf = PrivacyBucketsAccountant().compose(Laplace("0.1"), 1)
-    assert acc.get_epsilon(0.05) < math.inf
-    assert acc_inf.get_epsilon_interval("1e-300").upper >= acc_inf.get_epsilon_interval("0.1").upper
+    # real infinite-loss mass: (0.5, 0.01)-DP composed 10 times has distinguishing mass
+    # 1 - 0.99^10 = 0.0956..., so no finite ε has δ(ε) <= 0.05 (and the float form is inf too)
+    acc_inf = PrivacyBucketsAccountant().compose(ApproximateDP("0.5", "0.01"), 10)
+    assert acc_inf.get_epsilon_interval("0.05").upper == math.inf
+    assert acc_inf.get_epsilon(0.05) == math.inf
+    # no infinite-loss mass: finite at every δ > 0, even far below the round-off level.
+    # Laplace(b = 0.1), one run: ε(δ) = 10 + 2 ln(1 - δ), so ε(1e-300) is 10 to float precision
+    acc = PrivacyBucketsAccountant().compose(Laplace("0.1"), 1)
+    iv = acc.get_epsilon_interval("1e-300")
+    assert iv.lower <= 10 <= iv.upper < 10 + 1e-9
+    assert acc.get_epsilon(1e-300) < math.inf
+    rr = PrivacyBucketsAccountant().compose(PLDRandomizedResponse("0.5"), 3)
+    assert rr.get_epsilon(0.05) < math.inf and rr.get_epsilon(1e-200) <= 1.5 + 1e-9  # 3 ε0
 
 
 # ------------------------------------------------------------------ limits and progress (14.3)
