@@ -31,7 +31,7 @@ import numpy as np
 import scipy.fft as sfft
 
 from ._numerics import U
-from .state import BucketState, coarsen, fit, renormalize
+from .state import BucketState, _lower_in_range, coarsen, fit, refine, renormalize
 
 #: ``c`` in the FFT error bound above (Higham's Thm 24.2 gives about 2 × 6.7 for a complex
 #: radix-2 FFT with accurate twiddles; real transforms add a few ulps; we use 32).
@@ -127,7 +127,9 @@ def compose(
     ``extended`` runs the FFTs in extended precision (slower, ~2000× smaller round-off).
     """
     if y is not None:
-        x, y = align(x, y, rounding)
+        x, y = align(x, y, rounding, buckets=buckets)
+        y = _lower_in_range(y)
+    x = _lower_in_range(x)
     ys = None if y is None else np.stack([y.pa, y.ma, y.bh])
     yy = x if y is None else y
     out, fft_l1 = convolve(np.stack([x.pa, x.ma, x.bh]), ys, extended)
@@ -172,16 +174,26 @@ def compose(
     return renormalize(fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding))
 
 
-def align(x: BucketState, y: BucketState, rounding: str = "split") -> tuple[BucketState, BucketState]:
-    """Coarsen the finer of two states until both have the same grid step."""
+def align(
+    x: BucketState, y: BucketState, rounding: str = "split", *, buckets: int | None = None
+) -> tuple[BucketState, BucketState]:
+    """Bring two states to the same grid step: the coarser one is refined (exactly,
+    :func:`odp.buckets.state.refine`) while its refined window still fits ``buckets``, and only
+    then is the finer one coarsened (which loses accuracy).  So a lattice mechanism composed on
+    its own coarse lattice (e.g. randomized response, h = ε) no longer drags a Gaussian composed
+    beside it onto that lattice.  ``buckets=None``: coarsen only."""
     ratio = y.h / x.h
     p = round(math.log2(ratio))
     if 2.0**p != ratio:
         raise ValueError(f"grids {x.h!r} and {y.h!r} are not a power of two apart")
-    while x.h < y.h:
-        x = coarsen(x, rounding)
-    while y.h < x.h:
-        y = coarsen(y, rounding)
+    while x.h != y.h:
+        swap = x.h > y.h
+        fine, coarse = (y, x) if swap else (x, y)
+        if buckets is not None and 2 * coarse.size - 1 <= buckets:
+            coarse = refine(coarse)
+        else:
+            fine = coarsen(fine, rounding)
+        x, y = (coarse, fine) if swap else (fine, coarse)
     return x, y
 
 

@@ -249,8 +249,9 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
     t_new = s.bshift // 2
     r = s.bshift - 2 * t_new
     eh = math.exp((1 + r) * h)
-    bh = bh2[0:2 * m:2] * eh + (bh2[1:2 * m:2] * math.exp(h) if r else bh2[1:2 * m:2])
-    return replace(
+    with np.errstate(over="ignore", invalid="ignore"):  # huge h: see _lower_in_range
+        bh = bh2[0:2 * m:2] * eh + (bh2[1:2 * m:2] * math.exp(h) if r else bh2[1:2 * m:2])
+    return _lower_in_range(replace(
         s,
         h=2 * h,
         start=new_lo,
@@ -263,7 +264,39 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
         abs_bh=s.abs_bh * eh * (1 + 4 * U),
         coarsenings=s.coarsenings + 1,
         bshift=t_new,
-    )
+    ))
+
+
+#: Scaled B-masses above this are given up (see :func:`_lower_in_range`): products of two must
+#: stay far inside the float range in the FFTs.
+MAX_SCALED_B = 1e100
+
+
+def _lower_in_range(s: BucketState) -> BucketState:
+    """On very coarse grids (h of hundreds) the scaled B-masses of a bucket can exceed the float
+    range (``e^{2h}`` factors when coarsening).  Then the lower pair is given up -- its error
+    bounds become infinite, so the lower bounds are the trivial 0 (sound) -- instead of letting
+    an overflow reach the FFTs."""
+    if s.bh.size and not float(np.max(s.bh)) <= MAX_SCALED_B:  # also catches inf / nan
+        return replace(s, bh=np.zeros_like(s.bh), rel_bh=math.inf, abs_bh=math.inf)
+    return s
+
+
+def refine(s: BucketState) -> BucketState:
+    """Halve the grid step (``h -> h/2``) exactly: the upper pair's atoms at ``i h`` are the
+    same atoms at ``2i (h/2)``, and the lower pair's buckets keep their events and labels
+    (``i h = 2i (h/2)``, so ``bh`` is unchanged; ``bshift`` doubles).  Nothing is rounded: it is
+    the same pair on a finer grid, so a coarse state (e.g. a lattice mechanism on its lattice)
+    can meet a finer one without coarsening it (:func:`odp.buckets.compose.align`)."""
+    size = 2 * s.size - 1
+
+    def spread(v: np.ndarray) -> np.ndarray:
+        out = np.zeros(size)
+        out[::2] = v
+        return out
+
+    return replace(s, h=s.h / 2, start=2 * s.start, pa=spread(s.pa), ma=spread(s.ma),
+                   bh=spread(s.bh), bshift=2 * s.bshift)
 
 
 def renormalize(s: BucketState) -> BucketState:
@@ -279,7 +312,7 @@ def renormalize(s: BucketState) -> BucketState:
     if not (sb > 0 and sm > 0 and math.isfinite(sb) and math.isfinite(s.abs_bh)):
         return s
     t = round(math.log(sb / sm) / s.h)
-    if t == 0:
+    if t == 0 or abs(t * s.h) > 700:  # e^{-th} would leave the float range: keep as is
         return s
     th = t * s.h
     eta = ELEMENTARY_ULPS * U * (1.0 + abs(th))
