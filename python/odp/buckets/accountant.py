@@ -236,9 +236,8 @@ def build_state(
     h = _initial_step(mech, reverse=reverse, anchor=anchor, buckets=buckets, tail=tail, min_step=min_step)
     if h > MAX_GRID_STEP:
         raise _too_wide(mech, reverse, buckets, tail)
-    state = from_cells(
-        mech.cells(h, reverse, tail, "upper"), rounding, lower=mech.cells(h, reverse, tail, "lower")
-    )
+    upper, lower = mech.cells_both(h, reverse, tail)
+    state = from_cells(upper, rounding, lower=lower)
     return fit(state, buckets=buckets, tail=tail, rounding=rounding)
 
 
