@@ -169,6 +169,29 @@ def discrete_gaussian_masses(sigma, sensitivity: int = 1, reach: int = 60) -> di
     return masses
 
 
+def gaussian_mixture_delta(mu, eps, *, laplace_eps0=None, rr_eps=None) -> mp.mpf:
+    """δ(ε) of a Gaussian (μ) composed with at most one Laplace (ε0) and one binary randomized
+    response (ε): the losses add, so ``δ(ε) = E[δ_G(ε - L_Lap - L_RR)]`` with ``δ_G`` the
+    Gaussian's closed form (valid at every real argument).  Under A, RR's loss is ±ε with masses
+    e^ε/(1+e^ε), 1/(1+e^ε); Laplace's is ±ε0 with masses 1/2, e^{-ε0}/2 plus the density
+    e^{(t-ε0)/2}/4 on (-ε0, ε0) (one smooth integral).  All three pairs are symmetric."""
+    rr = [(mp.mpf(0), mp.mpf(1))]
+    if rr_eps is not None:
+        r = mpf(rr_eps)
+        rr = [(r, mp.exp(r) / (1 + mp.exp(r))), (-r, 1 / (1 + mp.exp(r)))]
+    total = mp.mpf(0)
+    for l_rr, w_rr in rr:
+        x = mpf(eps) - l_rr
+        if laplace_eps0 is None:
+            total += w_rr * gaussian_delta(mu, x)
+            continue
+        e0 = mpf(laplace_eps0)
+        part = gaussian_delta(mu, x - e0) / 2 + mp.exp(-e0) / 2 * gaussian_delta(mu, x + e0)
+        part += mp.quad(lambda t: mp.exp((t - e0) / 2) / 4 * gaussian_delta(mu, x - t), [-e0, e0])
+        total += w_rr * part
+    return total
+
+
 def as_fraction(x: mp.mpf) -> Fraction:
     return Fraction(mp.nstr(x, 35, min_fixed=-400, max_fixed=400))
 

@@ -10,13 +10,21 @@ from fractions import Fraction
 
 import pytest
 
-from odp.buckets import Gaussian, Laplace, PrivacyBucketsAccountant, PLDRandomizedResponse
+from odp.buckets import (
+    ApproximateDP,
+    Interval,
+    Gaussian,
+    Laplace,
+    PLDRandomizedResponse,
+    PrivacyBucketsAccountant,
+)
 from odp.buckets.spec import load_spec, parse_spec
 from odp.buckets.tighten import tighten
 from odp.cli import main
 from odp.errors import InvalidParameter
 from odp.floats import float_up
 from odp.limits import Limits, ResourceLimitExceeded
+from test_buckets_refs import composed_gaussian_mu, gaussian_mixture_delta, mpf
 
 
 def _acc(**kw):
@@ -47,10 +55,19 @@ def test_float_delta_is_accepted_without_warning_and_converted_exactly():
 
 
 def test_no_finite_epsilon_is_inf():
-    acc = PrivacyBucketsAccountant().compose(PLDRandomizedResponse("0.5"), 3)
-    acc_inf = PrivacyBucketsAccountant().compose(Laplace("0.1"), 1)
-    assert acc.get_epsilon(0.05) < math.inf
-    assert acc_inf.get_epsilon_interval("1e-300").upper >= acc_inf.get_epsilon_interval("0.1").upper
+    # real infinite-loss mass: (0.5, 0.01)-DP composed 10 times has distinguishing mass
+    # 1 - 0.99^10 = 0.0956..., so no finite ε has δ(ε) <= 0.05 (and the float form is inf too)
+    acc_inf = PrivacyBucketsAccountant().compose(ApproximateDP("0.5", "0.01"), 10)
+    assert acc_inf.get_epsilon_interval("0.05").upper == math.inf
+    assert acc_inf.get_epsilon(0.05) == math.inf
+    # no infinite-loss mass: finite at every δ > 0, even far below the round-off level.
+    # Laplace(b = 0.1), one run: ε(δ) = 10 + 2 ln(1 - δ), so ε(1e-300) is 10 to float precision
+    acc = PrivacyBucketsAccountant().compose(Laplace("0.1"), 1)
+    iv = acc.get_epsilon_interval("1e-300")
+    assert iv.lower <= 10 <= iv.upper < 10 + 1e-9
+    assert acc.get_epsilon(1e-300) < math.inf
+    rr = PrivacyBucketsAccountant().compose(PLDRandomizedResponse("0.5"), 3)
+    assert rr.get_epsilon(0.05) < math.inf and rr.get_epsilon(1e-200) <= 1.5 + 1e-9  # 3 ε0
 
 
 # ------------------------------------------------------------------ limits and progress (14.3)
@@ -102,19 +119,32 @@ def _cli(capsys, *argv):
     return code, (json.loads(out) if out.strip() else None)
 
 
+def _contains_epsilon(iv, delta, delta_of) -> bool:
+    """Whether the exact ε(δ) lies in ``iv``: δ(ε) is continuous and decreasing, so it does iff
+    δ(lower) >= δ >= δ(upper) (two evaluations of the exact δ instead of a bisection)."""
+    return delta_of(iv.lower) >= mpf(delta) >= delta_of(iv.upper)
+
+
 def test_cli_composes_several_mechanisms_like_the_api(capsys):
     code, out = _cli(capsys, "--mechanism", "gaussian", "--sigma", "2", "--compositions", "50",
-                     "--mechanism", "laplace", "--scale", "10", "--compositions", "20",
+                     "--mechanism", "laplace", "--scale", "10", "--compositions", "1",
                      "--mechanism", "randomized-response", "--mechanism-epsilon", "0.1",
                      "--delta", "1e-5", "--buckets", "8192")
     assert code == 0
     api = PrivacyBucketsAccountant(buckets=8192).compose(Gaussian(2), 50) \
-        .compose(Laplace(10), 20).compose(PLDRandomizedResponse("0.1"), 1)
+        .compose(Laplace(10), 1).compose(PLDRandomizedResponse("0.1"), 1)
     iv = api.get_epsilon_interval("1e-5")
     assert Fraction(out["epsilon"]["lower"]) == iv.lower
     assert Fraction(out["epsilon"]["upper"]) == iv.upper
-    assert [m["count"] for m in out["mechanisms"]] == [50, 20, 1]
-    assert out["compositions"] == 71 and out["seconds"] > 0
+    assert [m["count"] for m in out["mechanisms"]] == [50, 1, 1]
+    assert out["compositions"] == 52 and out["seconds"] > 0
+    # the truth (Gaussian μ = sqrt(50)/2 with one Laplace ε0 = 0.1 and one RR(0.1)) is inside,
+    # and the lattice mechanism did not coarsen the Gaussian's grid (width was ~1e-2 when the
+    # grid was pinned to RR's lattice h = 0.1)
+    mu = composed_gaussian_mu([("2", 50)])
+    assert _contains_epsilon(iv, "1e-5", lambda e: gaussian_mixture_delta(
+        mu, e, laplace_eps0="0.1", rr_eps="0.1"))
+    assert iv.width < 1e-3
     # a different grouping is a different composition
     code, other = _cli(capsys, "--mechanism", "gaussian", "--sigma", "2", "--compositions", "70",
                        "--delta", "1e-5", "--buckets", "8192")
@@ -140,18 +170,23 @@ def test_options_belong_to_their_mechanism(capsys):
 
 def test_spec_files_json_and_toml(tmp_path, capsys):
     spec = {"mechanisms": [{"mechanism": "gaussian", "sigma": 2, "count": 50},
-                           {"mechanism": "laplace", "scale": "10", "count": 20}]}
+                           {"mechanism": "laplace", "scale": "10", "count": 1}]}
     (tmp_path / "c.json").write_text(json.dumps(spec))
     (tmp_path / "c.toml").write_text('[[mechanism]]\nmechanism = "gaussian"\nsigma = 2\n'
                                      'count = 50\n\n[[mechanism]]\nmechanism = "laplace"\n'
-                                     'scale = "10"\ncount = 20\n')
+                                     'scale = "10"\ncount = 1\n')
     assert [(m.describe(), n) for m, n in load_spec(tmp_path / "c.json")] == \
         [(m.describe(), n) for m, n in load_spec(tmp_path / "c.toml")]
     code, a = _cli(capsys, "--spec", str(tmp_path / "c.json"), "--delta", "1e-5")
     code2, b = _cli(capsys, "--mechanism", "gaussian", "--sigma", "2", "--compositions", "50",
-                    "--mechanism", "laplace", "--scale", "10", "--compositions", "20",
+                    "--mechanism", "laplace", "--scale", "10", "--compositions", "1",
                     "--delta", "1e-5")
     assert code == code2 == 0 and a["epsilon"] == b["epsilon"]
+    # the truth (Gaussian μ = sqrt(50)/2 with one Laplace ε0 = 0.1) is inside, tightly
+    iv = Interval(Fraction(a["epsilon"]["lower"]), Fraction(a["epsilon"]["upper"]))
+    mu = composed_gaussian_mu([("2", 50)])
+    assert _contains_epsilon(iv, "1e-5", lambda e: gaussian_mixture_delta(mu, e, laplace_eps0="0.1"))
+    assert iv.width < 1e-4
 
 
 @pytest.mark.parametrize("bad, message", [

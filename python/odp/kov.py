@@ -329,9 +329,18 @@ def _row(e0: Fraction, target: Fraction, cross_check: bool, k_max: int) -> Table
         check["pld_at_I_ok"] = bool(
             b.upper <= target and b.lower <= at_I[1] and at_I[0] <= b.upper
         )
+        undecided = b.lower <= target < b.upper and b.lower <= at_I[1] and at_I[0] <= b.upper
         if I - 1 >= 2:
             b2 = optdel((I - 1,), [(e0, 0)] * (I - 1), [(I - 3) * e0])
             check["pld_delta_at_I_minus_1"] = [float(b2.lower), float(b2.upper)]
             check["pld_at_I_minus_1_ok"] = bool(b2.lower > target)
+            if b2.lower <= target < b2.upper:
+                undecided, b = True, b2
+        if undecided:  # the float lattice cannot resolve delta this small: no verdict either way
+            raise InvalidParameter(
+                f"the PLD cross-check cannot decide delta = {magnitude(target)} at epsilon0 = "
+                f"{magnitude(e0)}: its rigorous bracket [{float(b.lower):.3g}, "
+                f"{float(b.upper):.3g}] contains delta (double-precision lattice); run without "
+                "the cross-check (--no-check) for the unchecked KOV row")
     paper = PAPER_TABLE1.get(target) if e0 == Fraction(1, 10) else None
     return Table1Row(target, I, paper, I_conv, at_I, at_prev, check)

@@ -20,15 +20,18 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple, Sequence
 
+import numpy as np
+
 from ..budget import format_fraction, parse_positive_int, to_fraction
 from ..errors import InvalidBudget, InvalidParameter
 from ..floats import float_down, float_up, round_down_significant, round_up_significant
-from ..limits import Estimate, Limits
+from ..limits import Estimate, Limits, ResourceLimitExceeded
 from ..progress import ProgressArg, Reporter
 from .compose import compose as compose_states
-from .compose import convolutions, needs_extended, self_compose
+from ._numerics import U
+from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
 from .mechanisms import PLDMechanism, as_sequence
-from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper
+from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper, infinity_floor
 from .state import BucketState, fit, from_cells
 
 #: Default number of buckets in the window (the paper's ``n``).
@@ -72,9 +75,21 @@ class Interval(NamedTuple):
 
 PRECISIONS = ("auto", "extended", "double")
 
+#: ``precision="auto"`` recomputes the whole composition in extended precision when the FFT
+#: round-off bound of the states is more than this share of the δ a query is about (the bound
+#: would be visibly, or entirely, round-off): e.g. Gaussian σ = 1, k = 10 at δ = 1e-12, where
+#: double precision leaves ~4e-12 of round-off and no finite upper end.
+ROUNDOFF_SHARE = 0.01
+
 #: Largest grid step ``h = ln f`` the numerics support (``expm1(h)`` must stay finite); a pair
 #: whose loss range needs a coarser grid for the window is refused with a clear message.
 MAX_GRID_STEP = 700.0
+
+#: The largest ``factor`` option (``e**MAX_GRID_STEP``, rounded down) and the smallest ``f - 1``
+#: (any positive step works: the grid is coarsened to fit the window; this one keeps ``ln f`` a
+#: normal float).
+MAX_FACTOR = math.floor(math.exp(MAX_GRID_STEP))
+MIN_GRID_STEP = 1e-300
 
 # Cost model (measured on a 2-core machine, 2024; see docs/buckets.md "Limits"): one product of
 # two states of n buckets takes about SECONDS_PER_BUCKET_LOG * n * log2(n) seconds in extended
@@ -107,9 +122,19 @@ def _check_options(buckets: int, tail_mass: float, rounding: str, factor: Any) -
     if factor is None:
         return None
     f = to_fraction(factor, name="factor")
+    shown = repr(factor) if len(repr(factor)) <= 40 else f"{float(f):.17g}"
     if f <= 1:
-        raise InvalidParameter(f"factor must be > 1, got {factor!r}")
-    return math.log(float(f))
+        raise InvalidParameter(f"factor must be > 1, got {shown}")
+    if f > MAX_FACTOR:
+        raise InvalidParameter(
+            f"factor must be at most e^{MAX_GRID_STEP:g} (about {MAX_FACTOR:.3g}), got {shown}: "
+            "the numerics need the bucket factor f and f - 1 to stay finite floats")
+    if f - 1 < Fraction(MIN_GRID_STEP):
+        raise InvalidParameter(
+            f"factor must be at least 1 + {MIN_GRID_STEP:g}, got {shown}: the grid step ln f "
+            "would underflow double precision")
+    # ln f from the exact f - 1, so factors within 1e-16 of 1 keep their own step
+    return math.log1p(float(f - 1)) if f < 2 else math.log(float(f))
 
 
 def _grid_anchor(mechanisms: Sequence[PLDMechanism], ln_factor: float | None) -> float:
@@ -139,6 +164,45 @@ def _initial_step(
     return h
 
 
+#: One run's privacy loss above this (from the exact parameters) is beyond what the float
+#: computations of a pair can represent (squares of it must stay finite too); a bound on it below
+#: ``MIN_LOSS_SCALE`` would underflow to subnormal floats.
+MAX_LOSS_SCALE = Fraction(10) ** 300
+MIN_LOSS_SCALE = Fraction(1, 10**300)
+
+#: The largest |privacy loss| of one run the grid represents: grid indices and grid losses
+#: ``i * h`` must stay exact in double precision.
+MAX_LOSS = 2.0**40
+
+#: The most runs one accountant composes: the relative error bound of the upper pair grows
+#: about 5e-11 per run (0.05 at 1e9 runs, 0.7 at 1e10, where the upper bound becomes infinite).
+MAX_COMPOSITIONS = 2**32
+
+#: Standard deviations of the composed loss the window must hold (``tail_mass`` 1e-16 per step
+#: cuts at about 8), for the up-front range check of :meth:`PrivacyBucketsAccountant.compose`.
+LOSS_SPREAD = 8.0
+
+
+def _short_number(text: Any) -> str:
+    """A parameter for a message: as given when short, else its order of magnitude."""
+    text = str(text)
+    if len(text) <= 24:
+        return text
+    try:
+        x = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return text[:24] + "..."
+    if x == 0:
+        return "0"
+    if Fraction(10) ** -300 < abs(x) < Fraction(10) ** 300:
+        return f"{float(x):.6g}"
+    return f"about 1e{round(math.log10(abs(x.numerator)) - math.log10(x.denominator))}"
+
+
+def _describe_short(mech: PLDMechanism) -> str:
+    return ", ".join(f"{k}={_short_number(v)}" for k, v in mech.describe().items())
+
+
 def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> InvalidParameter:
     lo, hi = mech.loss_range(reverse, tail)
     lattice = mech.lattice()
@@ -147,7 +211,7 @@ def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> I
             else None)
     more = (f"--buckets/buckets >= {need:.3g} would fit it, but " if need and need < 2**40
             else "")
-    desc = ", ".join(f"{k}={v}" for k, v in mech.describe().items())
+    desc = _describe_short(mech)
     return InvalidParameter(
         f"privacy buckets cannot represent {desc}: one run's privacy loss lies in "
         f"[{lo:.3g}, {hi:.3g}], too wide for {buckets} buckets (the bucket factor e^h would "
@@ -172,9 +236,8 @@ def build_state(
     h = _initial_step(mech, reverse=reverse, anchor=anchor, buckets=buckets, tail=tail, min_step=min_step)
     if h > MAX_GRID_STEP:
         raise _too_wide(mech, reverse, buckets, tail)
-    state = from_cells(
-        mech.cells(h, reverse, tail, "upper"), rounding, lower=mech.cells(h, reverse, tail, "lower")
-    )
+    upper, lower = mech.cells_both(h, reverse, tail)
+    state = from_cells(upper, rounding, lower=lower)
     return fit(state, buckets=buckets, tail=tail, rounding=rounding)
 
 
@@ -193,8 +256,10 @@ class PrivacyBucketsAccountant:
     ``factor`` (the finest grid ``f``; by default chosen per mechanism and squared as needed),
     ``tail_mass`` (A-mass cut per tail per step), ``rounding`` (``"split"``, the tight sound
     default, or ``"up"``, the paper's pure pessimistic rounding), ``precision`` of the FFTs
-    (``"auto"``: extended precision for the early, error-amplifying steps; ``"extended"``: all
-    steps, ~3x slower, for the tightest bounds at tiny δ; ``"double"``: fastest).
+    (``"auto"``: extended precision for the early, error-amplifying steps, and for all of them
+    once a query's δ is so small that double's round-off would matter, see
+    :data:`ROUNDOFF_SHARE`; ``"extended"``: all steps, ~3x slower, for the tightest bounds at
+    tiny δ; ``"double"``: fastest).
 
     Limits and progress: the pending composition is estimated before it runs
     (:meth:`estimate`) and refused with :class:`~odp.limits.ResourceLimitExceeded` if it needs
@@ -218,6 +283,8 @@ class PrivacyBucketsAccountant:
     _done: int = field(default=0, init=False, repr=False)
     _anchor: float | None = field(default=None, init=False, repr=False)
     _seconds: float = field(default=0.0, init=False, repr=False)
+    _all_extended: bool = field(default=False, init=False, repr=False)
+    _escalation: str = field(default="", init=False, repr=False)
 
     def __post_init__(self):
         self.buckets = parse_positive_int(self.buckets, name="buckets")
@@ -238,12 +305,57 @@ class PrivacyBucketsAccountant:
             )
         ((mech, n),) = as_sequence([(mechanism, count)])
         self._check_representable(mech)
+        self._check_composed_range([*self._ledger, (mech, n)])
         self._ledger.append((mech, n))
         return self
+
+    def _check_composed_range(self, ledger: list[tuple[PLDMechanism, int]]) -> None:
+        """Refuse, before anything is computed, a composition whose privacy loss (about
+        ``Σ k·mean`` with spread ``±LOSS_SPREAD·sqrt(Σ k·sd²)``) cannot be represented: beyond
+        :data:`MAX_LOSS`, or too wide for the window even at the largest grid step."""
+        mean = spread = 0.0
+        for mech, n in ledger:
+            m, sd = mech.loss_moments(self.tail_mass)
+            mean += n * m
+            spread += n * sd * sd
+        spread = LOSS_SPREAD * math.sqrt(spread)
+        total = sum(n for _, n in ledger)
+        what = " + ".join(f"{n} x {mech.describe()['mechanism']}" for mech, n in ledger)
+        if total > MAX_COMPOSITIONS:
+            raise InvalidParameter(
+                f"privacy buckets cannot compose {what}: {total:.3g} runs is more than the "
+                f"{MAX_COMPOSITIONS:.3g} it supports (the relative error bounds of the bucket "
+                "masses, about 5e-11 per run, compound with every composition and would make "
+                "the bounds useless); ask for fewer compositions")
+        if mean - spread > MAX_LOSS:
+            raise InvalidParameter(
+                f"privacy buckets cannot compose {what}: the composed privacy loss is about "
+                f"{mean:.3g} (± {spread:.3g}), above the largest loss the grid represents "
+                f"({MAX_LOSS:.3g}); such a composition gives essentially no privacy (epsilon of "
+                f"order {mean:.3g}); ask for fewer compositions than {total}")
+        need = math.ceil(2 * spread / MAX_GRID_STEP) + 4
+        if need > self.buckets:
+            raise InvalidParameter(
+                f"privacy buckets cannot compose {what}: the composed privacy loss spreads over "
+                f"about {2 * spread:.3g} (mean {mean:.3g}), which needs about {need:.3g} buckets "
+                f"at the largest grid step ({MAX_GRID_STEP:g}); --buckets/buckets is "
+                f"{self.buckets}.  Such a composition gives essentially no privacy (epsilon of "
+                f"order {mean:.3g}); ask for fewer compositions than {total}")
 
     def _check_representable(self, mech: PLDMechanism) -> None:
         """Refuse, before anything is recorded, a pair that is too large to build or whose loss
         range cannot fit the window (e.g. a Gaussian with σ = 1e-10)."""
+        scale = mech.loss_scale()
+        if scale is not None and scale > MAX_LOSS_SCALE:
+            raise InvalidParameter(
+                f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
+                f"loss is of order up to {_short_number(scale)}, beyond double precision; a "
+                "mechanism with such losses gives essentially no privacy")
+        if scale is not None and 0 < scale < MIN_LOSS_SCALE:
+            raise InvalidParameter(
+                f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
+                f"loss is at most {_short_number(scale)}, below the smallest loss scale the "
+                "float grid resolves (1e-300)")
         items = mech.work_items(self.tail_mass)
         if items:
             self.limits.check(Estimate(
@@ -251,6 +363,13 @@ class PrivacyBucketsAccountant:
                 items * BYTES_PER_ATOM, knobs=f"{items:.3g} support points"))
         for reverse in ((False,) if mech.symmetric else (False, True)):
             lo, hi = mech.loss_range(reverse, self.tail_mass)
+            if max(abs(lo), abs(hi)) > MAX_LOSS:
+                raise InvalidParameter(
+                    f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
+                    f"loss reaches {max(abs(lo), abs(hi)):.3g}, above the largest the grid "
+                    f"represents ({MAX_LOSS:.3g}: grid indices and losses must stay exact in "
+                    "double precision); a mechanism with such losses gives essentially no "
+                    "privacy")
             lattice = mech.lattice()
             if not (math.isfinite(lo) and math.isfinite(hi)) or \
                     (hi - lo) / (self.buckets - 4) > MAX_GRID_STEP or \
@@ -266,7 +385,7 @@ class PrivacyBucketsAccountant:
         steps = self._steps(pending, asymmetric)
         n = self.buckets
         per_step = SECONDS_PER_BUCKET_LOG * n * math.log2(n)
-        if self.precision == "double":
+        if self.effective_precision == "double":
             per_step /= 3
         atoms = sum(m.work_items(self.tail_mass) for m, _ in pending) * directions
         seconds = steps * per_step + (len(pending) * directions) * per_step / 4 \
@@ -301,9 +420,9 @@ class PrivacyBucketsAccountant:
         if anchor is None:
             anchor = _grid_anchor([m for m, _ in self._ledger], self._ln_factor)
         total: int | None = sum(n for _, n in self._ledger)
-        if self.precision == "extended":
+        if self.effective_precision == "extended":
             total = 2**62  # every step counts as error-amplifying
-        elif self.precision == "double":
+        elif self.effective_precision == "double":
             total = None
         opts = dict(buckets=self.buckets, tail=self.tail_mass, rounding=self.rounding)
         asymmetric = any(not m.symmetric for m, _ in self._ledger)
@@ -312,7 +431,9 @@ class PrivacyBucketsAccountant:
             rev = fwd  # everything so far was symmetric
         steps = self._steps(pending, asymmetric)
         # new states are built in local variables: a failure leaves the accountant unchanged
-        with Reporter(self.progress, steps, "privacy buckets", unit="conv") as bar:
+        # a float overflow or an invalid operation is an error here, never a RuntimeWarning
+        with Reporter(self.progress, steps, "privacy buckets", unit="conv") as bar, \
+                np.errstate(over="raise", invalid="raise", divide="ignore", under="ignore"):
             try:
                 for mech, n in pending:
                     for reverse in ((False, True) if asymmetric else (False,)):
@@ -348,6 +469,34 @@ class PrivacyBucketsAccountant:
             states.append(self._rev)
         return states
 
+    @property
+    def effective_precision(self) -> str:
+        """The precision the states are computed in: ``precision``, except that ``"auto"``
+        becomes ``"extended"`` once a query needed it (:data:`ROUNDOFF_SHARE`)."""
+        return "extended" if self._all_extended else self.precision
+
+    def _escalated(self, states: list[BucketState], level: float) -> list[BucketState] | None:
+        """Under ``precision="auto"``: when the FFT round-off bound of ``states`` exceeds
+        :data:`ROUNDOFF_SHARE` of the δ ``level`` a query is about (and extended precision could
+        bring it below ``level``), recompute everything in extended precision and return the new
+        states.  ``None`` when not needed or not possible (then the double-precision answer,
+        sound but wider, stands; a recomputation above the limits is skipped and noted in
+        :meth:`report`)."""
+        if self.precision != "auto" or self._all_extended or self._escalation:
+            return None
+        err = max(max(s.abs_up, s.abs_ma + s.abs_bh) for s in states)
+        if not (err > ROUNDOFF_SHARE * level and err * (U_EXTENDED / U) < level):
+            return None
+        saved = (self._fwd, self._rev, self._done)
+        self._all_extended, self._fwd, self._rev, self._done = True, None, None, 0
+        try:
+            return self._states()
+        except ResourceLimitExceeded as exc:
+            self._all_extended = False
+            self._fwd, self._rev, self._done = saved
+            self._escalation = f"extended precision needed at delta {level:.3g} but skipped: {exc}"
+            return None
+
     # ------------------------------------------------------------------ queries
     def get_delta_interval(self, epsilon: Any) -> Interval:
         """Interval ``(lower, upper)`` of exact rationals containing the tight δ(ε) of the
@@ -356,6 +505,10 @@ class PrivacyBucketsAccountant:
         eps = _query_number(epsilon, "epsilon")
         states = self._states()
         up = max(delta_upper(s, float_down(eps)) for s in states)
+        finer = self._escalated(states, up)
+        if finer is not None:
+            states = finer
+            up = max(delta_upper(s, float_down(eps)) for s in states)
         low = max(delta_lower(s, float_up(eps)) for s in states)
         return Interval(round_down_significant(low), min(Fraction(1), round_up_significant(up)))
 
@@ -375,11 +528,33 @@ class PrivacyBucketsAccountant:
                 "largest privacy loss; sum the ε of pure-DP mechanisms instead)"
             )
         states = self._states()
+        states = self._escalated(states, float(d)) or states
         ups = [epsilon_upper(s, float_down(d)) for s in states]
         lows = [epsilon_lower(s, float_up(d)) for s in states]
         up = max(ups)
         upper: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
         return Interval(round_down_significant(max(lows)), upper)
+
+    def no_finite_epsilon_reason(self, delta: Any) -> str:
+        """Why :meth:`get_epsilon_interval` has no finite upper end at ``delta``: the true
+        distinguishing mass exceeds it (then no finite ε exists), or only the bound's own
+        infinity mass (tails cut off the window) and round-off bounds do."""
+        d = _query_number(delta, "delta")
+        text = format_fraction(d)
+        if len(text) > 24:
+            text = f"{float(d):.6g}"
+        states = self._states()
+        distinguishing = max(s.d for s in states)  # a lower bound on the true mass
+        if distinguishing > float_up(d):
+            return (f"no finite epsilon has delta <= {text} for this composition: its "
+                    f"distinguishing events (infinite privacy loss) have probability at least "
+                    f"{distinguishing:.3g}; raise delta")
+        worst = max(states, key=infinity_floor)
+        return (f"no finite epsilon could be certified for delta <= {text}: the upper bound "
+                f"stays at {infinity_floor(worst):.3g} for every epsilon (infinite-loss mass "
+                f"{worst.a_inf:.3g}, of which distinguishing events {worst.d:.3g} and the rest "
+                f"tails cut off the window; FFT round-off bound {worst.abs_up:.3g}); raise "
+                "delta, lower tail_mass, or use precision='extended'")
 
     def get_epsilon(self, delta: Any) -> float:
         """A rigorous upper bound on the smallest ε with δ(ε) <= ``delta``, as a float rounded
@@ -401,6 +576,8 @@ class PrivacyBucketsAccountant:
                 "rounding": self.rounding,
                 "precision": self.precision,
             },
+            "precision_used": self.effective_precision,
+            **({"precision_note": self._escalation} if self._escalation else {}),
             "directions": [s.summary() for s in states],
             "seconds": self._seconds,
         }
@@ -427,10 +604,8 @@ def composition_epsilon_upper(mechanisms: Sequence[Any], delta: Any, **options: 
     """Rigorous upper bound, rounded up to a rational, on the smallest ε with δ(ε) <= ``delta``
     for the composition of ``mechanisms``.  Raises :class:`InvalidParameter` if there is no
     finite one (``delta`` at or below the composition's distinguishing/infinity mass)."""
-    upper = _accountant(mechanisms, options).get_epsilon_interval(delta).upper
+    acc = _accountant(mechanisms, options)
+    upper = acc.get_epsilon_interval(delta).upper
     if upper == math.inf:
-        raise InvalidParameter(
-            f"no finite epsilon has delta <= {format_fraction(_query_number(delta, 'delta'))} for this "
-            "composition (its mass of infinite privacy loss is larger); raise delta or buckets"
-        )
+        raise InvalidParameter(acc.no_finite_epsilon_reason(delta))
     return upper

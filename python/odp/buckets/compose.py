@@ -31,7 +31,7 @@ import numpy as np
 import scipy.fft as sfft
 
 from ._numerics import U
-from .state import BucketState, coarsen, fit
+from .state import BucketState, _lower_in_range, coarsen, fit, refine, renormalize
 
 #: ``c`` in the FFT error bound above (Higham's Thm 24.2 gives about 2 × 6.7 for a complex
 #: radix-2 FFT with accurate twiddles; real transforms add a few ulps; we use 32).
@@ -101,6 +101,18 @@ def _compose_errors(*, rx, ex, nx, ry, ey, ny, fft_l1):
     return rel, absolute * (1 + 4 * U)
 
 
+def _inf_error(x: BucketState, y: BucketState, sx: float, a_inf: float) -> float:
+    """Bound on ``|a_inf - exact|`` for ``a_inf = x.a_inf + S y.a_inf`` (``S`` the computed sum
+    of ``x.pa``; the exact one is ``x.a_inf* + S* y.a_inf*``): ``x.err_inf + S* y.err_inf +
+    y.a_inf |S - S*|`` plus rounding, with ``|S - S*| <= rel S* + abs + (sum rounding) S``."""
+    if not (x.rel_up < 1 and math.isfinite(x.abs_up)):
+        return math.inf
+    s_up = (sx + x.abs_up) / (1.0 - x.rel_up) * (1 + 4 * U)
+    sum_err = x.rel_up * s_up + x.abs_up + (math.log2(max(x.size, 2)) + 2) * U * sx
+    err = x.err_inf + s_up * y.err_inf + y.a_inf * sum_err + 3 * U * a_inf
+    return err * (1 + 4 * U)
+
+
 def compose(
     x: BucketState,
     y: BucketState | None,
@@ -115,7 +127,9 @@ def compose(
     ``extended`` runs the FFTs in extended precision (slower, ~2000× smaller round-off).
     """
     if y is not None:
-        x, y = align(x, y, rounding)
+        x, y = align(x, y, rounding, buckets=buckets)
+        y = _lower_in_range(y)
+    x = _lower_in_range(x)
     ys = None if y is None else np.stack([y.pa, y.ma, y.bh])
     yy = x if y is None else y
     out, fft_l1 = convolve(np.stack([x.pa, x.ma, x.bh]), ys, extended)
@@ -123,6 +137,7 @@ def compose(
     sx_pa, sy_pa = float(x.pa.sum()), float(yy.pa.sum())
     sx_ma, sy_ma = float(x.ma.sum()), float(yy.ma.sum())
     a_inf = x.a_inf + sx_pa * yy.a_inf
+    err_inf = _inf_error(x, yy, sx_pa, a_inf)
     d = x.d * (sy_ma + yy.d) + sx_ma * yy.d
     rel_up, abs_up = _compose_errors(
         rx=x.rel_up, ex=x.abs_up, nx=sx_pa + x.a_inf, ry=yy.rel_up, ey=yy.abs_up, ny=sy_pa + yy.a_inf, fft_l1=fft_l1[0]
@@ -153,20 +168,32 @@ def compose(
         coarsenings=max(x.coarsenings, yy.coarsenings),
         truncated=x.truncated + yy.truncated,
         dropped=x.dropped + yy.dropped,
+        bshift=x.bshift + yy.bshift,
+        err_inf=err_inf,
     )
-    return fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding)
+    return renormalize(fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding))
 
 
-def align(x: BucketState, y: BucketState, rounding: str = "split") -> tuple[BucketState, BucketState]:
-    """Coarsen the finer of two states until both have the same grid step."""
+def align(
+    x: BucketState, y: BucketState, rounding: str = "split", *, buckets: int | None = None
+) -> tuple[BucketState, BucketState]:
+    """Bring two states to the same grid step: the coarser one is refined (exactly,
+    :func:`odp.buckets.state.refine`) while its refined window still fits ``buckets``, and only
+    then is the finer one coarsened (which loses accuracy).  So a lattice mechanism composed on
+    its own coarse lattice (e.g. randomized response, h = ε) no longer drags a Gaussian composed
+    beside it onto that lattice.  ``buckets=None``: coarsen only."""
     ratio = y.h / x.h
     p = round(math.log2(ratio))
     if 2.0**p != ratio:
         raise ValueError(f"grids {x.h!r} and {y.h!r} are not a power of two apart")
-    while x.h < y.h:
-        x = coarsen(x, rounding)
-    while y.h < x.h:
-        y = coarsen(y, rounding)
+    while x.h != y.h:
+        swap = x.h > y.h
+        fine, coarse = (y, x) if swap else (x, y)
+        if buckets is not None and 2 * coarse.size - 1 <= buckets:
+            coarse = refine(coarse)
+        else:
+            fine = coarsen(fine, rounding)
+        x, y = (coarse, fine) if swap else (fine, coarse)
     return x, y
 
 

@@ -26,9 +26,10 @@ from ._numerics import U
 from .state import BucketState
 
 
-def _near(s: BucketState, eps: float) -> float:
-    """Bound on the rounding error of a computed exponent ``eps - l_j`` over the window."""
-    lmax = max(abs(s.start), abs(s.start + s.size - 1)) * abs(s.h)
+def _near(s: BucketState, eps: float, shift: int = 0) -> float:
+    """Bound on the rounding error of a computed exponent ``eps - l_j`` over the window (grid
+    losses ``(start + j - shift) * h``)."""
+    lmax = max(abs(s.start - shift), abs(s.start + s.size - 1 - shift)) * abs(s.h)
     return 6 * U * (abs(eps) + lmax + 1.0)
 
 
@@ -45,6 +46,11 @@ def delta_upper(s: BucketState, eps: float) -> float:
         return 1.0
     l = s.losses
     near = _near(s, eps)
+    if eps - 2 * near > float(l[-1]) and math.isfinite(s.err_inf):
+        # above every atom (whatever their computed masses) only the infinite-loss mass is left
+        inf_only = (s.a_inf + s.err_inf) * (1.0 + 4 * U)
+        joint = (s.a_inf + s.abs_up) / (1.0 - s.rel_up) * (1.0 + 16 * U)
+        return min(1.0, inf_only, joint)
     mask = l > eps
     c = -np.expm1(eps - l[mask])
     total = float((s.pa[mask] * c).sum())
@@ -65,8 +71,8 @@ def delta_lower(s: BucketState, eps: float) -> float:
     Returns the trivial bound 0 when the accumulated round-off bounds are too large to use."""
     if not _usable(s.rel_ma, s.abs_ma, s.rel_bh, s.abs_bh):
         return 0.0
-    l = s.losses
-    near = _near(s, eps)
+    l = s.lower_losses  # the labels bh is scaled by (shifted by bshift steps)
+    near = _near(s, eps, shift=s.bshift)
     mask = l > eps - LOWER_WINDOW
     if mask.any():
         fac = np.exp(eps - l[mask]) * (1.0 + near + 4 * U)  # >= e^{eps - l_true}, and <= ~1
@@ -86,6 +92,23 @@ def delta_lower(s: BucketState, eps: float) -> float:
     return max(0.0, low)
 
 
+def above_top(s: BucketState) -> float:
+    """The smallest ε (found by doubling a step) above every grid loss and its rounding margin:
+    there :func:`delta_upper` holds only the infinite-loss mass and the error bounds."""
+    base = max(float(s.losses[-1]), 0.0)
+    step = 4 * _near(s, base)
+    eps = base + step
+    while eps - 2 * _near(s, eps) <= base:
+        step *= 2
+        eps = base + step
+    return eps
+
+
+def infinity_floor(s: BucketState) -> float:
+    """What :func:`delta_upper` is at every ε above the grid: no finite ε has a smaller bound."""
+    return delta_upper(s, above_top(s))
+
+
 def epsilon_upper(s: BucketState, delta: float) -> float:
     """Smallest float ε >= 0 with ``delta_upper(s, ε) <= delta`` (``inf`` if there is none).
 
@@ -96,7 +119,10 @@ def epsilon_upper(s: BucketState, delta: float) -> float:
     l = s.losses
     top = float(l[-1])
     if top <= 0 or delta_upper(s, top) > delta:
-        return math.inf
+        # at the top grid loss the bound still holds the rounding margin of the top atoms; just
+        # above it only the infinite-loss mass (and the error bounds) is left
+        beyond = above_top(s)
+        return beyond if delta_upper(s, beyond) <= delta else math.inf
     # first grid point >= 0 where the bound is <= delta (binary search: the bound is monotone)
     lo_j = int(np.searchsorted(l, 0.0, side="right"))  # first j with l_j > 0
     hi_j = s.size - 1

@@ -24,6 +24,16 @@ events whose (rounded-up, summed) loss index is ``start+j``; ``d`` the A-mass of
 events.  Merging events into buckets is a post-processing and dropping events only removes
 non-negative terms, so its hockey-stick divergence is a lower bound (data processing).
 
+**Label shift of the lower pair.**  The bucket index of a composed event is the sum of the
+components' indices, and a bucket's top lies up to one step above its losses, so the labels drift
+*above* the true losses by about ``h/2`` per composition: ``bh`` (B-mass times ``e^{label}``)
+would grow like ``e^{k h/2}`` relative to ``ma`` and the FFT's absolute round-off of ``bh`` would
+swamp small δ.  So ``bh`` is stored relative to a shifted label: ``bh[j] = (B-mass of bucket
+start+j) * exp((start + j - bshift) * h)`` with an integer ``bshift`` chosen after every
+composition (:func:`renormalize`) so that ``sum(bh) ≈ sum(ma)``.  The buckets themselves (which
+events are merged) are unchanged; only the scale of ``bh`` moves, exactly by ``e^{-t h}`` with
+its rounding counted in ``rel_bh``.
+
 **Errors.**  Each of the three vectors carries ``rel`` and ``abs``: the computed vector ``v``
 and the exact one ``v*`` satisfy ``v = v* + r + e`` with ``|r| <= rel * v*`` elementwise and
 ``||e||_1 <= abs``.  Relative errors come from the constructors; absolute ones from FFT
@@ -38,7 +48,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._numerics import U, split_error
+from ._numerics import ELEMENTARY_ULPS, U, split_error
 from .cells import Cells
 
 
@@ -63,10 +73,21 @@ class BucketState:
     coarsenings: int = 0
     truncated: float = 0.0
     dropped: float = 0.0
+    bshift: int = 0
+    #: A bound on ``|a_inf - exact a_inf|`` kept apart from the vector errors (``inf``: not
+    #: tracked).  Above the window's top only ``a_inf`` is left of the upper pair's δ, so with
+    #: ``err_inf`` the FFT round-off of the finite atoms (``abs_up``) does not count there.
+    err_inf: float = math.inf
 
     @property
     def size(self) -> int:
         return int(self.pa.size)
+
+    @property
+    def lower_losses(self) -> np.ndarray:
+        """``(start + j - bshift) * h``: ``bh[j] * exp(-lower_losses[j])`` is bucket j's B-mass
+        (see "Label shift" in the module docstring)."""
+        return (self.start - self.bshift + np.arange(self.size, dtype=np.int64)) * self.h
 
     @property
     def losses(self) -> np.ndarray:
@@ -84,6 +105,7 @@ class BucketState:
             "truncated_to_infinity": self.truncated,
             "dropped_from_lower": self.dropped,
             "coarsenings": self.coarsenings,
+            "lower_label_shift": self.bshift * self.h,
             "relative_error_bound": max(self.rel_up, self.rel_ma, self.rel_bh),
             "absolute_error_bound": max(self.abs_up, self.abs_ma + self.abs_bh),
         }
@@ -140,7 +162,7 @@ def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) ->
     pa[0] += c.bottom_a
     err[0] += c.bottom_a * c.rel_tails
     a_inf = c.inf_a + c.top_a
-    err_inf = c.inf_a * c.rel_inf + c.top_a * c.rel_tails
+    err_inf = c.inf_a * c.rel_inf + c.top_a * c.rel_tails + 2 * U * a_inf
     rel_up, abs_up = split_error(np.append(pa, a_inf), np.append(err, err_inf))
     # lower pair: bucket first+j at position j+1 (position 0 is the upper pair's extra point)
     l_at = np.where(lower.atom > 0, lower.atom, 0.0)
@@ -178,6 +200,7 @@ def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) ->
         rel_bh=rel_bh,
         abs_bh=abs_bh,
         dropped=lower.top_a + lower.bottom_a,
+        err_inf=err_inf,
     )
 
 
@@ -221,9 +244,14 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
     ma2 = spread(s.ma)
     bh2 = spread(s.bh)
     ma = ma2[0:2 * m:2] + ma2[1:2 * m:2]
-    eh = math.exp(h)
-    bh = bh2[0:2 * m:2] * eh + bh2[1:2 * m:2]
-    return replace(
+    # old bh_i = B_i e^{(i - T)h}; new bh_m = B_m e^{(2m - 2T')h} with T' = floor(T/2), r = T - 2T':
+    # bh_m = bh_{2m-1} e^{(1+r)h} + bh_{2m} e^{rh}
+    t_new = s.bshift // 2
+    r = s.bshift - 2 * t_new
+    eh = math.exp((1 + r) * h)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge h: see _lower_in_range
+        bh = bh2[0:2 * m:2] * eh + (bh2[1:2 * m:2] * math.exp(h) if r else bh2[1:2 * m:2])
+    return _lower_in_range(replace(
         s,
         h=2 * h,
         start=new_lo,
@@ -232,9 +260,69 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
         bh=bh,
         rel_up=s.rel_up + extra_rel,
         rel_ma=s.rel_ma + U,
-        rel_bh=s.rel_bh + 4 * U,
+        rel_bh=s.rel_bh + 6 * U,
         abs_bh=s.abs_bh * eh * (1 + 4 * U),
         coarsenings=s.coarsenings + 1,
+        bshift=t_new,
+    ))
+
+
+#: Scaled B-masses above this are given up (see :func:`_lower_in_range`): products of two must
+#: stay far inside the float range in the FFTs.
+MAX_SCALED_B = 1e100
+
+
+def _lower_in_range(s: BucketState) -> BucketState:
+    """On very coarse grids (h of hundreds) the scaled B-masses of a bucket can exceed the float
+    range (``e^{2h}`` factors when coarsening).  Then the lower pair is given up -- its error
+    bounds become infinite, so the lower bounds are the trivial 0 (sound) -- instead of letting
+    an overflow reach the FFTs."""
+    if s.bh.size and not float(np.max(s.bh)) <= MAX_SCALED_B:  # also catches inf / nan
+        return replace(s, bh=np.zeros_like(s.bh), rel_bh=math.inf, abs_bh=math.inf)
+    return s
+
+
+def refine(s: BucketState) -> BucketState:
+    """Halve the grid step (``h -> h/2``) exactly: the upper pair's atoms at ``i h`` are the
+    same atoms at ``2i (h/2)``, and the lower pair's buckets keep their events and labels
+    (``i h = 2i (h/2)``, so ``bh`` is unchanged; ``bshift`` doubles).  Nothing is rounded: it is
+    the same pair on a finer grid, so a coarse state (e.g. a lattice mechanism on its lattice)
+    can meet a finer one without coarsening it (:func:`odp.buckets.compose.align`)."""
+    size = 2 * s.size - 1
+
+    def spread(v: np.ndarray) -> np.ndarray:
+        out = np.zeros(size)
+        out[::2] = v
+        return out
+
+    return replace(s, h=s.h / 2, start=2 * s.start, pa=spread(s.pa), ma=spread(s.ma),
+                   bh=spread(s.bh), bshift=2 * s.bshift)
+
+
+def renormalize(s: BucketState) -> BucketState:
+    """Shift the lower pair's label (``bshift``) by the integer ``t`` nearest to
+    ``ln(sum(bh) / sum(ma)) / h`` and scale ``bh`` by ``e^{-t h}``, so that ``bh`` stays
+    comparable to ``ma`` however far the labels drift (module docstring, "Label shift").
+
+    Error bounds: ``bh`` is multiplied by the float ``c = fl(e^{-t h}) = e^{-t h}(1 + η)``,
+    ``|η| <= ELEMENTARY_ULPS u (1 + |t h|)``, and each product is rounded once more (``u``), so
+    the relative bound becomes ``(1 + rel)(1 + |η|)(1 + u) - 1`` and the absolute one is scaled
+    by ``e^{-t h}(1 + |η|)(1 + u)``."""
+    sb, sm = float(s.bh.sum()), float(s.ma.sum())
+    if not (sb > 0 and sm > 0 and math.isfinite(sb) and math.isfinite(s.abs_bh)):
+        return s
+    t = round(math.log(sb / sm) / s.h)
+    if t == 0 or abs(t * s.h) > 700:  # e^{-th} would leave the float range: keep as is
+        return s
+    th = t * s.h
+    eta = ELEMENTARY_ULPS * U * (1.0 + abs(th))
+    grow = (1.0 + eta) * (1.0 + U) * (1.0 + 4 * U)
+    return replace(
+        s,
+        bh=s.bh * math.exp(-th),
+        rel_bh=((1.0 + s.rel_bh) * grow - 1.0) * (1.0 + 4 * U),
+        abs_bh=s.abs_bh * math.exp(-th) * grow * (1.0 + 4 * U),
+        bshift=s.bshift + t,
     )
 
 
@@ -296,6 +384,11 @@ def _cut(s: BucketState, first: int, last: int) -> BucketState:
     pa[0] += bottom
     dropped = float(s.ma[last + 1:].sum() + s.ma[:first].sum())
     rel_sum = _pairwise_sum_rel(s.size)
+    err_inf = s.err_inf
+    if last < s.size - 1:  # exact mass above the window joins a_inf: its error is the atoms'
+        top_exact = (top + s.abs_up) / (1.0 - s.rel_up) if s.rel_up < 1 else math.inf
+        err_inf = (err_inf + s.rel_up * top_exact + s.abs_up + (rel_sum + 2 * U) * (top + s.a_inf)) \
+            * (1 + 4 * U)
     return replace(
         s,
         start=s.start + first,
@@ -306,4 +399,5 @@ def _cut(s: BucketState, first: int, last: int) -> BucketState:
         rel_up=s.rel_up + rel_sum,
         truncated=s.truncated + top,
         dropped=s.dropped + dropped,
+        err_inf=err_inf,
     )

@@ -10,7 +10,8 @@ lowers that floor.  Time grows about linearly with the buckets (``n log n``).
 ``target_width`` and the next attempt fits the limits (:mod:`odp.limits`, counting the time
 already spent); when a 4× step stops halving the width it retries the same window in extended
 precision and stops there (more buckets only add round-off beyond that point), reporting the
-floor.  It never returns a looser interval than the best
+floor.  An infinite width is retried in extended precision at once (more buckets cannot lower the
+mass at infinite loss); a window whose grid step did not get finer is reported as such.  It never returns a looser interval than the best
 attempt, and it says whether the target was reached and, if not, why.  docs/buckets.md has the
 measured trade-off.
 """
@@ -103,9 +104,11 @@ def tighten(
         raise InvalidParameter("mechanisms must not be empty")
     limits = limits if limits is not None else Limits()
     attempts: list[Attempt] = []
+    steps: list[float] = []  # the grid step of each attempt
     best: tuple[Interval, PrivacyBucketsAccountant] | None = None
     n, prec, spent = buckets, precision, 0.0
     reason = ""
+    floor_retry = False  # the last attempt re-ran the previous window in extended precision
     while True:
         acc = PrivacyBucketsAccountant(buckets=n, precision=prec, limits=limits,
                                        progress=progress, **options)
@@ -123,22 +126,41 @@ def tighten(
         t0 = time.perf_counter()
         iv = acc.get_epsilon_interval(delta) if delta is not None else \
             acc.get_delta_interval(epsilon)
-        attempt = Attempt(n, prec, iv, time.perf_counter() - t0)
+        used = acc.effective_precision  # "auto" may have switched to extended by itself
+        attempt = Attempt(n, used, iv, time.perf_counter() - t0)
         spent += attempt.seconds
         attempts.append(attempt)
+        steps.append(min(s.h for s in acc._states()))
+        if used == "extended":
+            prec = "extended"
         if best is None or attempt.width < best[0].width:
             best = (iv, acc)
         if attempt.width <= target:
             reason = "target reached"
             break
-        if prec == "extended" and len(attempts) >= 2 and attempts[-2].precision != "extended":
+        if floor_retry:
             reason = ("the width stopped shrinking with more buckets and extended precision was "
                       "the last step (FFT round-off floor); a smaller target needs another method")
             break
-        if len(attempts) >= 2 and attempt.width > attempts[-2].width / 2:
-            # 4x more buckets did not halve the width: round-off, not the grid, dominates
-            if prec != "extended":
+        if not math.isfinite(attempt.width):
+            # the upper end is infinite: more buckets cannot change the mass at infinite loss,
+            # but extended precision lowers the round-off bound that may keep it there
+            if used != "extended":
                 prec = "extended"
+                continue
+            reason = ("the upper end stays infinite in extended precision, so more buckets "
+                      f"cannot help: {acc.no_finite_epsilon_reason(delta)}")
+            break
+        if len(attempts) >= 2 and not attempt.width <= attempts[-2].width / 2:
+            # 4x more buckets did not halve the width
+            if steps[-1] >= steps[-2]:
+                reason = (f"the grid did not get finer with more buckets (step h = "
+                          f"{steps[-1]:.3g} both times: the composed loss range needs that step, "
+                          "or a lattice mechanism pins it); more buckets cannot narrow it")
+                break
+            if used != "extended":  # round-off, not the grid, dominates
+                prec = "extended"
+                floor_retry = True
                 continue
             reason = ("the width stopped shrinking (FFT round-off floor even in extended "
                       "precision); a smaller target needs another method")

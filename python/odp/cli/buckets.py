@@ -248,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
                 "compositions": total,
                 "buckets": acc.buckets,
                 "precision": acc.precision,
+                "precision_used": acc.effective_precision,
                 "numerics": report["directions"],
                 "seconds": wall,
                 "target": None if tightened is None else tightened.to_json(),
@@ -265,8 +266,13 @@ def run(args: argparse.Namespace) -> int:
         for m in report["mechanisms"])
     print(f"{described}, " + ", ".join(f"{k} = {v}" for k, v in given.items()))
     print(format_table(["bound", "value", "exact rational"], rows))
-    print(f"width {value.width:.3g} with {acc.buckets} buckets ({acc.precision} precision), "
+    used = acc.effective_precision
+    precision = (f"{used} precision" if used == acc.precision
+                 else f"{acc.precision} precision, {used} because round-off mattered at this {'delta' if query == 'epsilon' else 'epsilon'}")
+    print(f"width {value.width:.3g} with {acc.buckets} buckets ({precision}), "
           f"{wall:.3f} s; the true value lies between the two bounds")
+    if "precision_note" in report:
+        print(f"note: {report['precision_note']}")
     if tightened is not None:
         steps = ", ".join(f"{a.buckets}:{a.width:.2g}" for a in tightened.attempts)
         status = "reached" if tightened.reached else f"NOT reached: {tightened.reason}"

@@ -230,6 +230,12 @@ def _lattice_bound(
             raise InvalidParameter(f"grid must be > 0, got {format_fraction(h)}")
         h_lo, h_up = h, h
         exact_unit = same and all((e / h).denominator == 1 for e in eps_up)
+        need = _cells_estimate(eps_up, h, lattice.default_window(h, eps_up, costs_up))
+        if need > max_cells:
+            raise InvalidParameter(
+                f"grid {_decimal_text(h, 6)} gives a lattice of about {need:.3g} cells per pass, "
+                f"more than max_cells = {max_cells} (--max-cells); use a coarser grid, or none "
+                "(the automatic grid fits max_cells)")
     else:
         h_lo, exact_unit = _lattice_grid(eps_up, costs_up, max_cells)
         exact_unit = exact_unit and same

@@ -66,6 +66,9 @@ __all__ = [
 
 _DIGITS = 24  # decimal digits of the brackets: far below float resolution
 
+#: Largest total loss index ``R_kn = sum n_k`` of a lattice (int64 index arithmetic).
+MAX_TOTAL_UNITS = 2**62
+
 
 def check_instance(*, h: Fraction, steps: Sequence, deltas: Sequence, stops: Sequence[int],
                    costs: Sequence, window: tuple[int, int] | None,  per_step: str) -> None:
@@ -100,6 +103,10 @@ class LatticeInstance:
                        per_step="unit count")
         if any(n < 0 for n in self.units):
             raise InvalidParameter("unit counts must be >= 0")
+        if sum(self.units) > MAX_TOTAL_UNITS:
+            raise InvalidParameter(
+                f"the steps span {sum(self.units):.3g} grid steps h = {float(self.h):.3g}, more "
+                f"than the {MAX_TOTAL_UNITS:.3g} a lattice can index; use a coarser grid")
 
     def totals(self) -> list[int]:
         """``R_k = sum_{l<=k} n_l`` for ``k = 0..k_n``."""
@@ -123,8 +130,12 @@ class LatticeInstance:
         R = self._totals_array
         lo, hi = np.zeros_like(R), R
         if self.window is not None:
-            lo = np.maximum(lo, -((-(self.window[0] + R)) // 2))  # ceil((J_lo + R) / 2)
-            hi = np.minimum(hi, (self.window[1] + R) // 2)
+            # losses never leave [-R_kn, R_kn]: clamping the window there changes nothing and
+            # keeps the index arithmetic in int64 (a fine grid can ask for ~1e30 indices)
+            reach = int(R[-1])
+            j_lo, j_hi = max(self.window[0], -reach), min(self.window[1], reach)
+            lo = np.maximum(lo, -((-(j_lo + R)) // 2))  # ceil((J_lo + R) / 2)
+            hi = np.minimum(hi, (j_hi + R) // 2)
         return list(zip(lo.tolist(), hi.tolist()))
 
 
