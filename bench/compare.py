@@ -470,11 +470,13 @@ def main() -> int:
                    f"{'less than' if 2 * per_flush < per_cpu else 'not much more than'} its CPU "
                    "time alone (the exact accounting, the generated-rule check, two SHA-256 "
                    "row hashes, the SQLite statements and the head file's journal).", ""]
-            readme.append(f"- The same durable charges with the ledger on tmpfs (CPU time "
-                          f"only): {2000 / cpu:,.0f}/s.")
+            cpu_line = (f"- The same durable charges with the ledger on tmpfs (CPU time only): "
+                        f"{2000 / cpu:,.0f}/s.")
         readme.append(f"- Durable SQLite ledger, one process: {sq_rate:,.0f} charges/s; "
                       f"`fdatasync` on the same disk: {flush:,.0f}/s "
                       f"({flush / sq_rate:.1f}× the charge rate).")
+        if cpu is not None:
+            readme.append(cpu_line)
     mem = {n: next(r[3] for r in acc_rows if r[0] == n and r[2].startswith("Accountant.charge, in"))
            for n in (2000, 6000)}
     inc = {n: next(r[3] for r in acc_rows if r[0] == n and r[1] == "odp" and "Incremental" in r[2])
