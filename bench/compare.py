@@ -659,8 +659,8 @@ def main() -> int:
             f"- Load average (1, 5, 15 min): before {load_before[0]:.2f}, {load_before[1]:.2f}, "
             f"{load_before[2]:.2f}; after {load_after[0]:.2f}, {load_after[1]:.2f}, "
             f"{load_after[2]:.2f}.  The machine is shared: compare ratios within one run.",
-            "- Versions: odp " + (version("odp") or "?") + ", numpy " + (version("numpy") or "?")
-            + ", scipy " + (version("scipy") or "?") + "; peers: "
+            "- Versions: odp " + (version("odp-accounting") or odp.__version__) + ", numpy "
+            + (version("numpy") or "?") + ", scipy " + (version("scipy") or "?") + "; peers: "
             + ", ".join(f"{k} {v}" if v else f"{k} not installed" for k, v in PEERS.items())
             + ".", ""]
     notes = ["## Exceptions and notes", "",
