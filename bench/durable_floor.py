@@ -43,7 +43,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
+sys.path.insert(0, str(ROOT / "bench"))
+
 import odp  # noqa: E402
+from ledger_backends import fsync_rate  # noqa: E402
 from odp.ledger import SQLiteLedger  # noqa: E402
 from odp.ledger.base import MemoryLedger  # noqa: E402
 
@@ -53,20 +56,9 @@ _LINE = json.JSONEncoder(separators=(",", ":"))
 
 
 def flush_rate(directory: str, n: int) -> float:
-    """Seconds per ``pwrite`` of 512 bytes in place + ``fdatasync``."""
-    path = os.path.join(directory, "flush.probe")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.pwrite(fd, b"\0" * 1024, 0)
-        os.fsync(fd)
-        start = time.perf_counter()
-        for i in range(n):
-            os.pwrite(fd, b"x" * 512, (i % 2) * 512)
-            os.fdatasync(fd)
-        return (time.perf_counter() - start) / n
-    finally:
-        os.close(fd)
-        os.unlink(path)
+    """Seconds per ``pwrite`` of 512 bytes in place + ``fdatasync`` (the loop of
+    ``bench/ledger_backends.py``, whose number ``bench/compare.py`` reports)."""
+    return 1 / fsync_rate(directory, n)["rewrite_512B"]
 
 
 def sqlite_charges(directory: str, n: int) -> float:
