@@ -91,6 +91,10 @@ def test_state_before_is_the_budget_minus_what_earlier_rounds_hold(short_suffix,
         records._SHORT_SUFFIX = saved
 
 
+class _Refused(Exception):
+    """What makes a batch fail part-way in these tests."""
+
+
 def _snapshot(state: BudgetState):
     return (list(state.rounds), dict(state.by_id), state.eps_left, state.delta_left,
             state.last_reserve_seq, state.last_seq)
@@ -104,11 +108,15 @@ def test_an_undone_batch_leaves_the_state_as_it_was(before, batch, query_mid):
     if before and state.rounds:
         state.state_before(state.rounds[0].round_id)  # build the tree before the batch
     expected = _snapshot(state)
-    mark = state.begin_batch()
-    _apply(state, batch, len(before))
-    if query_mid and state.rounds:
-        _check_every_round(state)  # the tree extended over the batch, settles update it
-    state.undo_batch(mark)
+
+    def failing_batch():
+        _apply(state, batch, len(before))
+        if query_mid and state.rounds:
+            _check_every_round(state)  # the tree extended over the batch, settles update it
+        raise _Refused
+
+    with pytest.raises(_Refused):
+        state.applying(failing_batch)
     assert _snapshot(state) == expected
     _check_every_round(state)
     _apply(state, batch, len(before) + len(batch))  # and it goes on correctly afterwards
@@ -167,10 +175,14 @@ def test_the_tree_follows_settles_and_undone_batches(monkeypatch):
     _check_every_round(state)  # builds the tree over the three rounds
     _apply(state, [("settle", 0, False)], 3)  # round 0 (in the tree) charged 1/2
     _check_every_round(state)
-    mark = state.begin_batch()
-    _apply(state, [("settle", 0, True), ("reserve", one, zero)], 4)  # round 1 settled at sup
-    _check_every_round(state)
-    state.undo_batch(mark)
+
+    def failing_batch():
+        _apply(state, [("settle", 0, True), ("reserve", one, zero)], 4)  # round 1 settled at sup
+        _check_every_round(state)
+        raise _Refused
+
+    with pytest.raises(_Refused):
+        state.applying(failing_batch)
     assert state.rounds[1].status == "pending" and len(state.rounds) == 3
     _check_every_round(state)
     _apply(state, [("settle", 0, False)], 6)

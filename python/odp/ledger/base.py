@@ -370,19 +370,15 @@ class MemoryLedger(Ledger):
 
     def _all_or_nothing(self, fn: Callable[[], _T]) -> _T:
         """Run ``fn`` under the lock; if it fails after changing the state, undo what it
-        changed (O(its rounds): :meth:`BudgetState.undo_batch`)."""
+        changed (O(its rounds): :meth:`BudgetState.applying`)."""
         with self._lock:
             rows, pending = self._rows, len(self._pending)
-            mark = self._state.begin_batch()
             try:
-                result = fn()
+                return self._state.applying(fn)
             except BaseException:
                 del self._pending[pending:]
                 self._rows = rows
-                self._state.undo_batch(mark)
                 raise
-            self._state.end_batch()
-            return result
 
     def reserve_many(self, reqs: Iterable[RoundRequest], admit: Admission | None = None
                      ) -> list[RoundRecord]:

@@ -137,18 +137,15 @@ class ChainedLedger(Ledger):
 
     def _run_op(self, op: Callable[[], _T]) -> _T:
         """Run a write's ``op`` inside the backend's transaction, after its refresh.  If it
-        raises (a batch refused part-way, a rule check), what it applied in memory — rounds,
-        settles, chain — is undone in O(its rows), instead of replaying the whole ledger."""
+        raises (a batch refused part-way, a rule check), what it applied in memory — rounds and
+        settles (:meth:`BudgetState.applying`), the chain — is undone in O(its rows), instead of
+        replaying the whole ledger."""
         head = self._verifier.state
-        mark = self._state.begin_batch()
         try:
-            result = op()
+            return self._state.applying(op)
         except BaseException:
-            self._state.undo_batch(mark)
             self._verifier.state = head
             raise
-        self._state.end_batch()
-        return result
 
     def _apply_stored_row(self, row: EventRow, prev: str | None, digest: str | None,
                           mac: str | None) -> RoundRecord:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 from ..budget import Budget, format_fraction
 from ..errors import InvalidGuarantee, LedgerError
@@ -130,6 +130,7 @@ class RoundRecord:
 
 
 _F = TypeVar("_F")
+_T = TypeVar("_T")
 
 
 def _frozen_of(cls: type[_F], names: tuple[str, ...], values: tuple[Any, ...]) -> _F:
@@ -170,7 +171,7 @@ class BudgetState:
         # rounds hold (1-based; entry 0 unused) and the prefix sums of their δ.
         self._held_tree: list[Fraction] = [Fraction(0)]
         self._delta_prefix: list[Fraction] = [Fraction(0)]
-        # While a batch is being applied (see begin_batch): the settles it made, to undo.
+        # While a batch is being applied (see applying): the settles it made, to undo.
         self._undo: list[tuple[int, RoundRecord]] | None = None
 
     @property
@@ -322,22 +323,25 @@ class BudgetState:
             i += i & -i
 
     # ------------------------------------------------------------------ batches
-    def begin_batch(self) -> tuple[int, Fraction, Fraction, int, int]:
-        """Start applying a batch that may have to be undone (:meth:`undo_batch`); returns
-        the mark to undo to.  O(1)."""
+    def applying(self, fn: Callable[[], _T]) -> _T:
+        """Run ``fn``, which applies rows to this state (a batch); if it raises, put the state
+        back as it was before it — in O(the rounds it touched), where rebuilding the state would
+        replay every row of the ledger — and re-raise."""
+        mark = (len(self.rounds), self.eps_left, self.delta_left, self.last_reserve_seq,
+                self.last_seq)
         self._undo = []
-        return len(self.rounds), self.eps_left, self.delta_left, self.last_reserve_seq, \
-            self.last_seq
+        try:
+            result = fn()
+        except BaseException:
+            self._undo_to(mark)
+            raise
+        finally:
+            self._undo = None
+        return result
 
-    def end_batch(self) -> None:
-        """The batch stays (it was committed)."""
-        self._undo = None
-
-    def undo_batch(self, mark: tuple[int, Fraction, Fraction, int, int]) -> None:
-        """Put the state back as it was at :meth:`begin_batch`: O(the batch's rounds), where
-        rebuilding it would replay every row of the ledger."""
+    def _undo_to(self, mark: tuple[int, Fraction, Fraction, int, int]) -> None:
         n, self.eps_left, self.delta_left, self.last_reserve_seq, self.last_seq = mark
-        undo, self._undo = self._undo or [], None
+        undo = self._undo or []
         if not undo and len(self.rounds) == n:
             return  # nothing was applied
         for rec in self.rounds[n:]:
