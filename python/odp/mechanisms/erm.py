@@ -147,8 +147,12 @@ def certified_gradient_norm(p: np.ndarray, x: np.ndarray, y: np.ndarray, lam: fl
     coordinate's mean is summed with :func:`math.fsum`, and the float64 error of the terms
     (``σ(−z)`` within 2 ulps absolute, ``z = y·pᵀx`` within ``d·u·‖p‖`` times a derivative
     ≤ 1/4, and the products) is added as the margin ``√d·(8 + d‖p‖)·2⁻⁵²`` (rows have norm ≤ 1)."""
-    grad = accurate_gradient(p, x, y, lam)
-    margin = gradient_margin(float(np.linalg.norm(p)), lam, x.shape[1])
+    return _certified_norm(accurate_gradient(p, x, y, lam), p, lam)
+
+
+def _certified_norm(grad: np.ndarray, p: np.ndarray, lam: float) -> float:
+    """The bound of :func:`certified_gradient_norm` from ``grad = accurate_gradient(p, …)``."""
+    margin = gradient_margin(float(np.linalg.norm(p)), lam, p.shape[0])
     return float(float(np.linalg.norm(grad)) * (1 + 4 * _U) + margin)
 
 
@@ -207,9 +211,7 @@ def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float,
         hess = (x.T * weights) @ x / n + lam * np.eye(d)
         if float(np.linalg.norm(grad)) <= near:
             grad = accurate_gradient(p, x, y, lam)
-            certified = (float(np.linalg.norm(grad)) * (1 + 4 * _U)
-                         + gradient_margin(float(np.linalg.norm(p)), lam, d))
-            bound = certified / lam
+            bound = _certified_norm(grad, p, lam) / lam
             if bound <= tolerance:
                 return p, bound
             p = p - np.linalg.solve(hess, grad)  # a full Newton step from near the minimum
