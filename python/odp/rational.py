@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import math
 from fractions import Fraction
 from typing import Callable
 
@@ -65,12 +66,20 @@ def _monotone_bracket(
     )
 
 
-def magnitude(x: Fraction) -> str:
-    """``x`` for a message, also when it is too large for a float."""
+def magnitude(x: Fraction | int) -> str:
+    """``x`` to 3 significant digits for a message, or its order of magnitude (``about 1e800``)
+    when it is too large or too small for a float."""
+    x = Fraction(x)
+    if x == 0:
+        return "0"
     try:
-        return f"{float(x):.3g}"
+        f = float(x)
     except OverflowError:
-        return f"about 10**{len(str(abs(x.numerator))) - len(str(x.denominator))}"
+        f = 0.0
+    if f != 0 and math.isfinite(f):
+        return f"{f:.3g}"
+    sign = "-" if x < 0 else ""
+    return f"about {sign}1e{round(math.log10(abs(x.numerator)) - math.log10(x.denominator))}"
 
 
 @functools.lru_cache(maxsize=1)

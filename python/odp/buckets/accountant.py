@@ -27,6 +27,7 @@ from ..errors import InvalidBudget, InvalidParameter
 from ..floats import float_down, float_up, round_down_significant, round_up_significant
 from ..limits import Estimate, Limits, ResourceLimitExceeded
 from ..progress import ProgressArg, Reporter
+from ..rational import magnitude
 from .compose import compose as compose_states
 from ._numerics import U
 from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
@@ -184,19 +185,14 @@ LOSS_SPREAD = 8.0
 
 
 def _short_number(text: Any) -> str:
-    """A parameter for a message: as given when short, else its order of magnitude."""
+    """A parameter for a message: as given when short, else :func:`odp.rational.magnitude`."""
     text = str(text)
     if len(text) <= 24:
         return text
     try:
-        x = Fraction(text)
+        return magnitude(Fraction(text))
     except (ValueError, ZeroDivisionError):
         return text[:24] + "..."
-    if x == 0:
-        return "0"
-    if Fraction(10) ** -300 < abs(x) < Fraction(10) ** 300:
-        return f"{float(x):.6g}"
-    return f"about 1e{round(math.log10(abs(x.numerator)) - math.log10(x.denominator))}"
 
 
 def _describe_short(mech: PLDMechanism) -> str:
@@ -540,9 +536,7 @@ class PrivacyBucketsAccountant:
         distinguishing mass exceeds it (then no finite ε exists), or only the bound's own
         infinity mass (tails cut off the window) and round-off bounds do."""
         d = _query_number(delta, "delta")
-        text = format_fraction(d)
-        if len(text) > 24:
-            text = f"{float(d):.6g}"
+        text = _short_number(format_fraction(d))
         states = self._states()
         distinguishing = max(s.d for s in states)  # a lower bound on the true mass
         if distinguishing > float_up(d):

@@ -61,7 +61,7 @@ from ..budget import parse_epsilon, parse_positive, parse_positive_int, to_fract
 from ..errors import InvalidParameter, OdpError
 from ..guarantees import DP, Data, ODP, Release
 from ..exact_continuous import sample_l2_laplace
-from ..rational import ceil_fraction, exp_bracket, sqrt_bracket
+from ..rational import ceil_fraction, exp_bracket, magnitude, sqrt_bracket
 from ..samplers import RandomSource, discrete_laplace
 from .base import BOTTOM, Mechanism
 from .noise import value_or_bottom
@@ -173,22 +173,13 @@ def solver_tolerance(n: int, regularization: Fraction, dim: int) -> Fraction:
     if need is None or need > limit:
         shown_p = "out of range" if norm_bound is None else f"{norm_bound:.3g}"
         raise InvalidParameter(
-            f"n={_show(n)}, regularization={_show(regularization)}, dim={dim}: the minimiser's "
-            "float64 certificate cannot reach 1% of the sensitivity 2/(nΛ): odp needs "
+            f"n={magnitude(n)}, regularization={magnitude(regularization)}, dim={dim}: the "
+            "minimiser's float64 certificate cannot reach 1% of the sensitivity 2/(nΛ): odp needs "
             "n·(1+Λ)·√d·(8 + d·P) below about 1.1e13, with P = min(1/Λ, √(2 ln 2/Λ)) bounding "
-            f"‖p_min‖ (here n·(1+Λ) = {_show(n * (1 + regularization))}, P = {shown_p}); use "
+            f"‖p_min‖ (here n·(1+Λ) = {magnitude(n * (1 + regularization))}, P = {shown_p}); use "
             "fewer records, fewer features or a different regularization; nothing was reserved "
             "or charged")
     return max(TOLERANCE * base, need)
-
-
-def _show(x: Fraction | int) -> str:
-    """``x`` to 3 significant digits, for messages (any size)."""
-    try:
-        value = float(x)
-    except OverflowError:
-        return "more than 1e308"
-    return "less than 1e-308" if value == 0 and x != 0 else f"{value:.3g}"
 
 
 def fit_logistic_regression(x: np.ndarray, y: np.ndarray, regularization: float, *,
