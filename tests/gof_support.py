@@ -17,6 +17,8 @@ from typing import Any, Hashable, Iterable, Sequence
 import mpmath
 from scipy import stats
 
+from odp.samplers import discrete_laplace_tail
+
 #: a model outcome that lumps every value outside a window
 LOW, HIGH = "<", ">"
 
@@ -30,8 +32,8 @@ def discrete_laplace_pmf(scale: Any, lo: int, hi: int) -> dict[Hashable, Any]:
     r = mpmath.exp(-1 / scale)
     c = (1 - r) / (1 + r)
     out: dict[Hashable, Any] = {z: c * r ** abs(z) for z in range(lo, hi + 1)}
-    out[LOW] = r ** (-lo + 1) / (1 + r)  # P(Z ≤ lo − 1) = P(Z ≥ 1 − lo)
-    out[HIGH] = r ** (hi + 1) / (1 + r)
+    out[LOW] = discrete_laplace_tail(1 - lo, r)  # P(Z ≤ lo − 1) = P(Z ≥ 1 − lo)
+    out[HIGH] = discrete_laplace_tail(hi + 1, r)
     return out
 
 

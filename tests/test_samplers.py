@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections import Counter
 from fractions import Fraction
 
 import mpmath
@@ -16,29 +15,16 @@ from odp import samplers
 from odp.errors import InvalidParameter
 from odp.samplers import SecureRandom, SeededRandom
 
+from gof_support import chi_square_pvalue
+
 N = 12000
 
 
-def _chi_square_pvalue(samples, pmf, min_expected=5.0):
-    """Chi-square goodness of fit; bins with small expectation are pooled into the tails."""
-    counts = Counter(samples)
-    lo, hi = min(counts), max(counts)
-    support = range(lo - 1, hi + 2)
-    observed, expected = [], []
-    pool_obs = 0.0
-    for x in support:
-        e = pmf(x) * len(samples)
-        if e < min_expected:
-            pool_obs += counts.get(x, 0)
-        else:
-            observed.append(counts.get(x, 0))
-            expected.append(e)
-    tail = len(samples) - sum(observed) - pool_obs  # mass outside the observed range
-    pool_obs += tail
-    pool_exp = len(samples) - sum(expected)  # everything not in a kept bin
-    observed.append(pool_obs)
-    expected.append(pool_exp)
-    return stats.chisquare(observed, expected).pvalue
+def _chi_square_pvalue(samples, pmf):
+    """Chi-square goodness of fit of ``samples`` against ``pmf`` on the observed range (and one
+    value beyond each end); the mass outside it is one more bin (:mod:`gof_support`)."""
+    lo, hi = min(samples), max(samples)
+    return chi_square_pvalue(samples, {x: pmf(x) for x in range(lo - 1, hi + 2)})
 
 
 @pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2)])
