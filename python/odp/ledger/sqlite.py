@@ -350,6 +350,21 @@ class SQLiteLedger(ChainedLedger):
         return None if row is None else row[0]
 
     def _check_heads(self) -> None:
+        try:
+            self._check_heads_once()
+        except LedgerCorrupted:
+            if not self._heads:
+                raise
+            # A writer commits its rows, then writes the head, both under the head file's
+            # lock: rows read here may be a commit whose head is still being written (a new
+            # ledger's first charge, typically).  Wait for the writers in flight — once the
+            # lock is ours, every committed durable row has its head — and look again.  A
+            # head still missing then is a real loss.
+            with self._writers_queue():
+                pass
+            self._check_heads_once()
+
+    def _check_heads_once(self) -> None:
         # Read the heads first, then the rows: a head is written only after its rows were
         # committed, so rows read afterwards include every row a head can name (other
         # processes keep committing meanwhile).
