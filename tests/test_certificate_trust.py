@@ -35,7 +35,7 @@ def _run(path: Path, n: int = 3) -> None:
 
 
 def _certify(ledger: Path, out: Path, *extra: str) -> None:
-    assert main(["certify", str(ledger), "-o", str(out), *extra]) == 0
+    assert main(["certify", str(ledger), "-o", str(out), "--force", *extra]) == 0
 
 
 def _verify(cert: Path, *extra: str) -> tuple[int, str]:

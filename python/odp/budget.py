@@ -45,6 +45,9 @@ def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fracti
         return Fraction(value)
     if isinstance(value, str):
         text = value.strip()
+        if not text.isascii():  # Fraction() would read '١' (Arabic-Indic one) as 1
+            raise InvalidBudget(f"{name} must be written with ASCII digits such as '0.1', "
+                                f"'1e-6' or '1/3', got {value!r}")
         try:
             result = Fraction(text)
         except (ValueError, ZeroDivisionError):
@@ -83,38 +86,53 @@ def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fracti
     raise InvalidBudget(f"{name} must be a number, got {type(value).__name__} {value!r}")
 
 
+#: Privacy parameters, budgets and scales must be 0 or lie in [MIN_MAGNITUDE, MAX_MAGNITUDE]:
+#: outside, a value can neither be shown as a number people read nor converted to a float by
+#: the numerical code (``1e400`` overflows a float, ``1e-400`` is a 400-digit fraction).
+MIN_MAGNITUDE = Fraction(1, 10**300)
+MAX_MAGNITUDE = Fraction(10**300)
+
+
+def _in_range(x: Fraction, value: Any, name: str, error: type[Exception]) -> Fraction:
+    if x and not MIN_MAGNITUDE <= abs(x) <= MAX_MAGNITUDE:
+        raise error(f"{name}={value!r} is outside the range odp accepts for it (0, or a "
+                    "magnitude between 1e-300 and 1e300)")
+    return x
+
+
 def parse_epsilon(value: Any, *, name: str = "epsilon") -> Fraction:
-    """A finite ε ≥ 0."""
+    """A finite ε ≥ 0 (0 or between 1e-300 and 1e300)."""
     eps = to_fraction(value, name=name)
     if eps < 0:
         raise InvalidBudget(f"{name} must be >= 0, got {format_fraction(eps)}")
-    return eps
+    return _in_range(eps, value, name, InvalidBudget)
 
 
 def parse_delta(value: Any, *, name: str = "delta") -> Fraction:
-    """A δ with 0 ≤ δ < 1."""
+    """A δ with 0 ≤ δ < 1 (0 or at least 1e-300)."""
     delta = to_fraction(value, name=name)
     if delta < 0:
         raise InvalidBudget(f"{name} must be >= 0, got {format_fraction(delta)}")
     if delta >= 1:
         raise InvalidBudget(f"{name} must be < 1, got {format_fraction(delta)}")
-    return delta
+    return _in_range(delta, value, name, InvalidBudget)
 
 
 def parse_positive(value: Any, *, name: str = "value") -> Fraction:
-    """A finite number > 0, parsed exactly (e.g. a sensitivity, a noise scale, a grid step)."""
+    """A finite number > 0, parsed exactly (e.g. a sensitivity, a noise scale, a grid step),
+    between 1e-300 and 1e300."""
     x = to_fraction(value, name=name)
     if x <= 0:
         raise InvalidParameter(f"{name} must be > 0, got {value!r}")
-    return x
+    return _in_range(x, value, name, InvalidParameter)
 
 
 def parse_nonnegative(value: Any, *, name: str = "value") -> Fraction:
-    """A finite number >= 0, parsed exactly."""
+    """A finite number >= 0, parsed exactly (0 or between 1e-300 and 1e300)."""
     x = to_fraction(value, name=name)
     if x < 0:
         raise InvalidParameter(f"{name} must be >= 0, got {value!r}")
-    return x
+    return _in_range(x, value, name, InvalidParameter)
 
 
 def parse_positive_int(value: Any, *, name: str = "value") -> int:

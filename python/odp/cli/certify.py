@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from ._common import LEDGER_HELP, Subparsers, check_output_path, open_ledger_readonly, print_json
 
@@ -26,14 +27,42 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--hmac-key", help="sign with this HMAC key file (odp ledger keygen)")
     p.add_argument("--key-file", help="the ledger's own HMAC key file, to check its tags "
                                       "(default: $ODP_LEDGER_KEY_FILE)")
+    p.add_argument("--force", action="store_true",
+                   help="replace CERT and CERT.json if they exist (refused otherwise)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=run)
 
 
+def _check_key(path: str | None, option: str) -> None:
+    """A signing key that cannot be read is refused before the ledger is opened."""
+    import os
+
+    from ..errors import InvalidParameter
+
+    if path is None:
+        return
+    if not path or not os.path.isfile(path) or not os.access(path, os.R_OK):
+        why = "empty path" if not path else (
+            "no such file" if not os.path.exists(path) else "not a readable file")
+        raise InvalidParameter(f"{option} {path}: {why}; nothing was written")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..certs import certificate_of
+    from ..certs.export import sidecar_path
+    from ..errors import InvalidParameter
 
-    check_output_path(args.output, "-o")  # before reading: nothing half-written
+    # Everything that can fail before reading is checked first: nothing half-written, no
+    # file replaced by surprise, the ledger not even opened.
+    check_output_path(args.output, "-o")
+    if not args.force:
+        for target in (args.output, str(sidecar_path(args.output))):
+            if os.path.lexists(target):
+                raise InvalidParameter(f"-o {args.output}: {target} exists; certify does not "
+                                       "replace files (remove it, choose another path or give "
+                                       "--force)")
+    _check_key(args.sign_key, "--sign-key")
+    _check_key(args.hmac_key, "--hmac-key")
     ledger = open_ledger_readonly(args.ledger, args.key_file)
     try:
         cert = certificate_of(ledger)

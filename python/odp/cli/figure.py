@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
     figure = figures[args.name]
     output = args.output or f"fig{args.name}.png"
     check_output_path(output, "-o")  # before any work: a bad path fails in a second, not 40 s
+    if not output.lower().endswith(".png"):  # matplotlib would pick (or refuse) a format
+        raise InvalidParameter(f"-o {output}: figures are written as PNG; give a path ending "
+                               "in .png")
     from ..figures import require_matplotlib
 
     require_matplotlib()  # a missing extra is reported before the work too

@@ -147,6 +147,8 @@ def run_init(args: argparse.Namespace) -> int:
     if is_postgres_url(args.path):
         ledger_id = init_postgres_ledger(args.path, budget, key_file=args.key_file).ledger_id
     else:
+        if not args.path:
+            raise LedgerError("the ledger path is empty")
         if Path(args.path).exists():
             raise LedgerError(f"{args.path} already exists; not creating a ledger over it")
         with SQLiteLedger(args.path, budget, key_file=args.key_file) as ledger:

@@ -205,18 +205,23 @@ def run(args: argparse.Namespace) -> int:
 
     if args.gap_study:
         return _gap_study(args)
-    if not args.stops or not args.costs:
-        raise InvalidParameter("--stops and --costs are required (or use --gap-study)")
     limits, progress = limits_from_args(args), progress_from_args(args)
+    if args.steps_file:
+        # the file the user named is read (or refused) before anything else is asked for
+        if args.epsilon is not None:
+            raise InvalidParameter("give either --epsilon/--delta or --steps-file, not both")
+        steps: list[tuple[Any, Any]] = _read_steps(args.steps_file, limits)
+    missing = [flag for flag, value in (("--stops", args.stops), ("--costs", args.costs))
+               if not value]
+    if missing:
+        raise InvalidParameter(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+                               "required (or use --gap-study)")
     stops = _expand(args.stops, "stops", integer=True, limits=limits)
     if args.max_cells is not None and args.max_cells < 1:
         raise InvalidParameter(f"--max-cells must be >= 1, got {args.max_cells}")
     max_cells = args.max_cells or DEFAULT_MAX_CELLS
     spec = args.costs.strip()
     if args.steps_file:
-        if args.epsilon is not None:
-            raise InvalidParameter("give either --epsilon/--delta or --steps-file, not both")
-        steps: list[tuple[Any, Any]] = _read_steps(args.steps_file, limits)
         if args.k is not None and args.k != len(steps):
             raise InvalidParameter(f"--k {args.k} but --steps-file has {len(steps)} steps")
         k_n = len(steps)

@@ -119,7 +119,11 @@ class SQLiteLedger(ChainedLedger):
                  _check_heads: bool = True, _clock: Callable[[], float] | None = None, _ledger_id: str | None = None):
         if checkpoint not in CHECKPOINT_MODES:
             raise LedgerError(f"checkpoint must be one of {CHECKPOINT_MODES}, got {checkpoint!r}")
+        if not str(path):
+            raise LedgerError("the ledger path is empty")
         self.path = Path(path)
+        if self.path.is_dir():
+            raise LedgerError(f"{self.path} is a directory, not a ledger file")
         self._where = str(self.path)
         self._clock = _clock or default_clock
         self._new_id = _ledger_id
@@ -215,6 +219,16 @@ class SQLiteLedger(ChainedLedger):
         try:
             if not readonly:
                 return connect(str(self.path), False)
+            if (not Path(str(self.path) + "-wal").exists()
+                    and os.access(self.path, os.R_OK | os.W_OK)
+                    and os.access(self.path.parent, os.W_OK | os.X_OK)):
+                # No -wal: no connection is open and the file is complete.  Read through a
+                # query-only connection: as the last one to close it removes the -wal and
+                # -shm files that opening a WAL database creates (a mode=ro connection would
+                # leave them beside the ledger) and writes nothing else.
+                conn = connect(str(self.path), False)
+                conn.execute("PRAGMA query_only = ON")
+                return conn
             conn = connect(f"file:{self.path.resolve()}?mode=ro", True)
             try:
                 conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
