@@ -307,7 +307,7 @@ class OutputPerturbationERM(Mechanism):
     def clamp_bound(self) -> Fraction:
         """A rigorous upper bound of P(the clamp changes the release), on every database:
         ``2^d·e^{−(d + 128)}`` (module docstring), as an exact rational bound."""
-        return 2**self.dim * exp_bracket(Fraction(-(self.dim + TAIL_SCALES)))[1]
+        return Fraction(2**self.dim) * exp_bracket(Fraction(-(self.dim + TAIL_SCALES)))[1]
 
     @property
     def guarantee(self) -> DP:

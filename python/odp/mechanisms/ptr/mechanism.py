@@ -427,7 +427,7 @@ class IQRMechanism(Mechanism):
 
     def params(self) -> dict[str, Any]:
         fn = self.function.params()
-        out = {"epsilon": str(self.epsilon), "delta": str(self.delta)}
+        out: dict[str, Any] = {"epsilon": str(self.epsilon), "delta": str(self.delta)}
         out.update((k, fn[k]) for k in ("base", "resolution", "index_windows", "window")
                    if k in fn)
         if self.n is not None:
