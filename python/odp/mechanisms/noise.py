@@ -26,6 +26,7 @@ decimal (``4.717``).
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -71,7 +72,6 @@ def exact_value(value: Any, *, name: str = "query result") -> Fraction:
     return to_fraction(value, name=name, warn=False)
 
 
-
 class _GridMechanism(Mechanism):
     """Shared grid logic: sensitivity Δ, granularity g, integer sensitivity m = ⌈Δ/g⌉, and the
     window ``[lo, hi]`` (grid units) the release is clamped to (module docstring)."""
@@ -96,18 +96,14 @@ class _GridMechanism(Mechanism):
         self.window = (self._user_window if self._user_window is not None
                        else default_grid_window(self.units, scale))
 
-    @property
-    def has_default_window(self) -> bool:
-        """Whether the window is the default one (no ``window=`` was given)."""
-        return self._user_window is None
-
     def grid_value(self, data: Any) -> int:
         """``n(x) = ⌊f(x)/g + 1/2⌋``: the query value in grid units before noise."""
         value = exact_value(self.query(data))
         return math.floor(value / self.granularity + Fraction(1, 2))
 
+    @abstractmethod
     def _noise(self, rng: RandomSource) -> int:
-        raise NotImplementedError
+        """One draw of the integer noise Z (grid units)."""
 
     def release(self, data: Any, rng: RandomSource) -> ExactValue:
         """``g·clamp(n(x) + Z, lo, hi)``: the noise first, then the (public) clamp."""

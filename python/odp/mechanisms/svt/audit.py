@@ -76,7 +76,7 @@ def answer_probability(answers: Sequence[bool], gaps: Sequence[int], r_threshold
 
 
 def adaptive_output_distribution(strategy: Callable[[tuple], tuple[int, int] | None], c: int,
-                                 r_threshold: Any, r_query: Any,
+                                 r_threshold: Any, r_query: Any, *,
                                  max_queries: int | None = None) -> dict[tuple, Any]:
     """Exact output distribution of Alg. 2 against an adaptive analyst.
 
