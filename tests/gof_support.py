@@ -78,3 +78,32 @@ def chi_square_pvalue(samples: Iterable[Hashable], model: dict[Hashable, Any],
     assert len(expected) >= 2, "the model puts almost all its mass on one bin: no test"
     scale = sum(observed) / sum(expected)  # rounding of the float sums only
     return float(stats.chisquare(observed, [e * scale for e in expected]).pvalue)
+
+
+def discrete_gaussian_pmf(sigma2: Any) -> Any:
+    """``z ↦ P(Z = z)`` for the discrete Gaussian ``P(z) ∝ exp(−z²/(2σ²))`` of
+    :func:`odp.samplers.discrete_gaussian`, in mpmath (normaliser summed over ``|z| ≤ 60σ + 60``,
+    the omitted mass below ``e^{−1800}``)."""
+    s2 = mpmath.mpf(sigma2.numerator) / sigma2.denominator if hasattr(sigma2, "numerator") \
+        else mpmath.mpf(sigma2)
+    reach = int(60 * mpmath.sqrt(s2)) + 60
+    norm = 1 + 2 * mpmath.fsum(mpmath.exp(-mpmath.mpf(z) ** 2 / (2 * s2))
+                               for z in range(1, reach + 1))
+    return lambda z: mpmath.exp(-mpmath.mpf(z) ** 2 / (2 * s2)) / norm
+
+
+def clamped_law(pmf: Any, center: int, lo: int, hi: int, reach: int) -> dict[int, Any]:
+    """The law of ``clamp(center + Z, lo, hi)`` for a symmetric integer noise ``Z`` with
+    ``pmf``: interior points ``pmf(y − center)``, the ends ``P(center + Z ≤ lo)`` and
+    ``P(center + Z ≥ hi)``, the tails summed up to ``|z| ≤ reach`` (callers pick ``reach`` so
+    that the omitted mass is negligible)."""
+    out = {y: pmf(y - center) for y in range(lo + 1, hi)}
+    out[lo] = mpmath.fsum(pmf(z) for z in range(-reach, lo - center + 1))
+    out[hi] = mpmath.fsum(pmf(z) for z in range(hi - center, reach + 1))
+    return out
+
+
+def binomial_pvalue(hits: int, n: int, p: Any) -> float:
+    """Two-sided exact binomial test of ``hits`` successes in ``n`` trials with probability
+    ``p`` (e.g. how often a release lands on a window's edge)."""
+    return float(stats.binomtest(hits, n, float(p)).pvalue)

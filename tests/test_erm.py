@@ -556,3 +556,61 @@ def test_right_shapes_pass_the_public_check_and_are_charged():
     acc = odp.Accountant("2", rng=odp.SeededRandom(1))
     acc.run(mech, (x[:6], y[:6], x[6:], y[6:]))
     assert len(acc.history) == 1 and acc.last_round.reason == "released"
+
+
+# ------------------------------------------------------------------ finite output spaces
+
+
+def test_model_window_covers_every_minimiser_and_its_noise():
+    """The coordinate window [−N, N]·h, N = ⌈(1/Λ + τ + R)/h⌉ + 1 with R = 2(d + 128)/β: the
+    clamp bound 2^d·e^{−(d+128)} is below 2⁻¹⁸⁴, the true Gamma(d, β) tail P(‖q‖ > R) is below
+    it (scipy), and a release's coordinates are ExactValues in the window (also the tested
+    model's).  The window is in the params."""
+    from odp.readable import ExactValue
+
+    rng = np.random.default_rng(5)
+    x, y = _data(rng, 30, 3)
+    erm = OutputPerturbationERM(epsilon="2", regularization="1/2", n=30, dim=3)
+    assert erm.noise_radius == 2 * (3 + 128) / erm.beta
+    n_max = math.ceil((2 + erm.tolerance + erm.noise_radius) / erm.granularity) + 1
+    assert erm.window.hi == -erm.window.lo == n_max
+    bound = erm.clamp_bound()
+    assert bound < Fraction(1, 2**184)
+    assert stats.gamma(a=3, scale=1 / float(erm.beta)).sf(float(erm.noise_radius)) <= bound
+    lo, hi = erm.params()["window"]
+    assert (Fraction(lo), Fraction(hi)) == (-erm.granularity * n_max, erm.granularity * n_max)
+    model = erm.release((x, y), odp.SeededRandom(1))
+    assert all(isinstance(v, ExactValue) for v in model.exact)
+    assert all(int(v / erm.granularity) in erm.window for v in model.exact)
+    assert "Fraction(" not in repr(model)  # the exact coordinates print as numbers
+
+
+def test_output_perturbation_clamps_at_the_window_edges_with_the_modelled_tail_mass():
+    """With its (public) window replaced by a tiny one around p̂ (d = 1), the released index
+    follows the Laplace(1/β) cell masses folded onto the window — the edges carry the tails
+    P(p̂ + q ≤ (lo + 1/2)h) and P(p̂ + q ≥ (hi − 1/2)h) — against 1500 seeded releases
+    (chi-square); the unclamped cell mass at the upper edge is rejected (binomial test)."""
+    from gof_support import binomial_pvalue, chi_square_pvalue
+
+    from odp.mechanisms.window import Window
+
+    mech = _tiny_mechanism()
+    erm = mech.erm
+    x_train, y_train = _neighbour_pairs()[0][0][:2]
+    p_hat = float(erm.minimiser(x_train, y_train)[0])
+    centre = _centre(mech, x_train, y_train)
+    erm.window = Window(centre - 4, centre + 6)
+    lo, hi = erm.window.lo, erm.window.hi
+    with mpmath.workdps(30):
+        cells = _laplace_cells(erm, p_hat, centre - 400, centre + 400)
+        model = {j: cells[j] for j in range(lo + 1, hi)}
+        model[lo] = 1 - mpmath.fsum(cells[j] for j in range(lo + 1, centre + 401))
+        model[hi] = 1 - mpmath.fsum(cells[j] for j in range(centre - 400, hi))
+    rng = odp.SeededRandom(6)
+    h = erm.granularity
+    seen = [int(erm.release((x_train, y_train), rng).exact[0] / h) for _ in range(1500)]
+    assert set(seen) <= set(range(lo, hi + 1))
+    assert chi_square_pvalue(seen, model) > 1e-3
+    hits = seen.count(hi)
+    assert binomial_pvalue(hits, len(seen), model[hi]) > 1e-3
+    assert binomial_pvalue(hits, len(seen), cells[hi]) < 1e-6

@@ -411,3 +411,63 @@ def test_noisy_gd_rejects_wrong_shapes():
         args.update(bad)
         with pytest.raises(InvalidParameter):
             NoisyGradientDescent(**args)
+
+
+# ------------------------------------------------------------------ finite output spaces
+
+
+def test_noisy_gd_window_covers_every_mean_gradient_and_clamps_with_negligible_probability():
+    """The gradient window [−N, N], N = U + ⌈s·(128 + ℓ)⌉: every gridded mean-gradient
+    coordinate has |u_j| ≤ U on every database — here the extreme one, where every record's
+    clipped gradient puts its whole L1 norm C on one coordinate — and the clamp changes a run's
+    release with probability below 2⁻¹⁸³ (rigorous bound).  The window is in the params."""
+    n, d = 12, 3
+    mech = NoisyGradientDescent(n=n, dim=d, epsilon_step="1/10", stops=[5, 10],
+                                granularity=Fraction(1, 64))
+    x = np.zeros((n, d))
+    x[:, 1] = 1e6  # huge first-coordinate margins are clipped to L1 norm C on coordinate 1
+    y = -np.ones(n)
+    units = mech.grid_gradient(np.zeros(d), x, y)
+    assert units[1] == mech.clip / mech.granularity == 64  # |mean| = C exactly, in grid units
+    assert abs(units[1]) <= mech.covered_units == 66
+    assert mech.grid_window.hi == mech.covered_units + mech.grid_margin
+    assert mech.grid_margin == math.ceil(mech.noise_scale * (128 + (10 * d).bit_length()))
+    assert mech.clamp_bound() < Fraction(1, 2**183)
+    lo, hi = mech.params()["grid_window"]
+    assert (Fraction(lo), Fraction(hi)) == (Fraction(mech.grid_window.lo, 64),
+                                            Fraction(mech.grid_window.hi, 64))
+
+
+def test_noisy_gd_clamps_each_coordinate_after_the_noise_at_the_window_edges():
+    """With its (public) window replaced by a tiny one around the gradient, the released
+    coordinates follow the clamped law clamp(u_j + Z_j) of each coordinate (chi-square, 1000
+    seeded one-step releases per coordinate), the edges carrying the tails — and not the
+    unclamped point masses (binomial test)."""
+    from gof_support import binomial_pvalue, chi_square_pvalue
+
+    from odp.mechanisms.window import Window, clamped_laplace_law
+
+    rng = np.random.default_rng(4)
+    n, d = 8, 3
+    x = rng.normal(size=(n, d))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    mech = NoisyGradientDescent(n=n, dim=d, epsilon_step="1/2", stops=[1],
+                                granularity=Fraction(1, 8))
+    centre = mech.grid_gradient(np.zeros(d), x, y)
+    mech.grid_window = Window(min(centre) - 5, max(centre) + 5)
+    r = math.exp(-float(mech.epsilon_step / mech.units))  # scale units/ε
+    seeded = odp.SeededRandom(12)
+    columns = [[] for _ in range(d)]
+    for _ in range(1000):
+        (step,) = mech.release((x, y), seeded).steps
+        for j, value in enumerate(step):
+            columns[j].append(int(Fraction(float(value)) / mech.granularity))
+    lo, hi = mech.grid_window.lo, mech.grid_window.hi
+    for j, u in enumerate(centre):
+        assert set(columns[j]) <= set(range(lo, hi + 1))
+        model = clamped_laplace_law(u, r, mech.grid_window)
+        assert chi_square_pvalue(columns[j], model) > 1e-3
+        c = (1 - r) / (1 + r)
+        hits = columns[j].count(hi)
+        assert binomial_pvalue(hits, 1000, model[hi]) > 1e-3
+        assert binomial_pvalue(hits, 1000, c * r ** (hi - u)) < 1e-6

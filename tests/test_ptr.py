@@ -24,6 +24,7 @@ import odp
 from odp.errors import BudgetExceeded, InvalidParameter
 from odp.exact import FiniteDist, satisfies_odp_cost
 from odp.mechanisms import BOTTOM
+from odp.mechanisms.window import Window
 from odp.mechanisms.ptr import (
     ExponentialMedian,
     IQRMechanism,
@@ -383,6 +384,12 @@ def test_pipeline_checks_the_plan_first():
     lambda: LogBinIQR("1", "0", base=2),
     lambda: ExponentialMedian(epsilon="1", lower=3, upper=3),
     lambda: ExponentialMedian(epsilon="1", lower=0, upper=3, candidates=1),
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", n=10, window=(0, 1)),    # lo must be > 0
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", n=10, window=(2, 1)),
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", n=10, window=(1, 1)),
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", n=10, window=(1, "x")),
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", n=10, window=3),
+    lambda: IQRMechanism(epsilon="1", delta="1e-6", n=10, window=(1, float("inf"))),
 ])
 def test_bad_parameters_raise_typed_errors(make):
     with pytest.raises(InvalidParameter):
@@ -473,3 +480,93 @@ def test_pipeline_keeps_the_iqr_release_when_the_median_round_is_refused(tmp_pat
     assert [r.mechanism for r in acc.history] == ["iqr", "other"]  # no row for the refusal
     assert partial.iqr_round.round_id == acc.history[0].round_id
     assert partial.iqr_round.charged == Fraction(3, 2)
+
+
+# ------------------------------------------------------------------ finite output spaces
+
+
+def _windowed_dists(dbs, base, resolution, rho, k, window):
+    """:func:`_exact_dists` for M_IQR with the value window ``window``: every output of the
+    (tiny) index windows is listed, the clamp's edges carrying the tails."""
+    mech = IQRMechanism(epsilon=1, delta="1/10", base=base, resolution=resolution, window=window)
+    r_test = rho ** (resolution - 1)
+    return mech, {x: FiniteDist(iqr_output_distribution(mech, list(x), r_test=r_test,
+                                                        r_release=rho, threshold=k))
+                  for x in dbs}
+
+
+def test_lemma10_exact_with_a_tiny_clamp_window_and_the_naive_claim_still_fails():
+    """M_IQR whose released index is clamped to the sub-bins of IQR values in [2, 3] (base 2,
+    L = 3: indices [3, 4] and [1, 3] in the two discretisations, so most databases' indices are
+    clamped): the exact clamped distributions satisfy Lemma 10 on every neighbouring pair
+    (e^ε = 4, δ = 1/10, as above); and charging ⊥ only ε is still violated (n = 8, K = 1)."""
+    universe = [Fraction(v) for v in (1, 2, 3, 5)]
+    mech, dist = _windowed_dists(_databases(6, universe), Fraction(2), 3, Fraction(1, 2), 2,
+                                 (2, 3))
+    assert [mech.function.index_window(o) for o in (0, Fraction(1, 2))] == [Window(3, 4),
+                                                                              Window(1, 3)]
+    outputs = {o for p in dist.values() for o in p}
+    assert outputs <= {"bottom", (1, "zero"), (2, "zero"), (1, 3), (1, 4), (2, 1), (2, 2),
+                       (2, 3)}
+    assert all(sum(p.values()) == 1 for p in dist.values())
+    e = Fraction(4)
+    pairs = 0
+    for x, p in dist.items():
+        for y in _neighbours(x, universe):
+            if y in dist:
+                pairs += 1
+                assert odp_holds_exp(p, dist[y], _weights(e**3, e**2), Fraction(1, 10))
+    assert pairs > 300
+    _, dist8 = _windowed_dists(_databases(8, universe), Fraction(2), 3, Fraction(1, 2), 1,
+                               (2, 3))
+    delta = 2 * Fraction(1, 4) / Fraction(5, 4)  # K = 1
+    assert not all(odp_holds_exp(p, dist8[y], _weights(e**3, e), delta)
+                   for x, p in dist8.items() for y in _neighbours(x, universe) if y in dist8)
+
+
+def test_iqr_release_hits_the_window_edge_with_the_modelled_tail_mass():
+    """The data's IQR is 2, at the top sub-bin of the window (1, 2) in both discretisations
+    (base 2, L = 3; release noise scale (L−1)/ε = 2, r = e^{−1/2}): 4000 seeded releases follow
+    the exact clamped distribution at the mechanism's own parameters (chi-square); the upper
+    edge of discretisation 1 is hit with P(W ≥ 0)·P(pass) (binomial test), not with the
+    unclamped point mass P(W = 0)·P(pass)."""
+    from gof_support import binomial_pvalue, chi_square_pvalue
+
+    data = [1, 2, 2, 3, 3, 3, 4, 4, 9, 12, 2, 3]
+    assert iqr_of(data) == 2
+    mech = IQRMechanism(epsilon="1", delta="1/5", n=len(data), base=2, resolution=3,
+                        window=(1, 2))
+    fn = mech.function
+    assert [fn.index_window(o) for o in (0, Fraction(1, 2))] == [Window(0, 3), Window(-2, 1)]
+    assert fn.grid(Fraction(0)).sub_index(Fraction(2)) == 3  # the top edge
+    exact = iqr_output_distribution(mech, data)
+    assert set(exact) == {"bottom", *((1, j) for j in range(4)), *((2, j) for j in range(-2, 2))}
+    rng = odp.SeededRandom(8)
+    outs = [_outcome(mech.release(data, rng), (-10**9, 10**9)) for _ in range(4000)]
+    assert chi_square_pvalue(outs, exact) > 1e-3
+    r = math.exp(-0.5)
+    passes = sum(p for o, p in exact.items() if o != "bottom" and o[0] == 1)
+    hits = outs.count((1, 3))
+    assert abs(exact[(1, 3)] - passes / (1 + r)) < 1e-12  # P(W ≥ 0) = 1/(1 + r)
+    assert binomial_pvalue(hits, len(outs), exact[(1, 3)]) > 1e-3
+    assert binomial_pvalue(hits, len(outs), passes * (1 - r) / (1 + r)) < 1e-10
+
+
+@pytest.mark.parametrize("base, resolution", [(Fraction(2), 1), (Fraction(2), 4),
+                                              (default_base(1000), 4), (default_base(10**6), 3),
+                                              (Fraction(3, 2), 2)])
+def test_default_iqr_window_covers_every_iqr_of_float_data(base, resolution):
+    """The default index window [−N, N], N = J + ⌈128·(L−1)/ε⌉: the indices of IQRs 2^±1100 (and
+    of the smallest and largest float differences) lie within ±J in both discretisations, and
+    the clamp bound of the release noise is below 2⁻¹⁸³."""
+    fn = LogBinIQR("1/2", "1e-6", base=base, resolution=resolution)
+    j_max = fn.covered_index()
+    for offset in (Fraction(0), Fraction(1, 2)):
+        grid, window = fn.grid(offset), fn.index_window(offset)
+        assert window.hi == -window.lo == j_max + (0 if resolution == 1 else
+                                                   math.ceil(128 * (resolution - 1) * 2))
+        for v in (Fraction(1, 2**1100), Fraction(1, 2**1074), Fraction(2**1100),
+                  Fraction(2**1025)):
+            assert -j_max <= grid.sub_index(v) <= j_max
+    assert fn.clamp_bound() < Fraction(1, 2**183)
+    assert fn.params()["index_windows"] == [[str(-window.hi), str(window.hi)]] * 2

@@ -24,8 +24,10 @@ from scipy import stats
 import odp
 from odp.errors import BudgetExceeded, InvalidParameter
 from odp.exact import FiniteDist, satisfies_odp_cost
+from odp.readable import ExactValue
 from odp.samplers import discrete_laplace_tail
 from odp.mechanisms.svt import (
+    DEFAULT_MAX_QUERIES,
     SessionClosed,
     SparseVectorMechanism,
     SVTParameters,
@@ -305,6 +307,7 @@ def test_sparse_vector_release_spends_the_leftover_on_the_selected_entries():
     spent = out.svt_round.charged + sum(r.charged for r in out.entry_rounds)
     assert spent == 1 and acc.remaining.epsilon == 0  # the whole plan, not more
     assert all(abs(out.values[i] - 1000) < 100 for i in out.selected)
+    assert all(isinstance(v, ExactValue) for v in out.values.values())  # print as decimals
     # the standard analysis would give ε3/c per entry, far less
     assert entry_epsilon(k, 10, eps2, Fraction(1, 2), odp=False) == Fraction(1, 20)
     assert out.epsilon_per_entry > 3 * Fraction(1, 20)
@@ -331,7 +334,7 @@ def _sparse_vector():
     dict(c=0), dict(c=True), dict(epsilon3="0"), dict(threshold="x"),
     dict(granularity="-1"), dict(sensitivity=0),
     dict(entries=[lambda v: v[0], "not a function", lambda v: v[2]]),
-    dict(entries=[]),
+    dict(entries=[]), dict(window=(5, 5)), dict(window="wide"),
 ])
 def test_sparse_vector_release_validates_every_stage_before_the_first_round(bad):
     acc = odp.Accountant("1", rng=odp.SeededRandom(4))
@@ -424,3 +427,113 @@ def test_bad_parameters_raise_typed_errors(kwargs):
 def test_threshold_list_length_must_match():
     with pytest.raises(InvalidParameter):
         SparseVectorMechanism([len, len], [1, 2, 3], epsilon1=1, epsilon2=1, c=1)
+
+
+# ------------------------------------------------------------------ finite output spaces
+
+
+class _CountingRandom(odp.SeededRandom):
+    """A seeded source that counts the draws made from it (to see that nothing is drawn)."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.draws = 0
+
+    def randbelow(self, n):
+        self.draws += 1
+        return super().randbelow(n)
+
+
+def test_session_declares_max_queries_and_refuses_query_max_plus_one_for_free(tmp_path):
+    """max_queries = 3: the third answer ends the session like a STOP (settled at its class,
+    here c' = 0: charged ε1), and the fourth query raises SessionClosed without drawing noise,
+    moving the budget or writing a ledger row.  The declared maximum is in the round's
+    parameters."""
+    rng = _CountingRandom(5)
+    acc = odp.Accountant("2", ledger=tmp_path / "l.db", rng=rng)
+    session = SVTSession(acc, [0] * 5, epsilon1="1/2", epsilon2="1", c=4, max_queries=3)
+    assert acc.ledger.rounds()[0].params["max_queries"] == 3
+    for i in range(3):
+        assert session.open
+        assert session.ask(lambda d, i=i: d[i], 10**6) is False  # far below the threshold
+    assert not session.open and session.record.label == 0
+    assert session.record.charged == Fraction(1, 2)
+    before = (acc.remaining, rng.draws, len(acc.history), acc.ledger.chain_head)
+    with pytest.raises(SessionClosed, match="max_queries=3"):
+        session.ask(lambda d: d[3], 10**6)
+    assert (acc.remaining, rng.draws, len(acc.history), acc.ledger.chain_head) == before
+    assert session.answers == [False, False, False] and session.stop() is session.record
+
+
+def test_session_default_max_queries_is_recorded():
+    acc = odp.Accountant("2", rng=odp.SeededRandom(1))
+    with SVTSession(acc, [0], epsilon1="1/2", epsilon2="1", c=1) as session:
+        assert session.max_queries == DEFAULT_MAX_QUERIES == 10**6
+        assert acc.last_round.params["max_queries"] == DEFAULT_MAX_QUERIES
+        session.ask(lambda d: d[0], 100)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "3", None, True])
+def test_bad_max_queries_is_refused_before_the_reservation(bad):
+    acc = odp.Accountant("2", rng=odp.SeededRandom(1))
+    with pytest.raises(InvalidParameter):
+        SVTSession(acc, [0], epsilon1="1/2", epsilon2="1", c=1, max_queries=bad)
+    assert acc.history == [] and acc.remaining.epsilon == 2
+
+
+def test_lemma8_exact_with_a_declared_maximum_for_an_analyst_who_never_stops():
+    """An adaptive analyst who would never send STOP (and whose queries alternate around the
+    threshold): with max_queries = 4 the output space is the finite set of answer tuples of
+    length ≤ 4 (ending at the cut-off or at the maximum), the exact distribution sums to 1, and
+    Lemma 8's claim holds both ways on neighbours (every value shifted by ±m) — decided with
+    odp.exact; the claim without ε1 fails on some pair."""
+    without_eps1 = lambda o: R2 ** (-2 * count_top(o))  # noqa: E731
+    wrong_found = False
+    for c in (1, 2):
+        for shift in (-1, 1):
+            def strategy(on_x_prime, shift=shift):
+                def pick(history):
+                    n = (len(history) % 3) - 1 + (shift if on_x_prime else 0)
+                    return (n, 0)
+                return pick
+
+            p = adaptive_output_distribution(strategy(False), c, R1, R2, max_queries=4)
+            q = adaptive_output_distribution(strategy(True), c, R1, R2, max_queries=4)
+            assert sum(p.values()) == 1 == sum(q.values())
+            assert max(len(o) for o in p) == 4 and all(len(o) <= 4 for o in q)
+            assert all(len(o) == 4 or count_top(o) == c for o in p)  # every run ended by a bound
+            p, q = FiniteDist(p), FiniteDist(q)
+            assert odp_holds_exp(p, q, lemma8_weight(1)) and odp_holds_exp(q, p, lemma8_weight(1))
+            wrong_found |= not odp_holds_exp(p, q, without_eps1)
+    assert wrong_found
+
+
+def test_session_with_max_queries_follows_the_truncated_model():
+    """Sessions at their own noise scales (g = 1) whose analyst asks 5 queries unless the
+    session ends: with max_queries = 3 the answer tuples of 2000 seeded sessions follow
+    ``adaptive_output_distribution(…, max_queries=3)`` (chi-square), and never have 4 answers —
+    the model without the maximum is refuted (p = 0)."""
+    from gof_support import chi_square_pvalue
+
+    data = [1, 0, 2, 1, 3]
+    thresholds = [1, 1, 1, 2, 2]
+    acc = odp.Accountant(10**6, rng=odp.SeededRandom(17))
+    seen = []
+    for _ in range(2000):
+        session = SVTSession(acc, data, epsilon1="1", epsilon2="2", c=2, granularity=1,
+                             max_queries=3)
+        for i in range(5):
+            if not session.open:
+                break
+            session.ask(lambda d, i=i: d[i], thresholds[i])
+        session.stop()
+        seen.append(tuple(session.answers))
+    r1, r2 = session.svt.noise_parameters()
+
+    def strategy(history):
+        i = len(history)
+        return (data[i], thresholds[i]) if i < 5 else None
+
+    model = adaptive_output_distribution(strategy, 2, r1, r2, max_queries=3)
+    assert chi_square_pvalue(seen, model) > 1e-3
+    assert chi_square_pvalue(seen, adaptive_output_distribution(strategy, 2, r1, r2)) == 0

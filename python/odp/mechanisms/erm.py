@@ -46,6 +46,19 @@ noise q — the exact costs declared are ``ℰ(ℝ^d) = max(ε1, (M_test/M)·ε2
 ``ℰ({⊥}) = min(ℰ(ℝ^d), (max(M_train, M_test)/M)·ε2)`` with ``a`` the rational upper bound of
 ``max(2/n_test, 2(e^{Δ'} − 1))``: Thm. 17 on the grid (its proof only uses those two
 sensitivities and the ratio bound of the noise).
+
+**Finite output space.**  Each coordinate of the released model is clamped to
+``h·[−N, N]`` after the noise (a public window: post-processing, Alg. 4 stays ε-DP; and since
+clamping is 1-Lipschitz per coordinate, ``‖clamp(p̃) − clamp(p̃')‖ ≤ ‖p̃ − p̃'‖ ≤ Δ + h√d``,
+so Alg. 5's test of the clamped model keeps the sensitivities above).  The minimiser satisfies
+``‖p_min‖ ≤ 1/Λ`` (at the minimum ``Λ·p = −∇L(p)`` and ``‖∇L‖ ≤ 1`` as ``‖x‖ ≤ 1``), so
+``|p̃_j| ≤ 1/Λ + τ + ‖q‖ + h/2`` on every database; with
+``N = ⌈(1/Λ + τ + R)/h⌉ + 1`` and ``R = 2(d + 128)/β``, the clamp changes the release only
+if ``‖q‖ > R``.  ``‖q‖ ~ Gamma(d, β)``, so with ``x = βR = 2(d + 128)``:
+``P(‖q‖ > R) = e^{−x} Σ_{i<d} x^i/i! ≤ e^{−x}·e^{x/2}·Σ_{i<d} 2^i < 2^d·e^{−x/2}
+= (2/e)^d·e^{−128} < 2⁻¹⁸⁴`` (using ``x^i/i! = 2^i (x/2)^i/i! ≤ 2^i e^{x/2}``), whatever the
+data (:meth:`OutputPerturbationERM.clamp_bound`).  The output space is the finite set
+``(h·{−N, …, N})^d`` (plus ⊥ for Alg. 5).
 """
 
 from __future__ import annotations
@@ -62,10 +75,12 @@ from ..errors import InvalidParameter, OdpError
 from ..guarantees import DP, Data, ODP, Release
 from ..exact_continuous import sample_l2_laplace
 from ..rational import ceil_fraction, exp_bracket, magnitude, sqrt_bracket
+from ..readable import ExactValue
 from ..samplers import RandomSource, discrete_laplace
 from .base import BOTTOM, Mechanism
 from .noise import value_or_bottom
 from .public import check_labelled, unpack
+from .window import TAIL_SCALES, Window
 
 __all__ = [
     "OutputPerturbationERM",
@@ -240,9 +255,10 @@ def mean_absolute_error(p: Any, x: np.ndarray, y: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class ModelRelease:
-    """A released parameter vector: exact grid values and their floats."""
+    """A released parameter vector: exact grid values (:class:`odp.readable.ExactValue`,
+    printed as decimals) and their floats."""
 
-    exact: tuple[Fraction, ...]
+    exact: tuple[ExactValue, ...]
 
     @property
     def weights(self) -> np.ndarray:
@@ -257,7 +273,12 @@ class ModelRelease:
 class OutputPerturbationERM(Mechanism):
     """Alg. 4 for L2-regularised logistic regression: ε-DP release of the noisy minimiser on
     the grid ``granularity·ℤ^d`` (see the module docstring).  Data: ``(features, labels)``
-    with ``n`` rows (public)."""
+    with ``n`` rows (public).
+
+    Every coordinate is clamped to ``h·[−N, N]`` (:attr:`window`), ``N = ⌈(1/Λ + τ + R)/h⌉ + 1``
+    with ``R = 2(d + 128)/β``: the output space ``(h·{−N, …, N})^d`` is finite, and on every
+    database the clamp changes the release with probability below ``2⁻¹⁸⁴`` (module
+    docstring, :meth:`clamp_bound`)."""
 
     name = "erm_output_perturbation"
 
@@ -275,7 +296,18 @@ class OutputPerturbationERM(Mechanism):
         self.granularity = (base / 10**4 if granularity is None
                             else parse_positive(granularity, name="granularity"))
         self.beta = self.epsilon / self.sensitivity
+        #: ‖q‖ ≤ noise_radius except with probability < 2⁻¹⁸⁴ (module docstring)
+        self.noise_radius = 2 * (self.dim + TAIL_SCALES) / self.beta
+        n_max = math.ceil((1 / self.regularization + self.tolerance + self.noise_radius)
+                          / self.granularity) + 1
+        #: the window (grid units) every released coordinate is clamped to
+        self.window = Window(-n_max, n_max)
         self._guarantee = DP(self.epsilon)
+
+    def clamp_bound(self) -> Fraction:
+        """A rigorous upper bound of P(the clamp changes the release), on every database:
+        ``2^d·e^{−(d + 128)}`` (module docstring), as an exact rational bound."""
+        return Fraction(2**self.dim) * exp_bracket(Fraction(-(self.dim + TAIL_SCALES)))[1]
 
     @property
     def guarantee(self) -> DP:
@@ -284,7 +316,8 @@ class OutputPerturbationERM(Mechanism):
     def params(self) -> dict[str, Any]:
         return {"epsilon": str(self.epsilon), "regularization": str(self.regularization),
                 "n": self.n, "dim": self.dim, "sensitivity": str(self.sensitivity),
-                "granularity": str(self.granularity)}
+                "granularity": str(self.granularity),
+                "window": self.window.params(self.granularity)}
 
     def check_public(self, data: Any) -> None:
         """``data = (features, labels)`` of the declared public shapes ``(n, dim)`` and
@@ -306,7 +339,8 @@ class OutputPerturbationERM(Mechanism):
         p = self.minimiser(features, labels)
         noisy = sample_l2_laplace([Fraction(float(v)) for v in p], self.beta, self.granularity,
                                   rng)
-        return ModelRelease(noisy)
+        h, clamp = self.granularity, self.window.clamp  # after the noise: post-processing
+        return ModelRelease(tuple(ExactValue(h * clamp(int(v / h))) for v in noisy))
 
 
 def error_noise_scale(epsilon2: Any, n: int, *, regularization: Any = 1,
@@ -335,7 +369,9 @@ class TestedLogisticRegression(Mechanism):
     """Alg. 5 (LogRegWithTest): Alg. 4 with ε1 on the training set, then release the model only
     if ``s(p̃, x_test) + r ≤ t`` (r ~ Laplace(a/ε2) on a grid); otherwise ⊥.  Declared
     guarantee: Thm. 17 on the grid (module docstring); with ε1 ≥ ε2 this is Cor. 18's
-    (ε1 on ℝ^d, ε2 on ⊥).  Data: ``(x_train, y_train, x_test, y_test)``."""
+    (ε1 on ℝ^d, ε2 on ⊥).  Data: ``(x_train, y_train, x_test, y_test)``.  Output space: ⊥
+    and the finite model space of :class:`OutputPerturbationERM` (clamped coordinates); the
+    test runs on the clamped model."""
 
     __test__ = False
     name = "logreg_with_test"

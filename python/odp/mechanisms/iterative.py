@@ -51,6 +51,20 @@ analysed, not the real-number one (``u = 2⁻⁵³``, all bounds exact rationals
 ``n·C*`` must stay below ``2¹⁰⁰⁰`` (checked) so that no float sum overflows.  The
 regulariser's gradient ``Λw`` does not depend on the data and is added after the noise
 (post-processing).
+
+**Finite output space.**  Each released coordinate is ``g·clamp(u_j + Z_j, −N, N)``: the clamp
+comes after the noise and ``N`` is public, so it is post-processing (the step stays ε_k-DP and
+the partition by output length is untouched).  As every contribution has ``‖ĝ_i‖₁ ≤ C*``, each
+computed mean coordinate has ``|F_j/n| ≤ C*(1 + 2⁻⁵¹) + 2⁻¹⁰⁷⁴`` (step 2), so
+``|u_j| ≤ U := ⌈(C*(1 + 2⁻⁵¹) + 2⁻¹⁰⁷⁴)/g⌉ + 1`` on **every** database.  The window is
+``N = U + ⌈s·(128 + ℓ)⌉`` with ``s = m/ε_k`` the noise scale and ``ℓ`` the bit length of
+``k_n·d``: a coordinate is changed by the clamp only if ``|Z_j| > s·(128 + ℓ)``, probability
+``< 2e^{−128}·e^{−ℓ} < 2e^{−128}/(k_n d)``, so over all ``k_n·d`` released coordinates of a
+run the clamp changes anything with probability below ``2e^{−128} < 2⁻¹⁸³``, whatever the
+data (:meth:`NoisyGradientDescent.clamp_bound`).  The output space — at most ``k_n`` steps of
+``d`` coordinates in ``g·{−N, …, N}`` — is finite.  A generic :class:`IterativeMechanism`'s
+output space is the sequences of its steps' outputs (at most ``k_n`` of them): finite when
+each step's is.
 """
 
 from __future__ import annotations
@@ -77,6 +91,7 @@ from ..guarantees import Data, ODP, Release
 from ..samplers import RandomSource, discrete_laplace
 from .base import Mechanism
 from .public import check_labelled, unpack
+from .window import TAIL_SCALES, Window, laplace_clamp_bound
 
 __all__ = [
     "IterativeMechanism",
@@ -224,7 +239,12 @@ class NoisyGradientDescent(IterativeMechanism):
     (ε = ``epsilon_step``); the iterate is ``w ← w − η (g̃ + Λw)``.  At each stopping point the
     rule compares the norm of the mean of the last ``window`` regularised noisy gradients with
     ``stop_threshold``.  ``learning_rate`` η > 0, ``regularization`` Λ ≥ 0 and
-    ``stop_threshold`` ≥ 0 must be finite numbers (an :class:`InvalidParameter` otherwise)."""
+    ``stop_threshold`` ≥ 0 must be finite numbers (an :class:`InvalidParameter` otherwise).
+
+    Each released coordinate is clamped to ``g·[−N, N]`` (:attr:`grid_window`, module
+    docstring): the output space is finite, and on every database the clamp changes a run's
+    release with probability below ``2⁻¹⁸³`` (:meth:`clamp_bound`).  (``window`` is the
+    stopping rule's averaging window, not this one.)"""
 
     name = "noisy_gd"
 
@@ -259,10 +279,30 @@ class NoisyGradientDescent(IterativeMechanism):
         spec = StepSpec(self.epsilon_step, Fraction(0))
         super().__init__(self._noisy_gradient, stops=stops, steps=spec,
                          stopping_rule=self._small_gradient, rule=rule)
+        #: |u_j| ≤ covered_units on every database (module docstring)
+        self.covered_units = math.ceil((self.clip_bound * (1 + Fraction(1, 2**51))
+                                        + Fraction(1, 2**1074)) / self.granularity) + 1
+        #: the clamp needs |Z_j| ≥ margin + 1 > s·(128 + ℓ), ℓ = bit length of k_n·d
+        self.grid_margin = math.ceil(self.noise_scale * (TAIL_SCALES + self._bits()))
+        n_max = self.covered_units + self.grid_margin
+        #: the window (grid units) every released coordinate is clamped to
+        self.grid_window = Window(-n_max, n_max)
+
+    def _bits(self) -> int:
+        return (self.stops[-1] * self.dim).bit_length()
+
+    def clamp_bound(self) -> Fraction:
+        """A rigorous upper bound of P(the clamp changes a run's release), on every database:
+        ``k_n·d·2·e^{−(K+1)/s}`` (:func:`odp.mechanisms.window.laplace_clamp_bound` per
+        coordinate, union bound over the ``k_n·d`` coordinates), below ``2⁻¹⁸³``."""
+        per_coordinate = laplace_clamp_bound(self.noise_scale, self.grid_margin)
+        return self.stops[-1] * self.dim * per_coordinate
 
     def params(self) -> dict[str, Any]:
         return {**super().params(), "n": self.n, "dim": self.dim, "clip": str(self.clip),
-                "granularity": str(self.granularity), "learning_rate": self.learning_rate,
+                "granularity": str(self.granularity),
+                "grid_window": self.grid_window.params(self.granularity),
+                "learning_rate": self.learning_rate,
                 "regularization": self.regularization, "stop_threshold": self.stop_threshold,
                 "window": self.window}
 
@@ -311,8 +351,9 @@ class NoisyGradientDescent(IterativeMechanism):
     def _noisy_gradient(self, history: History, data: Any, rng: RandomSource) -> np.ndarray:
         features, labels = data
         units = self.grid_gradient(self.iterates(history)[-1], features, labels)
-        return np.array([float((u + discrete_laplace(self.noise_scale, rng)) * self.granularity)
-                         for u in units])
+        clamp = self.grid_window.clamp  # after the noise: post-processing
+        return np.array([float(clamp(u + discrete_laplace(self.noise_scale, rng))
+                               * self.granularity) for u in units])
 
     def _small_gradient(self, history: History) -> bool:
         ws = self.iterates(history)

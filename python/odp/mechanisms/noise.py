@@ -9,11 +9,24 @@ integer noise is calibrated to the integer sensitivity ``m``.  With the default 
 ``m = 1000`` and rounding costs no privacy.  No floating point touches the noise.
 The query itself must have sensitivity Δ *as computed* (floating-point sums can exceed their
 mathematical sensitivity; use exact or integer arithmetic in queries where that matters).
+
+The finite output space.  The release is clamped to a declared window of grid units
+(:mod:`odp.mechanisms.window`): ``g·clamp(n(x) + Z, lo, hi)``, after the noise and with a public
+window, so it is post-processing and the guarantee is unchanged; the output space is the finite
+set ``g·{lo, …, hi}`` and Theorem 7 for finite output spaces (paper 002, Alg. 1) applies.  The
+default window ``[−N, N]``, ``N = 2¹²⁸·m + ⌈128·s⌉`` (``s`` the noise scale in grid units),
+covers every query value ``|f(x)| ≤ 2¹²⁸·Δ``: for those, clamping changes the release with
+probability below ``2⁻¹⁸³`` (:meth:`_GridMechanism.clamp_bound`).  ``window=(lo, hi)`` (query
+units, snapped outward to the grid) declares another window; the release then always lies in it.
+
+A release is an :class:`odp.readable.ExactValue`: the exact ``Fraction``, printed as its exact
+decimal (``4.717``).
 """
 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -21,8 +34,18 @@ from ..budget import parse_delta, parse_epsilon, parse_positive, to_fraction
 from ..errors import InvalidParameter
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
 from ..guarantees import DP, Data, ODP, Release
+from ..readable import ExactValue
 from ..samplers import RandomSource, bernoulli_exp, discrete_gaussian, discrete_laplace
 from .base import BOTTOM, Mechanism, query_name
+from .window import (
+    Window,
+    default_grid_window,
+    gaussian_clamp_bound,
+    laplace_clamp_bound,
+    noise_margin,
+    sigma_upper,
+    user_window,
+)
 
 __all__ = [
     "LaplaceMechanism",
@@ -49,11 +72,15 @@ def exact_value(value: Any, *, name: str = "query result") -> Fraction:
     return to_fraction(value, name=name, warn=False)
 
 
-
 class _GridMechanism(Mechanism):
-    """Shared grid logic: sensitivity Δ, granularity g, integer sensitivity m = ⌈Δ/g⌉."""
+    """Shared grid logic: sensitivity Δ, granularity g, integer sensitivity m = ⌈Δ/g⌉, and the
+    window ``[lo, hi]`` (grid units) the release is clamped to (module docstring)."""
 
-    def __init__(self, query: Callable[[Any], Any], sensitivity: Any, granularity: Any):
+    #: the declared window of grid units; set by each subclass once its noise scale is known
+    window: Window
+
+    def __init__(self, query: Callable[[Any], Any], sensitivity: Any, granularity: Any,
+                 window: Any = None):
         if not callable(query):
             raise InvalidParameter("query must be a function data -> number")
         self.query = query
@@ -61,30 +88,59 @@ class _GridMechanism(Mechanism):
         self.granularity = (self.sensitivity / 1000 if granularity is None
                             else parse_positive(granularity, name="granularity"))
         self.units = math.ceil(self.sensitivity / self.granularity)
+        self._user_window = (None if window is None
+                             else user_window(window, self.granularity))
+
+    def _set_window(self, scale: Fraction | int) -> None:
+        """The user's window, or the default for noise of scale ``scale`` grid units."""
+        self.window = (self._user_window if self._user_window is not None
+                       else default_grid_window(self.units, scale))
 
     def grid_value(self, data: Any) -> int:
         """``n(x) = ⌊f(x)/g + 1/2⌋``: the query value in grid units before noise."""
         value = exact_value(self.query(data))
         return math.floor(value / self.granularity + Fraction(1, 2))
 
+    @abstractmethod
+    def _noise(self, rng: RandomSource) -> int:
+        """One draw of the integer noise Z (grid units)."""
+
+    def release(self, data: Any, rng: RandomSource) -> ExactValue:
+        """``g·clamp(n(x) + Z, lo, hi)``: the noise first, then the (public) clamp."""
+        n = self.grid_value(data)
+        return ExactValue(self.granularity * self.window.clamp(n + self._noise(rng)))
+
     def _grid_params(self) -> dict[str, Any]:
         return {"query": query_name(self.query), "sensitivity": str(self.sensitivity),
-                "granularity": str(self.granularity)}
+                "granularity": str(self.granularity),
+                "window": self.window.params(self.granularity)}
 
 
 class LaplaceMechanism(_GridMechanism):
-    """ε-DP Laplace mechanism on the grid ``g·ℤ`` (discrete Laplace noise of scale ``m/ε``
-    grid units, i.e. ≈ Δ/ε in the query's units)."""
+    """ε-DP Laplace mechanism on the grid ``g·ℤ`` (discrete Laplace noise of scale ``t = m/ε``
+    grid units, i.e. ≈ Δ/ε in the query's units), released as ``g·clamp(n(x) + Z, lo, hi)``.
+
+    Output space: ``g·{lo, …, hi}``.  Default window ``[−N, N]``, ``N = 2¹²⁸·m + ⌈128·t⌉``: for
+    every query value ``|f(x)| ≤ 2¹²⁸·Δ``, P(clamping changes the release) ``≤ 2e^{−128} <
+    2⁻¹⁸³`` (:meth:`clamp_bound`).  ``window=(lo, hi)``: another public window (query units,
+    snapped outward to the grid), e.g. ``(0, n)`` for a count of at most n records."""
 
     name = "laplace"
 
     def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, sensitivity: Any = 1,
-                 granularity: Any = None):
-        super().__init__(query, sensitivity, granularity)
+                 granularity: Any = None, window: Any = None):
+        super().__init__(query, sensitivity, granularity, window)
         self.epsilon = parse_positive(epsilon, name="epsilon")
         #: discrete Laplace scale in grid units: P[Z = z] ∝ exp(−|z| / scale_units)
         self.scale_units = Fraction(self.units) / self.epsilon
+        self._set_window(self.scale_units)
         self._guarantee = DP(self.epsilon)
+
+    def clamp_bound(self) -> Fraction:
+        """A rigorous upper bound of P(clamping changes the release) for every query value
+        ``|f(x)| ≤ 2¹²⁸·Δ`` with the default window: ``2·e^{−(K+1)/s} < 2⁻¹⁸³``,
+        ``K = ⌈128·s⌉`` (:func:`odp.mechanisms.window.laplace_clamp_bound`)."""
+        return laplace_clamp_bound(self.scale_units, noise_margin(self.scale_units))
 
     @property
     def guarantee(self) -> DP:
@@ -98,9 +154,8 @@ class LaplaceMechanism(_GridMechanism):
     def params(self) -> dict[str, Any]:
         return {**self._grid_params(), "epsilon": str(self.epsilon)}
 
-    def release(self, data: Any, rng: RandomSource) -> Fraction:
-        n = self.grid_value(data)
-        return self.granularity * (n + discrete_laplace(self.scale_units, rng))
+    def _noise(self, rng: RandomSource) -> int:
+        return discrete_laplace(self.scale_units, rng)
 
 
 class GaussianMechanism(_GridMechanism):
@@ -110,14 +165,20 @@ class GaussianMechanism(_GridMechanism):
     whose exact discrete-Gaussian δ(ε) is ≤ δ), or the noise — ``sigma`` in the query's units,
     or ``noise_multiplier`` = σ / sensitivity (the field's convention) — and ``epsilon`` to
     declare δ(ε) computed for that σ (rounded up).  ``sensitivity`` is the L2 sensitivity (here
-    of a scalar query)."""
+    of a scalar query).
+
+    Released as ``g·clamp(n(x) + Z, lo, hi)``; output space ``g·{lo, …, hi}``.  Default window
+    ``[−N, N]``, ``N = 2¹²⁸·m + ⌈128·σ̄⌉`` (``σ̄ = ⌊√⌈σ²⌉⌋ + 1 ≥ σ``, grid units): for every
+    query value ``|f(x)| ≤ 2¹²⁸·Δ``, P(clamping changes the release) ``< 2·e^{−8192}·(1 + σ/128)
+    < 2⁻¹¹⁰⁰⁰`` (:meth:`clamp_bound`).  ``window=(lo, hi)``: another public window (query
+    units, snapped outward to the grid)."""
 
     name = "gaussian"
 
     def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, delta: Any = None,
                  sigma: Any = None, noise_multiplier: Any = None, sensitivity: Any = 1,
-                 granularity: Any = None):
-        super().__init__(query, sensitivity, granularity)
+                 granularity: Any = None, window: Any = None):
+        super().__init__(query, sensitivity, granularity, window)
         self.epsilon = parse_positive(epsilon, name="epsilon")
         if self.epsilon > self.MAX_EPSILON:
             raise InvalidParameter(
@@ -131,6 +192,7 @@ class GaussianMechanism(_GridMechanism):
                 f"epsilon={epsilon}, sigma={sigma}, noise_multiplier={noise_multiplier}, "
                 f"sensitivity={sensitivity}: outside the range where odp can bound δ "
                 f"({type(exc).__name__}); keep σ within 1e-6..1e100 grid units") from None
+        self._set_window(sigma_upper(self.sigma2_units))
         self._guarantee = DP(self.epsilon, declared)
 
     #: Largest ε accepted (the δ bound evaluates exp(ε) in floating point).
@@ -186,14 +248,22 @@ class GaussianMechanism(_GridMechanism):
         return {**self._grid_params(), "epsilon": str(self.epsilon),
                 "delta": str(self._guarantee.delta), "sigma2_units": str(self.sigma2_units)}
 
-    def release(self, data: Any, rng: RandomSource) -> Fraction:
-        n = self.grid_value(data)
-        return self.granularity * (n + discrete_gaussian(self.sigma2_units, rng))
+    def clamp_bound(self) -> Fraction:
+        """A rigorous upper bound of P(clamping changes the release) for every query value
+        ``|f(x)| ≤ 2¹²⁸·Δ`` with the default window: ``2·e^{−k²/(2σ²)}·(1 + σ²/k)`` with
+        ``k = ⌈128·σ̄⌉ + 1 > 128σ``, below ``2⁻¹¹⁰⁰⁰`` for every accepted σ
+        (:func:`odp.mechanisms.window.gaussian_clamp_bound`)."""
+        return gaussian_clamp_bound(self.sigma2_units,
+                                    noise_margin(sigma_upper(self.sigma2_units)))
+
+    def _noise(self, rng: RandomSource) -> int:
+        return discrete_gaussian(self.sigma2_units, rng)
 
 
 class RandomizedResponse(Mechanism):
     """ε-DP k-ary randomized response: the true category with probability
     ``e^ε / (e^ε + k − 1)``, each other category with probability ``1 / (e^ε + k − 1)``.
+    Output space: the k declared categories (finite by construction).
 
     Sampled exactly: draw a uniform category; keep it if it is the true one, else keep it with
     probability ``e^{−ε}`` (an exact Bernoulli(exp(−ε))), otherwise repeat."""
@@ -238,14 +308,17 @@ class RandomizedResponse(Mechanism):
 class ToyMechanism(Mechanism):
     """M_toy (paper 002, Sec. 1): flip a fair coin; heads → the ε-DP Laplace release of the
     query, tails → ⊥.  It is (𝒫, ℰ, 0)-ODP with 𝒫 = {values, {⊥}}, ℰ(values) = ε and
-    ℰ({⊥}) = 0 (Def. 2): a ⊥ reveals nothing, so it costs nothing."""
+    ℰ({⊥}) = 0 (Def. 2): a ⊥ reveals nothing, so it costs nothing.
+
+    Output space: ``{⊥} ∪ g·{lo, …, hi}``, the Laplace release clamped to its window exactly as
+    in :class:`LaplaceMechanism` (same default, same ``window=``)."""
 
     name = "toy"
 
     def __init__(self, query: Callable[[Any], Any], *, epsilon: Any, sensitivity: Any = 1,
-                 granularity: Any = None):
+                 granularity: Any = None, window: Any = None):
         self.laplace = LaplaceMechanism(query, epsilon=epsilon, sensitivity=sensitivity,
-                                        granularity=granularity)
+                                        granularity=granularity, window=window)
         self.epsilon = self.laplace.epsilon
         self._guarantee = ODP(value_or_bottom, {"value": self.epsilon, "bottom": 0}, 0)
 

@@ -15,14 +15,16 @@ from ...budget import parse_delta, parse_epsilon, parse_positive, parse_positive
 from ...errors import InvalidParameter
 from ...guarantees import DP, Data, ODP, Release
 from ...rational import exp_bracket, log_bracket
+from ...readable import ExactValue
 from ...samplers import RandomSource, bernoulli_exp, discrete_laplace
 from ..base import BOTTOM, Mechanism
 from ..noise import exact_value, value_or_bottom
 from ..public import public_size
+from ..window import Window, laplace_clamp_bound, noise_margin
 
 __all__ = ["PTRFunction", "PTRMechanism", "IQREstimate", "LogBinIQR", "IQRMechanism",
            "ExponentialMedian", "default_base", "iqr_of", "stability", "pass_threshold",
-           "MAX_PASS_THRESHOLD"]
+           "MAX_PASS_THRESHOLD", "IQR_COVERED_BITS"]
 
 
 class PTRFunction:
@@ -31,7 +33,11 @@ class PTRFunction:
     Subclasses implement :meth:`apply` and must satisfy Def. 9: ``T(x, ⊥) = ⊥``; the events
     {⊥} and {≠ ⊥} are e^ε-close for neighbours; for ``s`` in a good set ``G(T, x)`` every
     release set is e^{2ε}-close; for ``s`` outside it, ``P(T(x, s) ≠ ⊥) ≤ δ``.
-    Then ``T(·, s)`` is (𝒫, ℰ, δ)-ODP with ℰ(values) = 2ε and ℰ({⊥}) = ε (Sec. 4.2)."""
+    Then ``T(·, s)`` is (𝒫, ℰ, δ)-ODP with ℰ(values) = 2ε and ℰ({⊥}) = ε (Sec. 4.2).
+
+    Its output space is ⊥ and the values :meth:`apply` returns: a subclass whose values range
+    over an unbounded set should clamp them to a public window after the noise (as
+    :class:`LogBinIQR` does) so that Theorem 7 for finite output spaces covers it."""
 
     name = "ptr"
 
@@ -135,8 +141,13 @@ class _Grid:
         return self.base ** (k * q + p) <= vq < self.base ** ((k + 1) * q + p)
 
     def value(self, index: int) -> float:
-        """Geometric midpoint of sub-bin ``index``: ``b^{(index + 1/2)/L + o}``."""
-        return float(float(self.base) ** ((index + 0.5) / self.resolution + float(self.offset)))
+        """Geometric midpoint of sub-bin ``index``: ``b^{(index + 1/2)/L + o}`` (``inf`` beyond
+        the float range)."""
+        try:
+            exponent = (index + 0.5) / self.resolution + float(self.offset)
+            return float(float(self.base) ** exponent)
+        except OverflowError:  # an index far out (e.g. at the edge of the default window)
+            return math.inf if index > 0 else 0.0
 
 
 def _sorted_values(data: Sequence[Any]) -> list[Fraction]:
@@ -259,13 +270,36 @@ class IQREstimate:
                 "offset": str(self.offset), "value": self.value}
 
 
+#: The default index window of :class:`LogBinIQR` covers every IQR in ``[2⁻ᴮ, 2ᴮ]``, B = this
+#: (every IQR of float64 data: the smallest positive difference of floats is 2⁻¹⁰⁷⁴).
+IQR_COVERED_BITS = 1100
+
+#: ``6932/10000 ≥ ln 2``, for a rational bound of ``log_b 2 = ln 2/ln b ≤ ln 2·b/(b − 1)``.
+_LN2_UPPER = Fraction(6932, 10000)
+
+_OFFSETS = (Fraction(0), Fraction(1, 2))
+
+
 class LogBinIQR(PTRFunction):
     """One discretisation of Dwork and Lei's IQR estimator as an (ε, δ)-PTR function; the
-    proposal ``s`` is the bin offset (0 or 1/2).  See the module docstring."""
+    proposal ``s`` is the bin offset (0 or 1/2).  See the module docstring.
+
+    **Finite output space.**  The released sub-bin index ``ĵ = j + W`` is clamped to a declared
+    index window (after the noise, with a public window: post-processing, so Def. 9 still
+    holds): the outputs are ⊥ and IQREstimate objects with index ``None`` (IQR 0) or in the
+    window.  Default window ``[−N, N]``, ``N = J + ⌈128·(L−1)/ε⌉`` with
+    ``J = ⌈L·B·(6932/10000)·b/(b − 1)⌉ + L + 1`` (B = :data:`IQR_COVERED_BITS` = 1100): as
+    ``log_b 2 = ln 2/ln b ≤ ln 2·b/(b − 1)``, every IQR in ``[2⁻¹¹⁰⁰, 2¹¹⁰⁰]`` has ``|j| ≤ J``,
+    and then clamping changes the release only if ``|W| > 128·(L−1)/ε``: probability
+    ``≤ 2e^{−128} < 2⁻¹⁸³`` (:meth:`clamp_bound`; with L = 1 there is no noise and no change).
+    ``window=(lo, hi)`` (IQR values, ``0 < lo < hi``) declares another window: in each
+    discretisation, the indices from the sub-bin holding ``lo`` to the one holding ``hi``
+    (snapped outward; at least two indices)."""
 
     name = "ptr_iqr"
 
-    def __init__(self, epsilon: Any, delta: Any, *, base: Any, resolution: int = 4):
+    def __init__(self, epsilon: Any, delta: Any, *, base: Any, resolution: int = 4,
+                 window: Any = None):
         super().__init__(epsilon, delta)
         self.base = to_fraction(base, name="base")
         if self.base <= 1:
@@ -276,6 +310,54 @@ class LogBinIQR(PTRFunction):
         self.test_scale = 1 / self.epsilon
         self.release_scale = ((Fraction(self.resolution - 1) / self.epsilon)
                               if self.resolution > 1 else None)
+        #: the user's window of IQR values, or None for the default index window
+        self.window = None if window is None else self._value_window(window)
+        #: the declared index window of each discretisation, by bin offset (0 and 1/2)
+        self.index_windows = {o: self._index_window(o) for o in _OFFSETS}
+
+    @staticmethod
+    def _value_window(window: Any) -> tuple[Fraction, Fraction]:
+        try:
+            lo_raw, hi_raw = window
+        except (TypeError, ValueError):
+            raise InvalidParameter(f"the IQR window must be a pair (lo, hi) of IQR values, "
+                                   f"got {window!r}") from None
+        try:
+            lo = to_fraction(lo_raw, name="the IQR window's lower end", warn=False)
+            hi = to_fraction(hi_raw, name="the IQR window's upper end", warn=False)
+        except InvalidParameter as exc:  # an InvalidBudget: this is not a budget
+            raise InvalidParameter(str(exc)) from None
+        if not 0 < lo < hi:
+            raise InvalidParameter(f"the IQR window needs 0 < lo < hi, got {window!r}")
+        return lo, hi
+
+    def covered_index(self) -> int:
+        """``J``: every IQR in ``[2⁻¹¹⁰⁰, 2¹¹⁰⁰]`` has a sub-bin index ``|j| ≤ J`` in both
+        discretisations (class docstring)."""
+        L = self.resolution
+        log_b_2 = _LN2_UPPER * self.base / (self.base - 1)  # ≥ ln 2/ln b, as ln b ≥ 1 − 1/b
+        return math.ceil(L * IQR_COVERED_BITS * log_b_2) + L + 1
+
+    def _index_window(self, offset: Fraction) -> Window:
+        if self.window is not None:
+            grid = self.grid(offset)
+            lo, hi = grid.sub_index(self.window[0]), grid.sub_index(self.window[1])
+            return Window(lo, max(hi, lo + 1))
+        margin = 0 if self.release_scale is None else noise_margin(self.release_scale)
+        n = self.covered_index() + margin
+        return Window(-n, n)
+
+    def index_window(self, offset: Any) -> Window:
+        """The declared index window of the discretisation with bin offset ``offset``."""
+        return self.index_windows[self.grid(offset).offset]
+
+    def clamp_bound(self) -> Fraction:
+        """A rigorous upper bound of P(clamping changes the release) for every IQR in
+        ``[2⁻¹¹⁰⁰, 2¹¹⁰⁰]`` with the default window
+        (:func:`odp.mechanisms.window.laplace_clamp_bound` of the release noise; 0 if L = 1)."""
+        if self.release_scale is None:
+            return Fraction(0)
+        return laplace_clamp_bound(self.release_scale, noise_margin(self.release_scale))
 
     def grid(self, offset: Fraction) -> _Grid:
         offset = Fraction(offset)
@@ -284,7 +366,11 @@ class LogBinIQR(PTRFunction):
         return _Grid(self.base, offset, self.resolution)
 
     def params(self) -> dict[str, Any]:
-        return {**super().params(), "base": str(self.base), "resolution": self.resolution}
+        out = {**super().params(), "base": str(self.base), "resolution": self.resolution,
+               "index_windows": [self.index_windows[o].params() for o in _OFFSETS]}
+        if self.window is not None:
+            out["window"] = [str(v) for v in self.window]
+        return out
 
     def apply(self, data: Any, proposal: Any, rng: RandomSource,
               discretisation: int = 1) -> Release:
@@ -304,18 +390,24 @@ class LogBinIQR(PTRFunction):
         j = grid.sub_index(iqr)
         if self.release_scale is not None:
             j += discrete_laplace(self.release_scale, rng)
+        j = self.index_windows[grid.offset].clamp(j)  # after the noise: post-processing
         return IQREstimate(discretisation, j, self.base, self.resolution, grid.offset)
 
 
 class IQRMechanism(Mechanism):
     """Dwork and Lei's ``M_IQR`` (ε, δ): the IQR PTR function on bins with offset 0, and if it
     returns ⊥, on bins shifted by half a bin.  Declared guarantee (Lemma 10):
-    (𝒫, ℰ, δ)-ODP with ℰ(values) = 3ε, ℰ({⊥}) = 2ε.  ``n`` is the public database size."""
+    (𝒫, ℰ, δ)-ODP with ℰ(values) = 3ε, ℰ({⊥}) = 2ε.  ``n`` is the public database size.
+
+    Output space (finite): ⊥, or an :class:`IQREstimate` of discretisation 1 or 2 whose index
+    is ``None`` (IQR 0) or lies in that discretisation's declared index window; see
+    :class:`LogBinIQR` for the default window (for every IQR in ``[2⁻¹¹⁰⁰, 2¹¹⁰⁰]``, clamping
+    changes the release with probability below ``2⁻¹⁸³``) and for ``window=(lo, hi)``."""
 
     name = "iqr"
 
     def __init__(self, *, epsilon: Any, delta: Any, n: int | None = None, base: Any = None,
-                 resolution: int = 4):
+                 resolution: int = 4, window: Any = None):
         self.n = None if n is None else parse_positive_int(n, name="n (the public database size)")
         if base is None:
             if self.n is None:
@@ -323,7 +415,8 @@ class IQRMechanism(Mechanism):
             base = default_base(self.n)
         self.epsilon = parse_epsilon(epsilon)
         self.delta = parse_delta(delta)
-        self.function = LogBinIQR(self.epsilon, self.delta / 2, base=base, resolution=resolution)
+        self.function = LogBinIQR(self.epsilon, self.delta / 2, base=base, resolution=resolution,
+                                  window=window)
         self._guarantee = ODP(value_or_bottom,
                               {"value": 3 * self.epsilon, "bottom": 2 * self.epsilon},
                               self.delta)
@@ -333,8 +426,10 @@ class IQRMechanism(Mechanism):
         return self._guarantee
 
     def params(self) -> dict[str, Any]:
-        out = {"epsilon": str(self.epsilon), "delta": str(self.delta),
-               "base": str(self.function.base), "resolution": self.function.resolution}
+        fn = self.function.params()
+        out: dict[str, Any] = {"epsilon": str(self.epsilon), "delta": str(self.delta)}
+        out.update((k, fn[k]) for k in ("base", "resolution", "index_windows", "window")
+                   if k in fn)
         if self.n is not None:
             out["n"] = self.n
         return out
@@ -364,7 +459,11 @@ class ExponentialMedian(Mechanism):
     equally spaced points of the public interval ``[lower, upper]``: ``P(y) ∝ exp(ε·u(y)/2)``
     with ``u(y) = −max(#{x_i < y}, #{x_i > y})`` (sensitivity 1 for replace-one and for
     add/remove neighbours).  Sampled exactly by rejection: a uniform candidate is kept with
-    probability ``exp(−ε(u_max − u(y))/2)`` (exact Bernoulli(exp(−γ)))."""
+    probability ``exp(−ε(u_max − u(y))/2)`` (exact Bernoulli(exp(−γ))).
+
+    Output space: the ``candidates`` grid points — finite by construction, no clamp needed.  A
+    release is an :class:`odp.readable.ExactValue` (the exact grid point, printed as a decimal
+    when it is one)."""
 
     name = "median"
 
@@ -401,11 +500,11 @@ class ExponentialMedian(Mechanism):
             out.append(-max(below, above))
         return out
 
-    def release(self, data: Any, rng: RandomSource) -> Fraction:
+    def release(self, data: Any, rng: RandomSource) -> ExactValue:
         us = self.utilities(data)
         best = max(us)
         grid = self.grid()
         while True:
             i = rng.randbelow(self.candidates)
             if bernoulli_exp(self.epsilon * (best - us[i]) / 2, rng):
-                return grid[i]
+                return ExactValue(grid[i])

@@ -36,7 +36,9 @@ distribution).  Every name is importable from ``odp.mechanisms.svt`` as before.
 
 Use it in batch (:class:`SparseVectorMechanism`, one accountant round whose release is the answer
 vector) or interactively (:class:`SVTSession`: one interactive reservation, answers as queries
-arrive, settled at class ``c'`` on STOP or at the cut-off).  :func:`sparse_vector_release` is
+arrive, settled at class ``c'`` on STOP, at the cut-off or at its declared ``max_queries``-th
+answer).  Both have finite output spaces: answer tuples of length at most the number of queries
+given (batch) or ``max_queries`` (session), so Theorem 7 for finite output spaces covers them.  :func:`sparse_vector_release` is
 the application of Sec. 4.1 (SVT selection, then Laplace releases with the leftover budget).
 """
 
@@ -45,7 +47,13 @@ from __future__ import annotations
 from ...errors import SessionClosed
 from .audit import adaptive_output_distribution, answer_probability, output_distribution
 from .mechanism import MAX_C, SparseVectorMechanism, SVTParameters, count_top, svt_split
-from .session import SparseVectorRelease, SVTSession, entry_epsilon, sparse_vector_release
+from .session import (
+    DEFAULT_MAX_QUERIES,
+    SparseVectorRelease,
+    SVTSession,
+    entry_epsilon,
+    sparse_vector_release,
+)
 
 __all__ = [
     "SessionClosed",
@@ -58,6 +66,7 @@ __all__ = [
     "svt_split",
     "entry_epsilon",
     "MAX_C",
+    "DEFAULT_MAX_QUERIES",
     "answer_probability",
     "output_distribution",
     "adaptive_output_distribution",

@@ -76,18 +76,23 @@ def answer_probability(answers: Sequence[bool], gaps: Sequence[int], r_threshold
 
 
 def adaptive_output_distribution(strategy: Callable[[tuple], tuple[int, int] | None], c: int,
-                                 r_threshold: Any, r_query: Any) -> dict[tuple, Any]:
+                                 r_threshold: Any, r_query: Any, *,
+                                 max_queries: int | None = None) -> dict[tuple, Any]:
     """Exact output distribution of Alg. 2 against an adaptive analyst.
 
     ``strategy(history)`` returns the next query as ``(n, t)`` — its value and threshold in
     grid units on the database at hand — or ``None`` for STOP; ``history`` is the tuple of
-    answers so far.  The session also ends after ``c`` ⊤ answers.  Returns
-    ``{answers: probability}`` over all possible answer tuples."""
+    answers so far.  The session also ends after ``c`` ⊤ answers, and after ``max_queries``
+    answers (an :class:`~odp.mechanisms.svt.SVTSession`'s declared maximum; ``None``: only
+    the strategy's STOP ends it).  Returns ``{answers: probability}`` over all possible answer
+    tuples."""
     c = _check_c(c)
     out: dict[tuple, Any] = {}
 
     def walk(history: tuple, gaps: tuple) -> None:
-        nxt = None if count_top(history) >= c else strategy(history)
+        ended = count_top(history) >= c or (max_queries is not None
+                                             and len(history) >= max_queries)
+        nxt = None if ended else strategy(history)
         if nxt is None:
             out[history] = answer_probability(history, gaps, r_threshold, r_query)
             return

@@ -119,7 +119,9 @@ class SparseVectorMechanism(Mechanism):
     (``True`` = ⊤), at most ``c`` of them ``True`` (the last answer is then ⊤: cut-off).
 
     Every query must have sensitivity at most ``sensitivity`` (as computed).  Declared guarantee:
-    Lemma 8, (𝒫, ℰ, 0)-ODP with ``ℰ(S_{c'}) = ε1 + (c'/c)·ε2``."""
+    Lemma 8, (𝒫, ℰ, 0)-ODP with ``ℰ(S_{c'}) = ε1 + (c'/c)·ε2``.  Output space: the answer
+    tuples of length at most ``len(queries)`` — finite by construction (the noise ρ, ν_i is
+    never released)."""
 
     name = "svt"
 

@@ -10,8 +10,9 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from ...accountant import Accountant
-from ...budget import parse_positive
+from ...budget import parse_positive, parse_positive_int
 from ...ledger import RoundRecord
+from ...readable import ExactValue
 from ...errors import InvalidParameter, SessionClosed
 from ...samplers import discrete_laplace
 from ..base import query_name
@@ -19,7 +20,11 @@ from ..noise import LaplaceMechanism, exact_value
 from ..pipeline import check_plan, keep_partial
 from .mechanism import SparseVectorMechanism, _check_c, _parameters, count_top
 
-__all__ = ["SVTSession", "SparseVectorRelease", "entry_epsilon", "sparse_vector_release"]
+__all__ = ["DEFAULT_MAX_QUERIES", "SVTSession", "SparseVectorRelease", "entry_epsilon",
+           "sparse_vector_release"]
+
+#: The default declared maximum number of queries of an :class:`SVTSession`.
+DEFAULT_MAX_QUERIES = 10**6
 
 
 class SVTSession:
@@ -34,17 +39,29 @@ class SVTSession:
     A query after STOP or after the cut-off raises :class:`SessionClosed` (nothing is drawn).
     Used as a context manager, leaving the block normally is a STOP; leaving it on an exception
     charges the sup.
+
+    **Finite output space.**  The session declares ``max_queries`` (default
+    :data:`DEFAULT_MAX_QUERIES`, recorded in the round's parameters): the ``max_queries``-th
+    answer ends it like a STOP (settled at its class ``c'``), and query ``max_queries + 1``
+    raises :class:`SessionClosed` without drawing noise or moving the budget.  So the output
+    space — the answer sequences of length at most ``max_queries`` with at most ``c`` ⊤ — is
+    finite, and Theorem 7 for finite output spaces applies.  Ending after ``max_queries`` is an
+    analyst's STOP, which Lemma 8 allows at any point: the guarantee is unchanged.
     """
 
     def __init__(self, accountant: Accountant, data: Any, *, epsilon1: Any, epsilon2: Any, c: int,
-                 sensitivity: Any = 1, granularity: Any = None, name: str = "svt"):
+                 sensitivity: Any = 1, granularity: Any = None, name: str = "svt",
+                 max_queries: int = DEFAULT_MAX_QUERIES):
         self.svt = _parameters(epsilon1=epsilon1, epsilon2=epsilon2, c=c, sensitivity=sensitivity, granularity=granularity)
+        #: the declared maximum number of queries (the session ends at the max_queries-th answer)
+        self.max_queries = parse_positive_int(max_queries, name="max_queries")
         self._data = data
         self._rng = accountant.rng
         self.answers: list[bool] = []
         self.thresholds: list[Fraction] = []
         self.reservation = accountant.reserve(
-            self.svt.guarantee(), mechanism=name, params={**self.svt.params(), "session": True},
+            self.svt.guarantee(), mechanism=name,
+            params={**self.svt.params(), "session": True, "max_queries": self.max_queries},
             interactive=True)
         self._rho = discrete_laplace(self.svt.threshold_scale, self._rng)
         self.record = self.reservation.record
@@ -60,10 +77,14 @@ class SVTSession:
 
     def ask(self, query: Callable[[Any], Any], threshold: Any) -> bool:
         """Answer one query: ``True`` (⊤) iff ``q(x) + ν ≥ T + ρ`` on the grid.  The ``c``-th
-        ⊤ answer ends the session (settled at ``c' = c``)."""
+        ⊤ answer, or the ``max_queries``-th answer, ends the session (settled at its ``c'``)."""
         if not self.open:
-            why = (f"it reached its cut-off of c={self.svt.c} ⊤ answers"
-                   if self.count >= self.svt.c else "STOP was sent")
+            if self.count >= self.svt.c:
+                why = f"it reached its cut-off of c={self.svt.c} ⊤ answers"
+            elif len(self.answers) >= self.max_queries:
+                why = f"it answered its declared maximum of max_queries={self.max_queries} queries"
+            else:
+                why = "STOP was sent"
             raise SessionClosed(f"this SVT session is closed ({why}); open a new session "
                                 "(a new accountant round) to ask more queries")
         if not callable(query):
@@ -78,7 +99,7 @@ class SVTSession:
         top = n + discrete_laplace(self.svt.query_scale, self._rng) >= t + self._rho
         self.answers.append(top)
         self.thresholds.append(t_value)
-        if self.count >= self.svt.c:
+        if self.count >= self.svt.c or len(self.answers) >= self.max_queries:
             self._settle()
         return top
 
@@ -127,7 +148,7 @@ class SparseVectorRelease:
 
     answers: tuple[bool, ...]
     selected: list[int]
-    values: dict[int, Fraction]
+    values: dict[int, ExactValue]
     epsilon_per_entry: Fraction
     svt_round: Any
     entry_rounds: list[Any]
@@ -145,18 +166,22 @@ class SparseVectorRelease:
 def sparse_vector_release(accountant: Accountant, data: Any, entries: Sequence[Callable[[Any], Any]],
                           threshold: Any, *, c: int, epsilon1: Any, epsilon2: Any,
                           epsilon3: Any, sensitivity: Any = 1, granularity: Any = None,
-                          names: Sequence[str] | None = None) -> SparseVectorRelease:
+                          names: Sequence[str] | None = None,
+                          window: Any = None) -> SparseVectorRelease:
     """Sec. 4.1: find the entries ``f_i(x)`` with ``|f_i(x)|`` above ``threshold`` with SVT
     (budget ε1 + ε2, cut-off ``c``), then release each of the ``c'`` selected entries with the
     Laplace mechanism at ``(ε3 + (c − c')/c·ε2)/c'`` — the budget left by Lemma 8's a-posteriori
     charge plus ε3, split over the entries actually selected.
 
     Each ``f_i`` must have sensitivity ``sensitivity``; ``names`` (one per entry) label the
-    Laplace rounds in the ledger.  Every step is an accountant round (the SVT round is charged
+    Laplace rounds in the ledger; ``window`` is the Laplace releases' public window (query
+    units; default: :class:`~odp.mechanisms.noise.LaplaceMechanism`'s).  The output space is
+    finite: the SVT answers (at most one per entry) and, per selected entry, a point of the
+    Laplace window.  Every step is an accountant round (the SVT round is charged
     ε1 + (c'/c)·ε2).  See :mod:`odp.mechanisms.pipeline`:
 
-    * every parameter of both stages (ε's, ``c``, threshold, sensitivity, granularity, one
-      function and one name per entry) is validated, and the mechanisms are built, before the
+    * every parameter of both stages (ε's, ``c``, threshold, sensitivity, granularity, window,
+      one function and one name per entry) is validated, and the mechanisms are built, before the
       first round: a mistake raises :class:`~odp.errors.InvalidParameter` and costs nothing;
     * the total plan ε1 + ε2 + ε3 must fit in the remaining budget (else ``BudgetExceeded``,
       nothing drawn or recorded);
@@ -189,7 +214,7 @@ def sparse_vector_release(accountant: Accountant, data: Any, entries: Sequence[C
 
     def laplace(i: int, epsilon: Fraction) -> LaplaceMechanism:
         mech = LaplaceMechanism(entries[i], epsilon=epsilon, sensitivity=sensitivity,
-                                granularity=granularity)
+                                granularity=granularity, window=window)
         mech.name = f"laplace[{labels[i]}]"
         return mech
 
