@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from .accountant import Accountant, Reservation
 from .budget import Budget
+from .readable import ExactValue
 from .errors import (
     BudgetExceeded,
     CertificateError,
@@ -60,6 +61,7 @@ from .interactive import ConcurrentComposition, SubComposition
 from .buckets import PrivacyBucketsAccountant
 
 __all__ = [
+    "ExactValue",
     "__version__",
     "Accountant",
     "Reservation",

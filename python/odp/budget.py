@@ -150,9 +150,14 @@ def parse_alpha(alpha: Any, *, name: str = "alpha") -> Fraction:
     return a
 
 
+#: Longest fractional part :func:`format_fraction` writes as a decimal (beyond: ``p/q``).
+FRACTION_DECIMAL_PLACES = 30
+
+
 def format_fraction(x: Fraction) -> str:
-    """Short exact text for ``x``: a decimal when finite ("0.001", "1e-06" style avoided), else
-    ``p/q``.  ``Fraction(format_fraction(x)) == x`` always holds."""
+    """Short exact text for ``x``: a decimal when finite with at most
+    :data:`FRACTION_DECIMAL_PLACES` places ("0.001", "1e-06" style avoided), else ``p/q``.
+    ``Fraction(format_fraction(x)) == x`` always holds."""
     if x.denominator == 1:
         return str(x.numerator)
     d = x.denominator
@@ -163,7 +168,7 @@ def format_fraction(x: Fraction) -> str:
     while d % 5 == 0:
         d //= 5
         fives += 1
-    if d == 1 and max(twos, fives) <= 20:
+    if d == 1 and max(twos, fives) <= FRACTION_DECIMAL_PLACES:
         places = max(twos, fives)
         scaled = x * 10**places
         sign = "-" if scaled < 0 else ""

@@ -16,39 +16,20 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from .budget import FRACTION_DECIMAL_PLACES, format_fraction
+
 __all__ = ["ExactValue", "readable", "decimal_text", "MAX_DECIMAL_DIGITS"]
 
 #: Longest fractional part printed as a decimal; a finite decimal with more digits (e.g. a
 #: multiple of 2⁻¹⁰⁰) is printed as ``n/d``, which is as exact and shorter.
-MAX_DECIMAL_DIGITS = 30
-
-
-def _decimal_digits(denominator: int) -> int | None:
-    """The number of fractional digits of ``n/denominator`` (in lowest terms) written as a
-    decimal: ``max(a, b)`` for ``denominator = 2^a·5^b``, ``None`` if it has another prime
-    factor (the expansion does not terminate)."""
-    a = (denominator & -denominator).bit_length() - 1  # the power of 2
-    rest = denominator >> a
-    b = 0
-    while rest % 5 == 0:
-        rest //= 5
-        b += 1
-    return max(a, b) if rest == 1 else None
+MAX_DECIMAL_DIGITS = FRACTION_DECIMAL_PLACES
 
 
 def decimal_text(value: Fraction) -> str:
     """``value`` exactly: its terminating decimal expansion (``4.717``, ``-0.5``, ``12``) when
-    it has at most :data:`MAX_DECIMAL_DIGITS` fractional digits, else ``n/d`` (``1/3``)."""
-    num, den = value.numerator, value.denominator
-    if den == 1:
-        return str(num)
-    digits = _decimal_digits(den)
-    if digits is None or digits > MAX_DECIMAL_DIGITS:
-        return f"{num}/{den}"
-    scaled = abs(num) * 10**digits // den  # exact: den divides 10**digits
-    whole, frac = divmod(scaled, 10**digits)
-    sign = "-" if num < 0 else ""
-    return f"{sign}{whole}.{frac:0{digits}d}".rstrip("0").rstrip(".")
+    it has at most :data:`MAX_DECIMAL_DIGITS` fractional digits, else ``n/d`` (``1/3``) — the
+    same text as :func:`odp.budget.format_fraction` gives budgets."""
+    return format_fraction(value)
 
 
 class ExactValue(Fraction):
