@@ -12,8 +12,12 @@ function                       statement (source)
 :func:`pure_dp_to_zcdp`        ε-DP ⇒ (ε²/2)-zCDP — Bun & Steinke 2016, Prop. 1.4 (exact)
 :func:`pure_dp_to_rdp`         ε-DP ⇒ (α, min(ε, αε²/2))-RDP — D_α ≤ D_∞ = ε and Prop. 1.4
 :func:`zcdp_to_rdp`            ρ-zCDP ⇔ (α, αρ)-RDP for every α > 1 — Bun & Steinke Def. 1.1
-:func:`zcdp_to_dp_epsilon`     ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP — Bun & Steinke Prop. 1.3
-:func:`rdp_to_dp_epsilon`      (α, ε_α)-RDP ⇒ (ε_α + ln(1/δ)/(α−1), δ)-DP — Mironov 2017 Prop. 3
+:func:`zcdp_to_dp_epsilon`     ρ-zCDP ⇒ (ε, δ)-DP: the smaller of ρ + 2√(ρ ln(1/δ)) (Bun &
+                               Steinke Prop. 1.3) and the RDP conversion below of (α, αρ)
+:func:`rdp_to_dp_epsilon`      (α, ε_α)-RDP ⇒ (ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1), δ)-DP —
+                               Canonne, Kamath, Steinke 2020 / Balle et al. 2020 Thm. 21
+:func:`best_rdp_to_dp`         the best of those over an RDP curve given at several orders
+:func:`rdp_to_dp_epsilon_mironov` (ε_α + ln(1/δ)/(α−1), δ) — Mironov 2017 Prop. 3 (looser)
 :func:`gaussian_zcdp`          N(0, σ²), L2-sensitivity Δ: ρ = Δ²/(2σ²) — Bun & Steinke Prop. 1.6
 :func:`gaussian_rdp`           same: ε(α) = αΔ²/(2σ²) — Mironov 2017, Table II
 :func:`discrete_gaussian_zcdp` N_ℤ(0, σ²), integer Δ: ρ = Δ²/(2σ²) — Canonne, Kamath, Steinke
@@ -30,11 +34,15 @@ divergence it bounds (``tests/test_conversions.py``), never against the formula 
 
 from __future__ import annotations
 
+import functools
+import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from .budget import parse_alpha, parse_delta, parse_epsilon, parse_positive
 from .errors import InvalidParameter
+from .floats import round_up_significant
+from .guarantees import DP, RDP, ZCDP
 from .rational import ceil_fraction, exp_bracket, log_bracket, sqrt_bracket
 
 __all__ = [
@@ -44,6 +52,8 @@ __all__ = [
     "zcdp_to_rdp",
     "zcdp_to_dp_epsilon",
     "rdp_to_dp_epsilon",
+    "rdp_to_dp_epsilon_mironov",
+    "best_rdp_to_dp",
     "gaussian_zcdp",
     "gaussian_rdp",
     "discrete_gaussian_zcdp",
@@ -84,25 +94,153 @@ def zcdp_to_rdp(rho: Any, alpha: Any) -> Fraction:
     return parse_alpha(alpha) * r
 
 
+def _zcdp_rho(rho: Any) -> Fraction:
+    """ρ of a number or of a :class:`~odp.guarantees.ZCDP` value (δ = 0 only)."""
+    if isinstance(rho, ZCDP):
+        if rho.approximate:
+            raise InvalidParameter(
+                f"approximate zCDP ({rho}) has no (ε, δ) conversion here: its δ enters differently "
+                "under the definitions in use (Bun & Steinke Def. 8.1 conditions on events); "
+                "convert the ρ part and account for its δ separately")
+        return rho.rho
+    if isinstance(rho, (RDP, DP)):
+        raise InvalidParameter(f"expected ρ (a number or odp.ZCDP), got {rho!r}")
+    return parse_epsilon(rho, name="rho")
+
+
+def _two_args(first: Any, second: Any, third: Any, kind: type, what: str) -> tuple[Any, Any, Any]:
+    """``f(value_object, δ)`` or ``f(a, b, δ)``: the three plain arguments either way."""
+    if isinstance(first, kind):
+        if third is not None:
+            raise InvalidParameter(f"{what}({first!r}, δ) takes δ as its only other argument")
+        return first, None, second
+    return first, second, third
+
+
 def zcdp_to_dp_epsilon(rho: Any, delta: Any) -> Fraction:
-    """Upper bound on ε with ρ-zCDP ⇒ (ε, δ)-DP: ``ε = ρ + 2·√(ρ·ln(1/δ))`` (Bun & Steinke
-    2016, Prop. 1.3), rounded up."""
-    r = parse_epsilon(rho, name="rho")
+    """Upper bound on ε with ρ-zCDP ⇒ (ε, δ)-DP, rounded up: the smaller of
+
+    * ``ρ + 2·√(ρ·ln(1/δ))`` (Bun & Steinke 2016, Prop. 1.3), and
+    * the RDP conversion :func:`rdp_to_dp_epsilon` of ``(α, αρ)`` (ρ-zCDP is (α, αρ)-RDP for
+      every α, Def. 1.1) at one order α chosen numerically near the minimiser (the choice only
+      affects tightness; the value at the chosen rational α is evaluated rigorously).
+
+    ``rho`` may be a number or a :class:`~odp.guarantees.ZCDP` with δ = 0 (e.g. a
+    :class:`~odp.filters.ZCDPOdometer`'s ``privacy_loss()``)."""
+    r = _zcdp_rho(rho)
     d = _positive_delta(delta)
     if r == 0:
         return Fraction(0)
     log_hi = log_bracket(1 / d)[1]
     root_hi = sqrt_bracket(r * log_hi)[1]
-    return ceil_fraction(r + 2 * root_hi, ROUNDING_DENOMINATOR)
+    bun_steinke = ceil_fraction(r + 2 * root_hi, ROUNDING_DENOMINATOR)
+    try:
+        rho_f = float(r)
+    except OverflowError:
+        return bun_steinke
+    alpha = _best_order(lambda a: a * rho_f, d)
+    return min(bun_steinke, rdp_to_dp_epsilon(alpha, alpha * r, d))
 
 
-def rdp_to_dp_epsilon(alpha: Any, epsilon_alpha: Any, delta: Any) -> Fraction:
-    """Upper bound on ε with (α, ε_α)-RDP ⇒ (ε, δ)-DP: ``ε = ε_α + ln(1/δ)/(α−1)``
-    (Mironov 2017, Prop. 3), rounded up."""
+def _best_order(curve: Callable[[float], float], delta: Fraction) -> Fraction:
+    """A rational order α > 1 near the minimiser of the float value of the RDP → DP conversion
+    of ``curve`` (golden-section search over ln(α − 1)); a selector only, never a bound."""
+    log_inv_delta = math.log(delta.denominator) - math.log(delta.numerator)
+
+    def f(t: float) -> float:
+        a = 1 + math.exp(t)
+        return curve(a) + math.log1p(-1 / a) + (log_inv_delta - math.log(a)) / (a - 1)
+
+    lo, hi = -12.0, 40.0
+    g = (math.sqrt(5) - 1) / 2
+    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+    f1, f2 = f(x1), f(x2)
+    for _ in range(120):
+        if f1 <= f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - g * (hi - lo)
+            f1 = f(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + g * (hi - lo)
+            f2 = f(x2)
+    a = 1 + math.exp((lo + hi) / 2)
+    return 1 + round_up_significant(Fraction(a - 1), 6)
+
+
+def rdp_to_dp_epsilon(alpha: Any, epsilon_alpha: Any = None, delta: Any = None) -> Fraction:
+    """Upper bound on ε with (α, ε_α)-RDP ⇒ (ε, δ)-DP, rounded up:
+
+        ε = ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1)      (clamped at 0)
+
+    — Canonne, Kamath, Steinke 2020 (arXiv:2004.00010, Prop. 12 in v4); Balle, Barthe, Gaboardi,
+    Hsu, Sato 2020 (AISTATS, Thm. 21); Asoodeh et al. 2020 (Eq. 20).  Always smaller than
+    Mironov 2017 Prop. 3 (:func:`rdp_to_dp_epsilon_mironov`) by ``ln(α/(α−1)) + ln(α)/(α−1)``.
+
+    Proof sketch (why it is sound): with L = dP/dQ, δ(ε) = E_Q[(L − e^ε)_+] and
+    ``(x − e^ε)_+ ≤ c·x^α`` for ``c = (α−1)^{α−1}/α^α · e^{−(α−1)ε}`` (the maximum of the ratio,
+    at x = αe^ε/(α−1)); so δ(ε) ≤ c·E_Q[L^α] = c·e^{(α−1)ε_α}, which solved for ε is the formula.
+    δ(ε) decreases in ε, so a negative value means (0, δ)-DP.
+
+    Called as ``rdp_to_dp_epsilon(alpha, epsilon_alpha, delta)`` or
+    ``rdp_to_dp_epsilon(RDP(alpha, epsilon_alpha), delta)`` (e.g. an
+    :class:`~odp.filters.RDPOdometer`'s ``privacy_loss()``)."""
+    first, second, third = _two_args(alpha, epsilon_alpha, delta, RDP, "rdp_to_dp_epsilon")
+    if isinstance(first, RDP):
+        a, e = first.alpha, first.epsilon
+    elif isinstance(first, (ZCDP, DP, list, tuple)):
+        raise InvalidParameter(
+            f"rdp_to_dp_epsilon takes an order α and ε_α, or one odp.RDP; got {first!r} "
+            "(for a zCDP value use zcdp_to_dp_epsilon, for several orders best_rdp_to_dp)")
+    else:
+        a = parse_alpha(first)
+        if second is None:
+            raise InvalidParameter("rdp_to_dp_epsilon(alpha, epsilon_alpha, delta): epsilon_alpha "
+                                   "is missing")
+        e = parse_epsilon(second, name="epsilon_alpha")
+    if third is None:
+        raise InvalidParameter("rdp_to_dp_epsilon needs delta")
+    d = _positive_delta(third)
+    return max(Fraction(0), ceil_fraction(e + _cks_offset(a, d), ROUNDING_DENOMINATOR))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cks_offset(a: Fraction, d: Fraction) -> Fraction:
+    """Upper bound on ``ln((α−1)/α) + (ln(1/δ) − ln α)/(α−1)``."""
+    log_ratio_hi = log_bracket((a - 1) / a)[1]
+    return log_ratio_hi + (log_bracket(1 / d)[1] - log_bracket(a)[0]) / (a - 1)
+
+
+def rdp_to_dp_epsilon_mironov(alpha: Any, epsilon_alpha: Any, delta: Any) -> Fraction:
+    """Upper bound on ε with (α, ε_α)-RDP ⇒ (ε, δ)-DP by Mironov 2017, Prop. 3:
+    ``ε = ε_α + ln(1/δ)/(α−1)``, rounded up.  Looser than :func:`rdp_to_dp_epsilon`; kept to
+    compare with papers and tools that use it."""
     a = parse_alpha(alpha)
     e = parse_epsilon(epsilon_alpha, name="epsilon_alpha")
     d = _positive_delta(delta)
     return ceil_fraction(e + log_bracket(1 / d)[1] / (a - 1), ROUNDING_DENOMINATOR)
+
+
+def best_rdp_to_dp(curve: Any, delta: Any) -> tuple[Fraction, Fraction]:
+    """``(ε, α)``: the smallest :func:`rdp_to_dp_epsilon` over an RDP curve given at several
+    orders — a list of :class:`~odp.guarantees.RDP` (one mechanism, or one composition, that
+    satisfies all of them) or a mapping ``{α: ε_α}`` — and the order that attains it (the
+    smallest such order on ties).  Each value is an upper bound, so the minimum is one."""
+    if isinstance(curve, RDP):
+        curve = [curve]
+    if isinstance(curve, Mapping):
+        pairs = [(parse_alpha(a), parse_epsilon(e, name=f"epsilon at order {a}"))
+                 for a, e in curve.items()]
+    elif isinstance(curve, (list, tuple)) and all(isinstance(c, RDP) for c in curve):
+        pairs = [(c.alpha, c.epsilon) for c in curve]
+    else:
+        raise InvalidParameter(
+            f"expected a list of odp.RDP values or a mapping {{alpha: epsilon}}, got {curve!r}")
+    if not pairs:
+        raise InvalidParameter("the RDP curve is empty")
+    d = _positive_delta(delta)
+    best = min((rdp_to_dp_epsilon(a, e, d), a) for a, e in pairs)
+    return best[0], best[1]
 
 
 def gaussian_zcdp(sigma: Any, sensitivity: Any = 1) -> Fraction:
