@@ -18,6 +18,11 @@ function                       statement (source)
                                Canonne, Kamath, Steinke 2020 / Balle et al. 2020 Thm. 21
 :func:`best_rdp_to_dp`         the best of those over an RDP curve given at several orders
 :func:`rdp_to_dp_epsilon_mironov` (ε_α + ln(1/δ)/(α−1), δ) — Mironov 2017 Prop. 3 (looser)
+:func:`gdp_delta`              μ-GDP: δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) — Dong, Roth,
+                               Su 2022, Cor. 2.13 (exact; upper bound on δ)
+:func:`gdp_to_dp_epsilon`      the smallest ε (grid 1e-12) with that δ(ε) ≤ δ
+:func:`to_dp`                  any of zCDP / RDP / RDP curve / GDP → (ε, δ), with what a ledger
+                               records about the original notion (used by Accountant.charge)
 :func:`gaussian_zcdp`          N(0, σ²), L2-sensitivity Δ: ρ = Δ²/(2σ²) — Bun & Steinke Prop. 1.6
 :func:`gaussian_rdp`           same: ε(α) = αΔ²/(2σ²) — Mironov 2017, Table II
 :func:`discrete_gaussian_zcdp` N_ℤ(0, σ²), integer Δ: ρ = Δ²/(2σ²) — Canonne, Kamath, Steinke
@@ -37,12 +42,12 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 from .budget import parse_alpha, parse_delta, parse_epsilon, parse_positive
 from .errors import InvalidParameter
 from .floats import round_up_significant
-from .guarantees import DP, RDP, ZCDP
+from .guarantees import DP, GDP, RDP, ZCDP
 from .rational import ceil_fraction, exp_bracket, log_bracket, sqrt_bracket
 
 __all__ = [
@@ -54,6 +59,11 @@ __all__ = [
     "rdp_to_dp_epsilon",
     "rdp_to_dp_epsilon_mironov",
     "best_rdp_to_dp",
+    "rdp_to_dp_offset",
+    "gdp_delta",
+    "gdp_to_dp_epsilon",
+    "to_dp",
+    "Conversion",
     "gaussian_zcdp",
     "gaussian_rdp",
     "discrete_gaussian_zcdp",
@@ -204,6 +214,13 @@ def rdp_to_dp_epsilon(alpha: Any, epsilon_alpha: Any = None, delta: Any = None) 
     return max(Fraction(0), ceil_fraction(e + _cks_offset(a, d), ROUNDING_DENOMINATOR))
 
 
+def rdp_to_dp_offset(alpha: Any, delta: Any) -> Fraction:
+    """The upper bound on ``ln((α−1)/α) − (ln δ + ln α)/(α−1)`` that :func:`rdp_to_dp_epsilon`
+    adds to ε_α (before rounding up): ``rdp_to_dp_epsilon(α, e, δ) = max(0, ⌈e + offset⌉)``
+    on the 1e-12 grid.  Used to size an RDP budget for a target (ε, δ)."""
+    return _cks_offset(parse_alpha(alpha), _positive_delta(delta))
+
+
 @functools.lru_cache(maxsize=8192)
 def _cks_offset(a: Fraction, d: Fraction) -> Fraction:
     """Upper bound on ``ln((α−1)/α) + (ln(1/δ) − ln α)/(α−1)``."""
@@ -241,6 +258,116 @@ def best_rdp_to_dp(curve: Any, delta: Any) -> tuple[Fraction, Fraction]:
     d = _positive_delta(delta)
     best = min((rdp_to_dp_epsilon(a, e, d), a) for a, e in pairs)
     return best[0], best[1]
+
+
+def gdp_delta(mu: Any, epsilon: Any) -> Fraction:
+    """Upper bound on δ(ε) of a μ-GDP mechanism (Dong, Roth, Su 2022, Cor. 2.13, exact):
+    ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2)``, evaluated with rigorous brackets of Φ
+    (:mod:`odp.normal`) and of e^ε, rounded up to 30 significant digits."""
+    m = _gdp_mu(mu)
+    eps = parse_epsilon(epsilon)
+    if m == 0:
+        return Fraction(0)
+    return round_up_significant(max(_gdp_delta_upper(m, eps), Fraction(0)), 30)
+
+
+def _gdp_delta_upper(m: Fraction, eps: Fraction) -> Fraction:
+    from .intervals import Arith
+    from .normal import cdf
+
+    ar = Arith.at(_GDP_DIGITS)
+    first = cdf(ar.of(m / 2 - eps / m), _GDP_DIGITS)
+    second = cdf(ar.of(-m / 2 - eps / m), _GDP_DIGITS)
+    return Fraction(ar.sub(first, ar.mul(ar.exp(ar.of(eps)), second)).hi)
+
+
+_GDP_DIGITS = 40
+
+
+def _gdp_mu(mu: Any) -> Fraction:
+    if isinstance(mu, GDP):
+        return mu.mu
+    if isinstance(mu, (RDP, ZCDP, DP)):
+        raise InvalidParameter(f"expected μ (a number or odp.GDP), got {mu!r}")
+    return parse_epsilon(mu, name="mu")
+
+
+def gdp_to_dp_epsilon(mu: Any, delta: Any) -> Fraction:
+    """Upper bound on ε with μ-GDP ⇒ (ε, δ)-DP: the smallest multiple of 1e-12 at which the
+    rigorous upper bound :func:`gdp_delta` is ``<= delta`` (bisection; exact conversion of
+    Dong, Roth, Su 2022, Cor. 2.13, so the only slack is the 1e-12 grid).  ``mu`` may be a
+    number or a :class:`~odp.guarantees.GDP`."""
+    m = _gdp_mu(mu)
+    d = _positive_delta(delta)
+    if m == 0:
+        return Fraction(0)
+
+    def ok(e: Fraction) -> bool:
+        return _gdp_delta_upper(m, e) <= d
+
+    if ok(Fraction(0)):
+        return Fraction(0)
+    hi = max(Fraction(1), m * m)
+    while not ok(hi):
+        hi *= 2
+        if hi > 10**6:
+            raise InvalidParameter(f"μ = {m} needs ε above 1e6 at δ = {d}; no useful bound")
+    lo = Fraction(0)  # not ok(lo), ok(hi)
+    step = Fraction(1, ROUNDING_DENOMINATOR)
+    while hi - lo > step:
+        mid = ceil_fraction((lo + hi) / 2, ROUNDING_DENOMINATOR)
+        if mid >= hi:
+            break
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+class Conversion(NamedTuple):
+    """A privacy guarantee converted to (ε, δ)-DP: ``epsilon`` (an upper bound), ``delta``
+    (the δ spent on the conversion) and ``record`` — what a ledger records about the original
+    notion (exact text): ``notion`` (``zcdp``, ``rdp`` or ``gdp``), its parameters, the order
+    used for RDP, ``delta_used`` and the ``conversion`` theorem."""
+
+    epsilon: Fraction
+    delta: Fraction
+    record: dict[str, Any]
+
+
+def to_dp(guarantee: Any, delta: Any) -> Conversion:
+    """Convert a :class:`~odp.guarantees.ZCDP` (δ = 0), an :class:`~odp.guarantees.RDP`, a list
+    of RDP values of one mechanism at several orders, or a :class:`~odp.guarantees.GDP` to
+    (ε, δ)-DP at the given δ (> 0), with :func:`zcdp_to_dp_epsilon`,
+    :func:`rdp_to_dp_epsilon` / :func:`best_rdp_to_dp` or :func:`gdp_to_dp_epsilon`."""
+    d = _positive_delta(delta)
+    rec: dict[str, Any]
+    if isinstance(guarantee, ZCDP):
+        eps = zcdp_to_dp_epsilon(guarantee, d)
+        rec = {"notion": "zcdp", "rho": str(guarantee.rho),
+               "conversion": "min(Bun-Steinke 2016 Prop. 1.3, CKS 2020 RDP->DP at the best order)"}
+    elif isinstance(guarantee, RDP):
+        eps = rdp_to_dp_epsilon(guarantee, d)
+        rec = {"notion": "rdp", "alpha": str(guarantee.alpha),
+               "rdp_epsilon": str(guarantee.epsilon),
+               "conversion": "Canonne-Kamath-Steinke 2020 / Balle et al. 2020 Thm. 21"}
+    elif isinstance(guarantee, (list, tuple)) and guarantee and all(
+            isinstance(g, RDP) for g in guarantee):
+        eps, alpha = best_rdp_to_dp(list(guarantee), d)
+        rec = {"notion": "rdp", "curve": [[str(g.alpha), str(g.epsilon)] for g in guarantee],
+               "alpha": str(alpha),
+               "conversion": "Canonne-Kamath-Steinke 2020 / Balle et al. 2020 Thm. 21, best order"}
+    elif isinstance(guarantee, GDP):
+        eps = gdp_to_dp_epsilon(guarantee, d)
+        rec = {"notion": "gdp", "mu": str(guarantee.mu),
+               "conversion": "Dong-Roth-Su 2022 Cor. 2.13"}
+    else:
+        raise InvalidParameter(
+            f"cannot convert {guarantee!r} to (ε, δ)-DP: expected odp.ZCDP, odp.RDP, a list of "
+            "odp.RDP (one mechanism at several orders) or odp.GDP")
+    rec["delta_used"] = str(d)
+    return Conversion(eps, d, rec)
 
 
 def gaussian_zcdp(sigma: Any, sensitivity: Any = 1) -> Fraction:

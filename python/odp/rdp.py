@@ -143,17 +143,24 @@ def check_steps(steps: Any) -> int:
 
 # ----------------------------------------------------------------------------- log A_α
 
+def _ln(x: Fraction) -> float:
+    """``ln x`` for a positive Fraction of any size, as a float (estimates only)."""
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
 def _digits(q: Fraction, sigma: Fraction) -> int:
-    """More digits when A_α − 1 is tiny (large σ/q), so that ln A_α keeps relative precision."""
-    extra = max(0.0, math.log10(float(sigma) ** 2 / float(q) ** 2)) if q < 1 else 0.0
-    return DIGITS + min(int(extra), 200)
+    """More digits when A_α − 1 is tiny (σ/q large), so that ln A_α keeps relative precision."""
+    extra = 2 * (_ln(sigma) - _ln(q)) / math.log(10) if q < 1 else 0.0
+    return DIGITS + min(max(int(extra), 0), 200)
 
 
 def _estimate_log_a(q: Fraction, sigma: Fraction, alpha: Fraction) -> float:
-    """A float estimate of ln A_α (its leading term); decides only when to stop the series."""
-    a, qf = float(alpha), float(q)
-    lead = a * (a - 1) / 2 * qf * qf * math.expm1(min(1 / float(sigma) ** 2, 700.0))
-    return max(lead, 1e-300)
+    """A float estimate of ``ln ln A_α`` from its leading term ``α(α−1)/2·q²·(e^{1/σ²} − 1)``;
+    it decides only when the series stops."""
+    x = 1 / sigma**2
+    log_expm1 = float(x) + math.log1p(-math.exp(-float(x))) if x > 1 else math.log(
+        math.expm1(float(x)))
+    return _ln(alpha * (alpha - 1) / 2) + 2 * _ln(q) + log_expm1
 
 
 #: A term ``sign · value · e^rest``: ``value`` an interval of a linear factor, ``rest`` of the
@@ -252,7 +259,7 @@ def _log_a_fractional(q: Fraction, sigma: Fraction, alpha: Fraction, digits: int
     st = _setup(q, sigma, digits)
     ar = st.ar
     common = ar.sub(ar.scale(st.l1q, alpha), st.z0_term)  # ln((1−q)^α e^{−z0²/(2σ²)})
-    log_tol = math.log(_RELATIVE_TAIL * _estimate_log_a(q, sigma, alpha))
+    log_tol = math.log(_RELATIVE_TAIL) + _estimate_log_a(q, sigma, alpha)
     terms: list[_Term] = []
     tail: list[_Term] = []
     coef = Interval(Decimal(1), Decimal(1))  # |C(α, k)|
