@@ -307,7 +307,7 @@ def gdp_to_dp_epsilon(mu: Any, delta: Any) -> Fraction:
 
     if ok(Fraction(0)):
         return Fraction(0)
-    hi = max(Fraction(1), m * m)
+    hi = ceil_fraction(max(Fraction(1), m * m), ROUNDING_DENOMINATOR)
     while not ok(hi):
         hi *= 2
         if hi > 10**6:

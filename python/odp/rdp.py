@@ -324,8 +324,8 @@ def subsampled_gaussian_rdp(q: Any, sigma: Any, alpha: Any, steps: Any = 1) -> F
     ``sigma`` (add/remove neighbours): ``T·ε(α)`` with ε(α) bounded as in the module docstring,
     rounded up to 20 significant digits.  Exact (``T·α/(2σ²)``) for ``q = 1``."""
     t = check_steps(steps)
-    lo_hi = subsampled_gaussian_rdp_bracket(q, sigma, alpha)
-    return round_up_significant(t * lo_hi[1], _RESULT_DIGITS)
+    lo, hi = subsampled_gaussian_rdp_bracket(q, sigma, alpha)
+    return t * hi if lo == hi else round_up_significant(t * hi, _RESULT_DIGITS)
 
 
 def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1,
