@@ -106,7 +106,7 @@ def _chargeable(guarantee: Any, delta: Number | None) -> tuple[ODP, dict[str, An
             raise InvalidParameter(
                 f"charging {guarantee!r} converts it to (ε, δ)-DP: pass delta=, the δ to spend "
                 "on the conversion (it is charged like any round's δ); nothing was charged")
-        from .conversions import to_dp
+        from .dp_conversions import to_dp
 
         converted = to_dp(guarantee, delta)
         return DP(converted.epsilon, converted.delta).as_odp(), converted.record

@@ -55,7 +55,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from . import conversions as cv
+from . import dp_conversions as cv
 from .budget import parse_alpha, parse_epsilon, to_fraction
 from .errors import InvalidBudget, InvalidParameter
 from .floats import round_up_significant
@@ -216,7 +216,7 @@ def _setup(q: Fraction, sigma: Fraction, digits: int) -> _Setup:
 
 
 @functools.lru_cache(maxsize=200_000)
-def _gauss(q: Fraction, sigma: Fraction, shift: Fraction, flip: bool,
+def _gauss(q: Fraction, sigma: Fraction, shift: Fraction, *, flip: bool,
            digits: int) -> tuple[bool, Interval]:
     """The Gaussian factor of a term, for ``y = (z0 − shift)/σ`` (``flip``: ``−y``):
     ``(True, SQ(−y))`` where ``y <= 0`` (the combined form of the module docstring), else
@@ -267,7 +267,7 @@ def _log_a_fractional(q: Fraction, sigma: Fraction, alpha: Fraction, digits: int
     k = 0
     while True:
         # side z <= z0: C(α,k) (1−q)^{α−k} q^k e^{(k²−k)/(2σ²)} Φ((z0−k)/σ)
-        combined, g = _gauss(q, sigma, Fraction(k), False, digits)
+        combined, g = _gauss(q, sigma, Fraction(k), flip=False, digits=digits)
         if combined:
             t1 = (sign, ar.mul(coef, g), common)
         else:
@@ -276,7 +276,7 @@ def _log_a_fractional(q: Fraction, sigma: Fraction, alpha: Fraction, digits: int
             t1 = (sign, ar.mul(coef, g), rest)
         # side z >= z0: C(α,k) (1−q)^k q^j e^{(j²−j)/(2σ²)} Q((z0−j)/σ), j = α − k
         j = alpha - k
-        combined, g = _gauss(q, sigma, j, True, digits)
+        combined, g = _gauss(q, sigma, j, flip=True, digits=digits)
         if combined:
             t2 = (sign, ar.mul(coef, g), common)
         else:
@@ -328,7 +328,7 @@ def subsampled_gaussian_rdp(q: Any, sigma: Any, alpha: Any, steps: Any = 1) -> F
     return t * hi if lo == hi else round_up_significant(t * hi, _RESULT_DIGITS)
 
 
-def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1,
+def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1, *,
                               orders: Iterable[Any] = DEFAULT_ORDERS) -> list[RDP]:
     """:func:`subsampled_gaussian_rdp` at every order: ``[RDP(α, T·ε(α)), …]``."""
     qq, s, t = check_rate(q), check_sigma(sigma), check_steps(steps)
@@ -336,12 +336,12 @@ def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1,
     return out
 
 
-def subsampled_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: Any,
+def subsampled_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: Any, *,
                                 orders: Iterable[Any] = DEFAULT_ORDERS) -> tuple[Fraction, Fraction]:
     """``(ε, α)``: an upper bound on the ε of ``steps`` compositions of the Poisson-subsampled
     Gaussian mechanism at ``delta`` (the best over ``orders`` of the conversion
-    :func:`odp.conversions.rdp_to_dp_epsilon`), and the order that gives it."""
-    return cv.best_rdp_to_dp(subsampled_gaussian_curve(q, sigma, steps, orders), delta)
+    :func:`odp.dp_conversions.rdp_to_dp_epsilon`), and the order that gives it."""
+    return cv.best_rdp_to_dp(subsampled_gaussian_curve(q, sigma, steps, orders=orders), delta)
 
 
 def _orders(orders: Iterable[Any]) -> tuple[Fraction, ...]:
@@ -400,10 +400,12 @@ class RDPAccountant:
 
     def compose_gaussian(self, sigma: Any, steps: Any = 1, sensitivity: Any = 1) -> "RDPAccountant":
         """Add ``steps`` Gaussian mechanisms: ``α·Δ²/(2σ²)`` each (exact)."""
-        t = check_steps(steps)
-        values = {a: t * cv.gaussian_rdp(sigma, sensitivity, a) for a in self._orders}
-        return self._add(values, {"event": "gaussian", "sigma": str(check_sigma(sigma)),
-                                  "sensitivity": str(_number(sensitivity, "sensitivity")),
+        t, s = check_steps(steps), check_sigma(sigma)
+        d = _number(sensitivity, "sensitivity")
+        if d <= 0:
+            raise InvalidParameter(f"sensitivity must be > 0, got {sensitivity!r}")
+        values = {a: t * a * d * d / (2 * s * s) for a in self._orders}  # Mironov 2017 Table II
+        return self._add(values, {"event": "gaussian", "sigma": str(s), "sensitivity": str(d),
                                   "steps": str(t)})
 
     def compose_rdp(self, curve: Any, steps: Any = 1, *, name: str = "rdp_curve") -> "RDPAccountant":
@@ -432,7 +434,7 @@ class RDPAccountant:
         return [RDP(a, self._totals[a]) for a in self._orders]
 
     def get_epsilon_and_order(self, delta: Any) -> tuple[Fraction, Fraction]:
-        """``(ε, α)``: the smallest conversion :func:`odp.conversions.rdp_to_dp_epsilon` over
+        """``(ε, α)``: the smallest conversion :func:`odp.dp_conversions.rdp_to_dp_epsilon` over
         the orders, and its order."""
         return cv.best_rdp_to_dp(self.rdp(), delta)
 

@@ -95,7 +95,7 @@ class RDPAccumulator(Accumulator[Fraction, Fraction]):
                 raise InvalidParameter("approximate zCDP (δ > 0) has no RDP filter here")
             return cv.zcdp_to_rdp(cost.rho, a)
         if hasattr(cost, "release") and hasattr(cost, "guarantee"):
-            from ..mechanisms import GaussianMechanism
+            from ..mechanisms.noise import GaussianMechanism
             if isinstance(cost, GaussianMechanism):
                 return cv.zcdp_to_rdp(cv.mechanism_zcdp(cost), a)
         eps = _pure_epsilon(cost)
