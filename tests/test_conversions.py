@@ -164,3 +164,80 @@ def test_conversion_inputs_are_validated():
         cv.discrete_gaussian_zcdp(1, "1/2")
     assert cv.zcdp_to_dp_epsilon(0, "1e-6") == 0
     assert cv.parse_alpha("1.5") == Fraction(3, 2)
+
+
+# ---------------------------------------------------------------- RDP → (ε, δ): CKS / Balle et al.
+def _cks_float(alpha, eps_alpha, delta):
+    a = M(alpha)
+    return M(eps_alpha) + mpmath.log((a - 1) / a) - (mpmath.log(M(delta)) + mpmath.log(a)) / (a - 1)
+
+
+@pytest.mark.parametrize("sigma", [Fraction(1, 2), Fraction(1), Fraction(2), Fraction(5)])
+@pytest.mark.parametrize("delta", [Fraction(1, 10**3), Fraction(1, 10**5), Fraction(1, 10**9)])
+def test_rdp_to_dp_is_sound_for_the_gaussian_and_beats_mironov(sigma, delta):
+    """At every order, the converted ε of the Gaussian's RDP curve satisfies the exact δ(ε)
+    (Balle–Wang) ≤ δ; it is the CKS value rounded up by < 1e-12 and below Mironov's Prop. 3."""
+    for alpha in [Fraction(3, 2), Fraction(2), Fraction(4), Fraction(8), Fraction(32), Fraction(64)]:
+        ea = cv.gaussian_rdp(sigma, 1, alpha)
+        eps = cv.rdp_to_dp_epsilon(alpha, ea, delta)
+        ref = _cks_float(alpha, ea, delta)
+        assert ref <= M(eps) <= max(ref, 0) + mpmath.mpf(10) ** -12
+        assert gaussian_delta(eps, 1 / M(sigma)) <= M(delta)
+        assert eps < cv.rdp_to_dp_epsilon_mironov(alpha, ea, delta)
+        assert cv.rdp_to_dp_epsilon(odp.guarantees.RDP(alpha, ea), delta) == eps
+
+
+def test_rdp_to_dp_wrong_variant_fails():
+    """Subtracting ln(α)/(α−1) once more (a plausible slip) is violated by the Gaussian, σ = 1,
+    δ = 1e-5, at the best order: the reference discriminates."""
+    delta = Fraction(1, 10**5)
+    best = min((cv.rdp_to_dp_epsilon(a, cv.gaussian_rdp(1, 1, a), delta), a)
+               for a in [1 + Fraction(x, 20) for x in range(1, 400)])
+    a = best[1]
+    wrong = _cks_float(a, cv.gaussian_rdp(1, 1, a), delta) - mpmath.log(M(a)) / (M(a) - 1)
+    assert gaussian_delta(Fraction(mpmath.nstr(wrong, 30)), 1) > M(delta)
+    assert gaussian_delta(best[0], 1) <= M(delta)
+
+
+def test_best_rdp_to_dp_and_the_value_objects():
+    from odp.guarantees import RDP, ZCDP
+    curve = [RDP(2, "0.5"), RDP(8, "1"), RDP(32, "3")]
+    eps, alpha = cv.best_rdp_to_dp(curve, "1e-6")
+    assert eps == min(cv.rdp_to_dp_epsilon(c, "1e-6") for c in curve) and alpha == 8
+    assert cv.best_rdp_to_dp({2: "0.5", 8: "1", 32: "3"}, "1e-6") == (eps, alpha)
+    # a zCDP value: accepted, tighter than Bun–Steinke Prop. 1.3 alone, still sound
+    z = cv.zcdp_to_dp_epsilon(ZCDP("0.5"), "1e-5")
+    assert z == cv.zcdp_to_dp_epsilon("0.5", "1e-5")
+    bun_steinke = M(Fraction(1, 2)) + 2 * mpmath.sqrt(M(Fraction(1, 2)) * mpmath.log(10**5))
+    assert M(z) < bun_steinke
+    assert gaussian_delta(z, 1) <= mpmath.mpf("1e-5")
+    for bad in [lambda: cv.rdp_to_dp_epsilon(RDP(2, 1), "1e-6", "1e-6"),
+                lambda: cv.rdp_to_dp_epsilon(2, 1),
+                lambda: cv.rdp_to_dp_epsilon(ZCDP(1), "1e-6"),
+                lambda: cv.zcdp_to_dp_epsilon(ZCDP("0.1", "1e-9"), "1e-6"),
+                lambda: cv.zcdp_to_dp_epsilon(RDP(2, 1), "1e-6"),
+                lambda: cv.best_rdp_to_dp([], "1e-6"),
+                lambda: cv.best_rdp_to_dp(["x"], "1e-6"),
+                lambda: cv.to_dp(odp.DP(1), "1e-6")]:
+        with pytest.raises(InvalidParameter):
+            bad()
+    # clamped at 0: a huge δ-share with a tiny ε_α
+    assert cv.rdp_to_dp_epsilon(2, 0, "0.9") == 0
+
+
+# ---------------------------------------------------------------- Gaussian DP (Dong, Roth, Su)
+@pytest.mark.parametrize("mu", [Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3)])
+def test_gdp_conversion_is_exact_up_to_the_grid(mu):
+    """μ-GDP is the Gaussian with σ = 1/μ: gdp_delta brackets the exact δ(ε); gdp_to_dp_epsilon
+    is the smallest grid point whose exact δ is ≤ δ (the one below violates it)."""
+    for delta in [Fraction(1, 10**3), Fraction(1, 10**6), Fraction(1, 10**10)]:
+        eps = cv.gdp_to_dp_epsilon(odp.guarantees.GDP(mu), delta)
+        assert gaussian_delta(eps, M(mu)) <= M(delta)
+        if eps > 0:
+            below = eps - Fraction(1, 10**12)
+            assert gaussian_delta(below, M(mu)) > M(delta) * (1 - mpmath.mpf(10) ** -20)
+        for e in [Fraction(0), Fraction(1, 3), Fraction(2)]:
+            upper = cv.gdp_delta(mu, e)
+            exact = gaussian_delta(e, M(mu))
+            assert exact <= M(upper) <= exact * (1 + mpmath.mpf(10) ** -25) + mpmath.mpf(10) ** -60
+    assert cv.gdp_to_dp_epsilon(0, "1e-6") == 0 and cv.gdp_delta(0, 1) == 0

@@ -383,3 +383,60 @@ def test_many_threads_continue_with_never_overspend():
         t.join()
     assert len(wins) == len(f) == 333
     assert f.privacy_loss().fits_in(f.budget)
+
+
+# ---------------------------------------------------------------- reading RDP / zCDP as (ε, δ)
+def _gaussian_delta(eps, mu):
+    e = mpmath.mpf(eps.numerator) / eps.denominator
+    m = mpmath.mpf(mu.numerator) / mu.denominator
+    return mpmath.ncdf(m / 2 - e / m) - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m)
+
+
+def test_odometers_read_as_dp_with_the_tight_conversion():
+    """RDPOdometer.dp_epsilon is the CKS/Balle conversion of its reading (below Mironov's
+    Prop. 3), ZCDPOdometer.dp_epsilon the zCDP one; both are sound for the Gaussians recorded
+    (4 Gaussians of σ = 2 are one Gaussian of σ = 1: exact δ(ε) by Balle–Wang)."""
+    ro, zo = RDPOdometer(5), ZCDPOdometer()
+    for _ in range(4):
+        ro.record(odp.conversions.gaussian_rdp(2, 1, 5))
+        zo.record(odp.conversions.gaussian_zcdp(2))
+    assert ro.privacy_loss() == RDP(5, Fraction(5, 2))
+    eps = ro.dp_epsilon("1e-5")
+    assert eps == odp.conversions.rdp_to_dp_epsilon(ro.privacy_loss(), "1e-5")
+    assert eps < odp.conversions.rdp_to_dp_epsilon_mironov(5, Fraction(5, 2), "1e-5")
+    assert _gaussian_delta(eps, Fraction(1)) <= mpmath.mpf("1e-5")
+    z_eps = zo.dp_epsilon("1e-5")
+    assert z_eps == odp.conversions.zcdp_to_dp_epsilon(zo.privacy_loss(), "1e-5")
+    assert _gaussian_delta(z_eps, Fraction(1)) <= mpmath.mpf("1e-5")
+    # approximate zCDP has no conversion here: refused
+    approx = ZCDPOdometer()
+    approx.record(ZCDP("0.1", "1e-9"))
+    with pytest.raises(InvalidParameter, match="approximate"):
+        approx.dp_epsilon("1e-6")
+
+
+@pytest.mark.parametrize("alpha,eps,delta", [(20, 1, "1e-5"), ("4.5", 4, "1e-6"), (64, "0.5", "1e-9")])
+def test_rdp_filter_for_a_dp_target(alpha, eps, delta):
+    """RDPFilter.for_dp: the largest grid budget whose conversion is ≤ ε (one grid step more
+    exceeds it), and the filter's dp_epsilon reports it."""
+    f = RDPFilter.for_dp(alpha, eps, delta)
+    b = f.budget.epsilon
+    assert f.dp_epsilon(delta) <= Fraction(eps)
+    assert odp.conversions.rdp_to_dp_epsilon(alpha, b + Fraction(2, 10**12), delta) > Fraction(eps)
+    assert f.continue_with(b) and not f.continue_with(Fraction(1, 10**12))
+
+
+def test_zcdp_filter_for_a_dp_target_and_refusals():
+    z = ZCDPFilter.for_dp(1, "1e-5")
+    rho = z.budget.rho
+    assert z.dp_epsilon("1e-5") <= 1
+    assert odp.conversions.zcdp_to_dp_epsilon(rho + Fraction(2, 10**12), "1e-5") > 1
+    # the conversion through the best RDP order admits more than Bun–Steinke Prop. 1.3 alone
+    L = mpmath.log(10**5)
+    assert mpmath.mpf(rho.numerator) / rho.denominator > (mpmath.sqrt(L + 1) - mpmath.sqrt(L)) ** 2
+    with pytest.raises(InvalidParameter, match="no RDP budget"):
+        RDPFilter.for_dp(2, "0.1", "1e-9")
+    with pytest.raises(InvalidParameter):
+        RDPFilter.for_dp(1, 1, "1e-5")
+    with pytest.raises(InvalidParameter):
+        ZCDPFilter.for_dp(-1, "1e-5")

@@ -39,11 +39,11 @@ import json
 import os
 from fractions import Fraction
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Union
 
 from .budget import Budget, Number
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
-from .guarantees import DP, ODP, Data, Label, MechanismLike, Release, as_odp
+from .guarantees import DP, GDP, ODP, RDP, ZCDP, Data, Label, MechanismLike, Release, as_odp
 from .ledger import (
     Admission,
     REASON_ABORTED,
@@ -86,6 +86,33 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
     return RoundRequest._of_fields((_round_id(), mechanism, dict(params) if params else {},
                                     guarantee.record(), guarantee.sup_epsilon, guarantee.delta,
                                     interactive))
+
+
+#: What :meth:`Accountant.charge` accepts: a DP/ODP guarantee, or a zCDP, RDP (one order or a
+#: list of orders) or Gaussian-DP guarantee converted at an explicit δ.
+Chargeable = Union[DP, ODP, ZCDP, RDP, GDP, "list[RDP]", "tuple[RDP, ...]"]
+
+
+def _chargeable(guarantee: Any, delta: Number | None) -> tuple[ODP, dict[str, Any] | None]:
+    """The ODP guarantee to charge, and what the ledger records about a converted notion."""
+    if isinstance(guarantee, (DP, ODP)):
+        if delta is not None:
+            raise InvalidParameter(
+                "delta= is the conversion δ of a zCDP/RDP/GDP charge; a DP or ODP guarantee "
+                "carries its own δ; nothing was charged")
+        return as_odp(guarantee), None
+    if isinstance(guarantee, (ZCDP, RDP, GDP, list, tuple)):
+        if delta is None:
+            raise InvalidParameter(
+                f"charging {guarantee!r} converts it to (ε, δ)-DP: pass delta=, the δ to spend "
+                "on the conversion (it is charged like any round's δ); nothing was charged")
+        from .dp_conversions import to_dp
+
+        converted = to_dp(guarantee, delta)
+        return DP(converted.epsilon, converted.delta).as_odp(), converted.record
+    raise InvalidGuarantee(
+        f"expected an odp.DP or odp.ODP guarantee, or odp.ZCDP, odp.RDP (or a list of RDP at "
+        f"several orders) or odp.GDP with delta=; got {guarantee!r}; nothing was charged")
 
 
 def _is_sum_rule(admission: Admission | None) -> bool:
@@ -424,17 +451,37 @@ class Accountant:
                 raise
         return release
 
-    def charge(self, guarantee: DP | ODP, release: Any = None, *, mechanism: str = "external",
-               params: dict[str, Any] | None = None) -> RoundRecord:
+    def charge(self, guarantee: Chargeable, release: Any = None, *,
+               mechanism: str = "external", params: dict[str, Any] | None = None,
+               delta: Number | None = None) -> RoundRecord:
         """Account for a release you already produced with your own mechanism, whose declared
         guarantee is ``guarantee``: admission, reservation and settlement in one atomic step.
+
+        ``guarantee`` is an :class:`odp.DP` or :class:`odp.ODP` guarantee, or one in another
+        privacy notion — :class:`~odp.guarantees.ZCDP` (δ = 0), :class:`~odp.guarantees.RDP`,
+        a list of RDP values of one mechanism at several orders, or
+        :class:`~odp.guarantees.GDP` — which is first converted to (ε, δ)-DP at the δ you
+        pass as ``delta=`` (required for those, refused for DP/ODP): that δ is **the
+        accountant's δ split** for the round — it is taken from the remaining δ like any
+        round's δ, and the round is an ordinary DP(ε, δ) round of Alg. 1 (so certificates
+        replay it unchanged).  ε is a rigorous upper bound (:func:`odp.conversions.to_dp`).
+        The ledger round records the original notion in its params (``notion``, its
+        parameters, ``delta_used``, ``conversion``; see docs/filters.md).
 
         The release is classified first; an unclassifiable release, an invalid guarantee or an
         over-budget request raises and records nothing.  (You must not publish a release whose
         charge was refused.)"""
-        g = as_odp(guarantee)
+        g, recorded = _chargeable(guarantee, delta)
+        p = self._params(params)
+        if recorded:
+            clash = sorted(set(p) & set(recorded))
+            if clash:
+                raise InvalidParameter(
+                    f"params {clash} are recorded by the conversion of {guarantee!r}; "
+                    "use other names; nothing was charged")
+            p.update(recorded)
         label = g.classify(release)
-        request = _request(g, mechanism, self._params(params), False)
+        request = _request(g, mechanism, p, False)
         try:
             record = self.ledger.charge(request, label, g.cost(label), self.admission,
                                         check=self._check)

@@ -12,8 +12,17 @@ function                       statement (source)
 :func:`pure_dp_to_zcdp`        ε-DP ⇒ (ε²/2)-zCDP — Bun & Steinke 2016, Prop. 1.4 (exact)
 :func:`pure_dp_to_rdp`         ε-DP ⇒ (α, min(ε, αε²/2))-RDP — D_α ≤ D_∞ = ε and Prop. 1.4
 :func:`zcdp_to_rdp`            ρ-zCDP ⇔ (α, αρ)-RDP for every α > 1 — Bun & Steinke Def. 1.1
-:func:`zcdp_to_dp_epsilon`     ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP — Bun & Steinke Prop. 1.3
-:func:`rdp_to_dp_epsilon`      (α, ε_α)-RDP ⇒ (ε_α + ln(1/δ)/(α−1), δ)-DP — Mironov 2017 Prop. 3
+:func:`zcdp_to_dp_epsilon`     ρ-zCDP ⇒ (ε, δ)-DP: the smaller of ρ + 2√(ρ ln(1/δ)) (Bun &
+                               Steinke Prop. 1.3) and the RDP conversion below of (α, αρ)
+:func:`rdp_to_dp_epsilon`      (α, ε_α)-RDP ⇒ (ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1), δ)-DP —
+                               Canonne, Kamath, Steinke 2020 / Balle et al. 2020 Thm. 21
+:func:`best_rdp_to_dp`         the best of those over an RDP curve given at several orders
+:func:`rdp_to_dp_epsilon_mironov` (ε_α + ln(1/δ)/(α−1), δ) — Mironov 2017 Prop. 3 (looser)
+:func:`gdp_delta`              μ-GDP: δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) — Dong, Roth,
+                               Su 2022, Cor. 2.13 (exact; upper bound on δ)
+:func:`gdp_to_dp_epsilon`      the smallest ε (grid 1e-12) with that δ(ε) ≤ δ
+:func:`to_dp`                  any of zCDP / RDP / RDP curve / GDP → (ε, δ), with what a ledger
+                               records about the original notion (used by Accountant.charge)
 :func:`gaussian_zcdp`          N(0, σ²), L2-sensitivity Δ: ρ = Δ²/(2σ²) — Bun & Steinke Prop. 1.6
 :func:`gaussian_rdp`           same: ε(α) = αΔ²/(2σ²) — Mironov 2017, Table II
 :func:`discrete_gaussian_zcdp` N_ℤ(0, σ²), integer Δ: ρ = Δ²/(2σ²) — Canonne, Kamath, Steinke
@@ -24,8 +33,10 @@ function                       statement (source)
 :func:`mechanism_zcdp`         ρ of an odp mechanism (Laplace/RR: ε²/2; Gaussian: CKS Thm. 4)
 =============================  ==============================================================
 
-The tests check each statement against an independent high-precision computation of the
-divergence it bounds (``tests/test_conversions.py``), never against the formula itself.
+The conversions to (ε, δ)-DP live in :mod:`odp.dp_conversions` (which depends on no mechanism)
+and are re-exported here.  The tests check each statement against an independent
+high-precision computation of the divergence it bounds (``tests/test_conversions.py``), never
+against the formula itself.
 """
 
 from __future__ import annotations
@@ -33,9 +44,21 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .budget import parse_alpha, parse_delta, parse_epsilon, parse_positive
+from .budget import parse_alpha, parse_epsilon, parse_positive
+from .dp_conversions import (
+    ROUNDING_DENOMINATOR,
+    Conversion,
+    best_rdp_to_dp,
+    gdp_delta,
+    gdp_to_dp_epsilon,
+    rdp_to_dp_epsilon,
+    rdp_to_dp_epsilon_mironov,
+    rdp_to_dp_offset,
+    to_dp,
+    zcdp_to_dp_epsilon,
+)
 from .errors import InvalidParameter
-from .rational import ceil_fraction, exp_bracket, log_bracket, sqrt_bracket
+from .rational import ceil_fraction, exp_bracket, log_bracket
 
 __all__ = [
     "parse_alpha",
@@ -44,6 +67,13 @@ __all__ = [
     "zcdp_to_rdp",
     "zcdp_to_dp_epsilon",
     "rdp_to_dp_epsilon",
+    "rdp_to_dp_epsilon_mironov",
+    "best_rdp_to_dp",
+    "rdp_to_dp_offset",
+    "gdp_delta",
+    "gdp_to_dp_epsilon",
+    "to_dp",
+    "Conversion",
     "gaussian_zcdp",
     "gaussian_rdp",
     "discrete_gaussian_zcdp",
@@ -51,17 +81,6 @@ __all__ = [
     "mechanism_zcdp",
     "ROUNDING_DENOMINATOR",
 ]
-
-#: Irrational results are rounded up to multiples of 1/ROUNDING_DENOMINATOR.
-ROUNDING_DENOMINATOR = 10**12
-
-
-def _positive_delta(delta: Any) -> Fraction:
-    d = parse_delta(delta)
-    if d == 0:
-        raise InvalidParameter("delta must be > 0 for this conversion (ln(1/δ) is infinite)")
-    return d
-
 
 def pure_dp_to_zcdp(epsilon: Any) -> Fraction:
     """ρ = ε²/2: an ε-DP mechanism is (ε²/2)-zCDP (Bun & Steinke 2016, Prop. 1.4).  Exact."""
@@ -82,27 +101,6 @@ def zcdp_to_rdp(rho: Any, alpha: Any) -> Fraction:
     """ε(α) = αρ: ρ-zCDP is (α, αρ)-RDP for every α > 1 (Bun & Steinke 2016, Def. 1.1)."""
     r = parse_epsilon(rho, name="rho")
     return parse_alpha(alpha) * r
-
-
-def zcdp_to_dp_epsilon(rho: Any, delta: Any) -> Fraction:
-    """Upper bound on ε with ρ-zCDP ⇒ (ε, δ)-DP: ``ε = ρ + 2·√(ρ·ln(1/δ))`` (Bun & Steinke
-    2016, Prop. 1.3), rounded up."""
-    r = parse_epsilon(rho, name="rho")
-    d = _positive_delta(delta)
-    if r == 0:
-        return Fraction(0)
-    log_hi = log_bracket(1 / d)[1]
-    root_hi = sqrt_bracket(r * log_hi)[1]
-    return ceil_fraction(r + 2 * root_hi, ROUNDING_DENOMINATOR)
-
-
-def rdp_to_dp_epsilon(alpha: Any, epsilon_alpha: Any, delta: Any) -> Fraction:
-    """Upper bound on ε with (α, ε_α)-RDP ⇒ (ε, δ)-DP: ``ε = ε_α + ln(1/δ)/(α−1)``
-    (Mironov 2017, Prop. 3), rounded up."""
-    a = parse_alpha(alpha)
-    e = parse_epsilon(epsilon_alpha, name="epsilon_alpha")
-    d = _positive_delta(delta)
-    return ceil_fraction(e + log_bracket(1 / d)[1] / (a - 1), ROUNDING_DENOMINATOR)
 
 
 def gaussian_zcdp(sigma: Any, sensitivity: Any = 1) -> Fraction:
@@ -154,7 +152,7 @@ def mechanism_zcdp(mechanism: Any) -> Fraction:
       units, integer sensitivity ``units``): ρ = units²/(2·sigma2_units) (CKS 2020, Thm. 4);
     * any mechanism declaring pure ``DP(ε, 0)`` (Laplace, randomized response): ρ = ε²/2.
     """
-    from .mechanisms import GaussianMechanism  # local: mechanisms import samplers etc.
+    from .mechanisms.noise import GaussianMechanism  # local: mechanisms import samplers etc.
 
     if isinstance(mechanism, GaussianMechanism):
         return discrete_gaussian_zcdp(mechanism.sigma2_units, mechanism.units)

@@ -9,6 +9,7 @@ and OpenDP's measures), each with exact ``Fraction`` fields, validation at const
   classes in order with their exact costs, δ, and Lemma 6's per-class deltas; the partition
   function itself is code and is not recorded);
 * :class:`ZCDP`, :class:`RDP` — the zCDP / Rényi-DP costs used by :mod:`odp.filters`;
+* :class:`GDP` — a μ-Gaussian-DP guarantee (chargeable to an accountant after conversion);
 * :data:`PrivacyCost` — any of those, as held by filters and :mod:`odp.interactive`;
   :data:`CostLike` — what the public API accepts and normalises to one of them.
 
@@ -51,7 +52,7 @@ from .errors import InvalidBudget, InvalidGuarantee, InvalidParameter
 from .samplers import RandomSource
 
 __all__ = ["Data", "Release", "MechanismLike", "Label", "Partition", "ALL", "trivial_partition", "DP", "ODP", "SubsetDP",
-           "GuaranteeRecord", "ZCDP", "RDP", "Guarantee", "PrivacyCost", "CostLike",
+           "GuaranteeRecord", "ZCDP", "RDP", "GDP", "Guarantee", "PrivacyCost", "CostLike",
            "DeclaresGuarantee", "as_odp", "cost_from_json"]
 
 #: A mechanism's dataset and its release (a number, an array, a tuple of answers, ⊥ …) are
@@ -553,6 +554,32 @@ class RDP:
         return cls(_exact_text(obj["alpha"], "alpha"), _exact_text(obj["epsilon"], "epsilon"))
 
 
+@dataclass(frozen=True)
+class GDP:
+    """A μ-Gaussian-DP guarantee (Dong, Roth, Su 2022, Def. 2.7): distinguishing neighbours is
+    at least as hard as distinguishing N(0, 1) from N(μ, 1).  Converted to (ε, δ)-DP by
+    :func:`odp.conversions.gdp_to_dp_epsilon` (their Cor. 2.13, exact)."""
+
+    mu: Fraction
+
+    def __init__(self, mu: Number):
+        try:
+            object.__setattr__(self, "mu", parse_epsilon(mu, name="mu"))
+        except InvalidBudget as exc:
+            raise InvalidParameter(str(exc)) from None
+
+    def __str__(self) -> str:
+        return f"μ={self.mu}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"type": "GDP", "mu": str(self.mu)}
+
+    @classmethod
+    def from_json(cls, data: object) -> "GDP":
+        obj = _json_object(data, "GDP", ("mu",))
+        return cls(_exact_text(obj["mu"], "mu"))
+
+
 # ----------------------------------------------------------------------------- unions
 
 Guarantee = Union[DP, ODP]
@@ -581,13 +608,13 @@ class MechanismLike(DeclaresGuarantee, Protocol):
 CostLike = Union[DP, ODP, ZCDP, RDP, Budget, Number, "tuple[Number, Number]",
                  "list[Number]", DeclaresGuarantee, "Callable[[Fraction], Number]"]
 
-_FROM_JSON: dict[str, Callable[[object], PrivacyCost | SubsetDP | GuaranteeRecord]] = {
+_FROM_JSON: dict[str, Callable[[object], PrivacyCost | SubsetDP | GuaranteeRecord | GDP]] = {
     "DP": DP.from_json, "ODP": GuaranteeRecord.from_json, "SubsetDP": SubsetDP.from_json,
-    "zCDP": ZCDP.from_json, "RDP": RDP.from_json,
+    "zCDP": ZCDP.from_json, "RDP": RDP.from_json, "GDP": GDP.from_json,
 }
 
 
-def cost_from_json(data: object) -> PrivacyCost | SubsetDP | GuaranteeRecord:
+def cost_from_json(data: object) -> PrivacyCost | SubsetDP | GuaranteeRecord | GDP:
     """Any vocabulary value from its JSON form (by its ``"type"``); an ``"ODP"`` object gives
     its :class:`GuaranteeRecord` (the partition function is not data)."""
     kind = data.get("type") if isinstance(data, dict) else None

@@ -18,9 +18,11 @@ All sums are exact rationals; costs are converted with :mod:`odp.conversions`.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import cast
 
 from .. import conversions as cv
 from ..budget import Number, parse_epsilon
+from ..rational import ceil_fraction, floor_fraction
 from ..errors import InvalidBudget, InvalidParameter
 from ..guarantees import DP, ODP, RDP, ZCDP, CostLike, PrivacyCost
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
@@ -93,7 +95,7 @@ class RDPAccumulator(Accumulator[Fraction, Fraction]):
                 raise InvalidParameter("approximate zCDP (δ > 0) has no RDP filter here")
             return cv.zcdp_to_rdp(cost.rho, a)
         if hasattr(cost, "release") and hasattr(cost, "guarantee"):
-            from ..mechanisms import GaussianMechanism
+            from ..mechanisms.noise import GaussianMechanism
             if isinstance(cost, GaussianMechanism):
                 return cv.zcdp_to_rdp(cv.mechanism_zcdp(cost), a)
         eps = _pure_epsilon(cost)
@@ -133,6 +135,30 @@ class ZCDPFilter(PrivacyFilter[ZCDP, ZCDP]):
         self._budget = ZCDP(rho, delta)
         super().__init__(ZCDPAccumulator(), halt_on_refusal=halt_on_refusal)
 
+    @classmethod
+    def for_dp(cls, epsilon: Number, delta: Number, *,
+               halt_on_refusal: bool = False) -> "ZCDPFilter":
+        """The filter with the largest ρ (a multiple of 1e-12, found by bisection) whose
+        conversion :func:`odp.conversions.zcdp_to_dp_epsilon` at ``delta`` is at most
+        ``epsilon``: the whole interaction is then (ε, δ)-DP."""
+        eps = _target_epsilon(epsilon)
+
+        def fits(rho: Fraction) -> bool:
+            return cv.zcdp_to_dp_epsilon(rho, delta) <= eps
+
+        lo, hi = Fraction(0), ceil_fraction(eps, _GRID)  # ρ <= conversion(ρ)
+        while hi - lo > Fraction(1, _GRID):
+            mid = floor_fraction((lo + hi) / 2, _GRID)
+            if mid <= lo:
+                break
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        return cls(lo, halt_on_refusal=halt_on_refusal)
+
+    def dp_epsilon(self, delta: Number) -> Fraction:
+        """ε such that the whole interaction, within this budget, is (ε, δ)-DP
+        (:func:`odp.conversions.zcdp_to_dp_epsilon` of the budget ρ; δ = 0 budgets only)."""
+        return cv.zcdp_to_dp_epsilon(self._budget, delta)
+
     @property
     def budget(self) -> ZCDP:
         return self._budget
@@ -152,6 +178,15 @@ class ZCDPOdometer(PrivacyOdometer[ZCDP, ZCDP]):
     def __init__(self) -> None:
         super().__init__(ZCDPAccumulator())
 
+    def privacy_loss(self) -> ZCDP:
+        return cast(ZCDP, super().privacy_loss())
+
+    def dp_epsilon(self, delta: Number) -> Fraction:
+        """The odometer reading as (ε, δ)-DP: :func:`odp.conversions.zcdp_to_dp_epsilon` of
+        :meth:`privacy_loss` (δ = 0 costs only).  Like the reading itself, compare it with a
+        threshold fixed before the interaction (``ZCDPFilter.for_dp`` enforces one)."""
+        return cv.zcdp_to_dp_epsilon(self.privacy_loss(), delta)
+
 
 class RDPFilter(PrivacyFilter[Fraction, Fraction]):
     """CONT iff Σ ε_i(α) ≤ ε at the fixed order α (paper 004 Thm. 4.6; concurrent-safe)."""
@@ -161,6 +196,28 @@ class RDPFilter(PrivacyFilter[Fraction, Fraction]):
     def __init__(self, alpha: Number, epsilon: Number, *, halt_on_refusal: bool = False):
         self._budget = RDP(alpha, epsilon)
         super().__init__(RDPAccumulator(self._budget.alpha), halt_on_refusal=halt_on_refusal)
+
+    @classmethod
+    def for_dp(cls, alpha: Number, epsilon: Number, delta: Number, *,
+               halt_on_refusal: bool = False) -> "RDPFilter":
+        """The filter at order α with the largest budget ε_α (a multiple of 1e-12) whose
+        conversion :func:`odp.conversions.rdp_to_dp_epsilon` at ``delta`` is at most
+        ``epsilon``: the whole interaction is then (α, ε_α)-RDP (paper 004 Thm. 4.6), hence
+        (ε, δ)-DP.  Raises ``InvalidParameter`` if no budget at that order reaches ε."""
+        a = cv.parse_alpha(alpha)
+        eps = _target_epsilon(epsilon)
+        # ε(b) = max(0, ⌈b + offset⌉) with the offset's upper bound: b + offset <= ⌊ε⌋ suffices
+        budget = floor_fraction(floor_fraction(eps, _GRID) - cv.rdp_to_dp_offset(a, delta), _GRID)
+        if budget < 0:
+            raise InvalidParameter(
+                f"no RDP budget at order α={a} converts to ε <= {eps} at δ={delta}: "
+                "ln((α−1)/α) − (ln δ + ln α)/(α−1) alone exceeds it; choose another order")
+        return cls(a, budget, halt_on_refusal=halt_on_refusal)
+
+    def dp_epsilon(self, delta: Number) -> Fraction:
+        """ε such that the whole interaction, within this budget, is (ε, δ)-DP
+        (:func:`odp.conversions.rdp_to_dp_epsilon` of the budget)."""
+        return cv.rdp_to_dp_epsilon(self._budget, delta)
 
     @property
     def alpha(self) -> Fraction:
@@ -184,4 +241,24 @@ class RDPOdometer(PrivacyOdometer[Fraction, Fraction]):
 
     def __init__(self, alpha: Number):
         super().__init__(RDPAccumulator(alpha))
+
+    def privacy_loss(self) -> RDP:
+        return cast(RDP, super().privacy_loss())
+
+    def dp_epsilon(self, delta: Number) -> Fraction:
+        """The odometer reading as (ε, δ)-DP with the tight conversion
+        :func:`odp.conversions.rdp_to_dp_epsilon` (Canonne–Kamath–Steinke 2020 / Balle et al.
+        2020) at the odometer's order.  Like the reading itself, compare it with a threshold
+        fixed before the interaction (``RDPFilter.for_dp`` enforces one)."""
+        return cv.rdp_to_dp_epsilon(self.privacy_loss(), delta)
+
+
+_GRID = cv.ROUNDING_DENOMINATOR
+
+
+def _target_epsilon(epsilon: Number) -> Fraction:
+    try:
+        return parse_epsilon(epsilon)
+    except InvalidBudget as exc:
+        raise InvalidParameter(str(exc)) from None
 

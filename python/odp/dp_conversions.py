@@ -1,0 +1,322 @@
+"""Conversions of zCDP, Rényi-DP and Gaussian-DP guarantees to (ε, δ)-DP, as rigorous upper
+bounds on ε (exact Fractions, rounded up to the grid ``1/10**12``).
+
+=================================  ==========================================================
+function                           statement (source)
+=================================  ==========================================================
+:func:`rdp_to_dp_epsilon`          (α, ε_α)-RDP ⇒ (ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1),
+                                   δ)-DP — Canonne, Kamath, Steinke 2020 (arXiv:2004.00010v4,
+                                   Prop. 12); Balle et al. 2020, Thm. 21
+:func:`best_rdp_to_dp`             the best of those over an RDP curve given at several orders
+:func:`rdp_to_dp_offset`           the (upper bound on the) term added to ε_α above
+:func:`rdp_to_dp_epsilon_mironov`  (ε_α + ln(1/δ)/(α−1), δ) — Mironov 2017, Prop. 3 (looser)
+:func:`zcdp_to_dp_epsilon`         ρ-zCDP ⇒ (ε, δ)-DP: the smaller of ρ + 2√(ρ ln(1/δ)) (Bun &
+                                   Steinke 2016, Prop. 1.3) and the RDP conversion of (α, αρ)
+:func:`gdp_delta`                  μ-GDP: δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) — Dong,
+                                   Roth, Su 2022, Cor. 2.13 (exact; upper bound on δ)
+:func:`gdp_to_dp_epsilon`          the smallest ε (grid 1e-12) with that δ(ε) ≤ δ
+:func:`to_dp`                      any of zCDP / RDP / RDP curve / GDP → (ε, δ), with what a
+                                   ledger records about the original notion (used by
+                                   :meth:`odp.Accountant.charge`)
+=================================  ==========================================================
+
+Re-exported by :mod:`odp.conversions`.  This module depends on no mechanism (the accountant
+and :mod:`odp.rdp` import it).  The tests check each statement against an independent
+high-precision computation of δ(ε) (``tests/test_conversions.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+from typing import Any, Callable, Mapping, NamedTuple
+
+from .budget import parse_alpha, parse_delta, parse_epsilon
+from .errors import InvalidParameter
+from .floats import round_up_significant
+from .guarantees import DP, GDP, RDP, ZCDP
+from .rational import ceil_fraction, log_bracket, sqrt_bracket
+
+__all__ = [
+    "zcdp_to_dp_epsilon",
+    "rdp_to_dp_epsilon",
+    "rdp_to_dp_epsilon_mironov",
+    "best_rdp_to_dp",
+    "rdp_to_dp_offset",
+    "gdp_delta",
+    "gdp_to_dp_epsilon",
+    "to_dp",
+    "Conversion",
+    "ROUNDING_DENOMINATOR",
+]
+
+#: Irrational results are rounded up to multiples of 1/ROUNDING_DENOMINATOR.
+ROUNDING_DENOMINATOR = 10**12
+
+
+def _positive_delta(delta: Any) -> Fraction:
+    d = parse_delta(delta)
+    if d == 0:
+        raise InvalidParameter("delta must be > 0 for this conversion (ln(1/δ) is infinite)")
+    return d
+
+
+def _zcdp_rho(rho: Any) -> Fraction:
+    """ρ of a number or of a :class:`~odp.guarantees.ZCDP` value (δ = 0 only)."""
+    if isinstance(rho, ZCDP):
+        if rho.approximate:
+            raise InvalidParameter(
+                f"approximate zCDP ({rho}) has no (ε, δ) conversion here: its δ enters differently "
+                "under the definitions in use (Bun & Steinke Def. 8.1 conditions on events); "
+                "convert the ρ part and account for its δ separately")
+        return rho.rho
+    if isinstance(rho, (RDP, DP)):
+        raise InvalidParameter(f"expected ρ (a number or odp.ZCDP), got {rho!r}")
+    return parse_epsilon(rho, name="rho")
+
+
+def zcdp_to_dp_epsilon(rho: Any, delta: Any) -> Fraction:
+    """Upper bound on ε with ρ-zCDP ⇒ (ε, δ)-DP, rounded up: the smaller of
+
+    * ``ρ + 2·√(ρ·ln(1/δ))`` (Bun & Steinke 2016, Prop. 1.3), and
+    * the RDP conversion :func:`rdp_to_dp_epsilon` of ``(α, αρ)`` (ρ-zCDP is (α, αρ)-RDP for
+      every α, Def. 1.1) at one order α chosen numerically near the minimiser (the choice only
+      affects tightness; the value at the chosen rational α is evaluated rigorously).
+
+    ``rho`` may be a number or a :class:`~odp.guarantees.ZCDP` with δ = 0 (e.g. a
+    :class:`~odp.filters.ZCDPOdometer`'s ``privacy_loss()``)."""
+    r = _zcdp_rho(rho)
+    d = _positive_delta(delta)
+    if r == 0:
+        return Fraction(0)
+    log_hi = log_bracket(1 / d)[1]
+    root_hi = sqrt_bracket(r * log_hi)[1]
+    bun_steinke = ceil_fraction(r + 2 * root_hi, ROUNDING_DENOMINATOR)
+    try:
+        rho_f = float(r)
+    except OverflowError:
+        return bun_steinke
+    alpha = _best_order(lambda a: a * rho_f, d)
+    return min(bun_steinke, rdp_to_dp_epsilon(alpha, alpha * r, d))
+
+
+def _best_order(curve: Callable[[float], float], delta: Fraction) -> Fraction:
+    """A rational order α > 1 near the minimiser of the float value of the RDP → DP conversion
+    of ``curve`` (golden-section search over ln(α − 1)); a selector only, never a bound."""
+    log_inv_delta = math.log(delta.denominator) - math.log(delta.numerator)
+
+    def f(t: float) -> float:
+        a = 1 + math.exp(t)
+        return curve(a) + math.log1p(-1 / a) + (log_inv_delta - math.log(a)) / (a - 1)
+
+    lo, hi = -12.0, 40.0
+    g = (math.sqrt(5) - 1) / 2
+    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+    f1, f2 = f(x1), f(x2)
+    for _ in range(120):
+        if f1 <= f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - g * (hi - lo)
+            f1 = f(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + g * (hi - lo)
+            f2 = f(x2)
+    a = 1 + math.exp((lo + hi) / 2)
+    return 1 + round_up_significant(Fraction(a - 1), 6)
+
+
+def rdp_to_dp_epsilon(alpha: Any, epsilon_alpha: Any = None, delta: Any = None) -> Fraction:
+    """Upper bound on ε with (α, ε_α)-RDP ⇒ (ε, δ)-DP, rounded up:
+
+        ε = ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1)      (clamped at 0)
+
+    — Canonne, Kamath, Steinke 2020 (arXiv:2004.00010, Prop. 12 in v4); Balle, Barthe, Gaboardi,
+    Hsu, Sato 2020 (AISTATS, Thm. 21); Asoodeh et al. 2020 (Eq. 20).  Always smaller than
+    Mironov 2017 Prop. 3 (:func:`rdp_to_dp_epsilon_mironov`) by ``ln(α/(α−1)) + ln(α)/(α−1)``.
+
+    Proof sketch (why it is sound): with L = dP/dQ, δ(ε) = E_Q[(L − e^ε)_+] and
+    ``(x − e^ε)_+ ≤ c·x^α`` for ``c = (α−1)^{α−1}/α^α · e^{−(α−1)ε}`` (the maximum of the ratio,
+    at x = αe^ε/(α−1)); so δ(ε) ≤ c·E_Q[L^α] = c·e^{(α−1)ε_α}, which solved for ε is the formula.
+    δ(ε) decreases in ε, so a negative value means (0, δ)-DP.
+
+    Called as ``rdp_to_dp_epsilon(alpha, epsilon_alpha, delta)`` or
+    ``rdp_to_dp_epsilon(RDP(alpha, epsilon_alpha), delta)`` (e.g. an
+    :class:`~odp.filters.RDPOdometer`'s ``privacy_loss()``)."""
+    if isinstance(alpha, RDP):  # rdp_to_dp_epsilon(RDP(α, ε_α), δ) or (…, delta=δ)
+        if epsilon_alpha is not None and delta is not None:
+            raise InvalidParameter("rdp_to_dp_epsilon(RDP(α, ε_α), δ) takes δ as its only other "
+                                   "argument")
+        delta = delta if delta is not None else epsilon_alpha
+        a, e = alpha.alpha, alpha.epsilon
+    elif isinstance(alpha, (ZCDP, DP, GDP, list, tuple)):
+        raise InvalidParameter(
+            f"rdp_to_dp_epsilon takes an order α and ε_α, or one odp.RDP; got {alpha!r} "
+            "(for a zCDP value use zcdp_to_dp_epsilon, for several orders best_rdp_to_dp)")
+    else:
+        a = parse_alpha(alpha)
+        if epsilon_alpha is None:
+            raise InvalidParameter("rdp_to_dp_epsilon(alpha, epsilon_alpha, delta): epsilon_alpha "
+                                   "is missing")
+        e = parse_epsilon(epsilon_alpha, name="epsilon_alpha")
+    if delta is None:
+        raise InvalidParameter("rdp_to_dp_epsilon needs delta")
+    d = _positive_delta(delta)
+    return max(Fraction(0), ceil_fraction(e + _cks_offset(a, d), ROUNDING_DENOMINATOR))
+
+
+def rdp_to_dp_offset(alpha: Any, delta: Any) -> Fraction:
+    """The upper bound on ``ln((α−1)/α) − (ln δ + ln α)/(α−1)`` that :func:`rdp_to_dp_epsilon`
+    adds to ε_α (before rounding up): ``rdp_to_dp_epsilon(α, e, δ) = max(0, ⌈e + offset⌉)``
+    on the 1e-12 grid.  Used to size an RDP budget for a target (ε, δ)."""
+    return _cks_offset(parse_alpha(alpha), _positive_delta(delta))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cks_offset(a: Fraction, d: Fraction) -> Fraction:
+    """Upper bound on ``ln((α−1)/α) + (ln(1/δ) − ln α)/(α−1)``."""
+    log_ratio_hi = log_bracket((a - 1) / a)[1]
+    return log_ratio_hi + (log_bracket(1 / d)[1] - log_bracket(a)[0]) / (a - 1)
+
+
+def rdp_to_dp_epsilon_mironov(alpha: Any, epsilon_alpha: Any, delta: Any) -> Fraction:
+    """Upper bound on ε with (α, ε_α)-RDP ⇒ (ε, δ)-DP by Mironov 2017, Prop. 3:
+    ``ε = ε_α + ln(1/δ)/(α−1)``, rounded up.  Looser than :func:`rdp_to_dp_epsilon`; kept to
+    compare with papers and tools that use it."""
+    a = parse_alpha(alpha)
+    e = parse_epsilon(epsilon_alpha, name="epsilon_alpha")
+    d = _positive_delta(delta)
+    return ceil_fraction(e + log_bracket(1 / d)[1] / (a - 1), ROUNDING_DENOMINATOR)
+
+
+def best_rdp_to_dp(curve: Any, delta: Any) -> tuple[Fraction, Fraction]:
+    """``(ε, α)``: the smallest :func:`rdp_to_dp_epsilon` over an RDP curve given at several
+    orders — a list of :class:`~odp.guarantees.RDP` (one mechanism, or one composition, that
+    satisfies all of them) or a mapping ``{α: ε_α}`` — and the order that attains it (the
+    smallest such order on ties).  Each value is an upper bound, so the minimum is one."""
+    if isinstance(curve, RDP):
+        curve = [curve]
+    if isinstance(curve, Mapping):
+        pairs = [(parse_alpha(a), parse_epsilon(e, name=f"epsilon at order {a}"))
+                 for a, e in curve.items()]
+    elif isinstance(curve, (list, tuple)) and all(isinstance(c, RDP) for c in curve):
+        pairs = [(c.alpha, c.epsilon) for c in curve]
+    else:
+        raise InvalidParameter(
+            f"expected a list of odp.RDP values or a mapping {{alpha: epsilon}}, got {curve!r}")
+    if not pairs:
+        raise InvalidParameter("the RDP curve is empty")
+    d = _positive_delta(delta)
+    best = min((rdp_to_dp_epsilon(a, e, d), a) for a, e in pairs)
+    return best[0], best[1]
+
+
+def gdp_delta(mu: Any, epsilon: Any) -> Fraction:
+    """Upper bound on δ(ε) of a μ-GDP mechanism (Dong, Roth, Su 2022, Cor. 2.13, exact):
+    ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2)``, evaluated with rigorous brackets of Φ
+    (:mod:`odp.normal`) and of e^ε, rounded up to 30 significant digits."""
+    m = _gdp_mu(mu)
+    eps = parse_epsilon(epsilon)
+    if m == 0:
+        return Fraction(0)
+    return round_up_significant(max(_gdp_delta_upper(m, eps), Fraction(0)), 30)
+
+
+def _gdp_delta_upper(m: Fraction, eps: Fraction) -> Fraction:
+    from .intervals import Arith
+    from .normal import cdf
+
+    ar = Arith.at(_GDP_DIGITS)
+    first = cdf(ar.of(m / 2 - eps / m), _GDP_DIGITS)
+    second = cdf(ar.of(-m / 2 - eps / m), _GDP_DIGITS)
+    return Fraction(ar.sub(first, ar.mul(ar.exp(ar.of(eps)), second)).hi)
+
+
+_GDP_DIGITS = 40
+
+
+def _gdp_mu(mu: Any) -> Fraction:
+    if isinstance(mu, GDP):
+        return mu.mu
+    if isinstance(mu, (RDP, ZCDP, DP)):
+        raise InvalidParameter(f"expected μ (a number or odp.GDP), got {mu!r}")
+    return parse_epsilon(mu, name="mu")
+
+
+def gdp_to_dp_epsilon(mu: Any, delta: Any) -> Fraction:
+    """Upper bound on ε with μ-GDP ⇒ (ε, δ)-DP: the smallest multiple of 1e-12 at which the
+    rigorous upper bound :func:`gdp_delta` is ``<= delta`` (bisection; exact conversion of
+    Dong, Roth, Su 2022, Cor. 2.13, so the only slack is the 1e-12 grid).  ``mu`` may be a
+    number or a :class:`~odp.guarantees.GDP`."""
+    m = _gdp_mu(mu)
+    d = _positive_delta(delta)
+    if m == 0:
+        return Fraction(0)
+
+    def ok(e: Fraction) -> bool:
+        return _gdp_delta_upper(m, e) <= d
+
+    if ok(Fraction(0)):
+        return Fraction(0)
+    hi = ceil_fraction(max(Fraction(1), m * m), ROUNDING_DENOMINATOR)
+    while not ok(hi):
+        hi *= 2
+        if hi > 10**6:
+            raise InvalidParameter(f"μ = {m} needs ε above 1e6 at δ = {d}; no useful bound")
+    lo = Fraction(0)  # not ok(lo), ok(hi)
+    step = Fraction(1, ROUNDING_DENOMINATOR)
+    while hi - lo > step:
+        mid = ceil_fraction((lo + hi) / 2, ROUNDING_DENOMINATOR)
+        if mid >= hi:
+            break
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+class Conversion(NamedTuple):
+    """A privacy guarantee converted to (ε, δ)-DP: ``epsilon`` (an upper bound), ``delta``
+    (the δ spent on the conversion) and ``record`` — what a ledger records about the original
+    notion (exact text): ``notion`` (``zcdp``, ``rdp`` or ``gdp``), its parameters, the order
+    used for RDP, ``delta_used`` and the ``conversion`` theorem."""
+
+    epsilon: Fraction
+    delta: Fraction
+    record: dict[str, Any]
+
+
+def to_dp(guarantee: Any, delta: Any) -> Conversion:
+    """Convert a :class:`~odp.guarantees.ZCDP` (δ = 0), an :class:`~odp.guarantees.RDP`, a list
+    of RDP values of one mechanism at several orders, or a :class:`~odp.guarantees.GDP` to
+    (ε, δ)-DP at the given δ (> 0), with :func:`zcdp_to_dp_epsilon`,
+    :func:`rdp_to_dp_epsilon` / :func:`best_rdp_to_dp` or :func:`gdp_to_dp_epsilon`."""
+    d = _positive_delta(delta)
+    rec: dict[str, Any]
+    if isinstance(guarantee, ZCDP):
+        eps = zcdp_to_dp_epsilon(guarantee, d)
+        rec = {"notion": "zcdp", "rho": str(guarantee.rho),
+               "conversion": "min(Bun-Steinke 2016 Prop. 1.3, CKS 2020 RDP->DP at the best order)"}
+    elif isinstance(guarantee, RDP):
+        eps = rdp_to_dp_epsilon(guarantee, d)
+        rec = {"notion": "rdp", "alpha": str(guarantee.alpha),
+               "rdp_epsilon": str(guarantee.epsilon),
+               "conversion": "Canonne-Kamath-Steinke 2020 / Balle et al. 2020 Thm. 21"}
+    elif isinstance(guarantee, (list, tuple)) and guarantee and all(
+            isinstance(g, RDP) for g in guarantee):
+        eps, alpha = best_rdp_to_dp(list(guarantee), d)
+        rec = {"notion": "rdp", "curve": [[str(g.alpha), str(g.epsilon)] for g in guarantee],
+               "alpha": str(alpha),
+               "conversion": "Canonne-Kamath-Steinke 2020 / Balle et al. 2020 Thm. 21, best order"}
+    elif isinstance(guarantee, GDP):
+        eps = gdp_to_dp_epsilon(guarantee, d)
+        rec = {"notion": "gdp", "mu": str(guarantee.mu),
+               "conversion": "Dong-Roth-Su 2022 Cor. 2.13"}
+    else:
+        raise InvalidParameter(
+            f"cannot convert {guarantee!r} to (ε, δ)-DP: expected odp.ZCDP, odp.RDP, a list of "
+            "odp.RDP (one mechanism at several orders) or odp.GDP")
+    rec["delta_used"] = str(d)
+    return Conversion(eps, d, rec)

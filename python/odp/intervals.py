@@ -1,0 +1,169 @@
+"""Decimal interval arithmetic with outward rounding: rigorous enclosures of real numbers.
+
+An :class:`Interval` ``(lo, hi)`` is a pair of :class:`decimal.Decimal` ends with
+``lo <= x <= hi`` for the real number ``x`` it stands for.  :class:`Arith` computes with them at
+a fixed number of significant digits:
+
+* ``+ − × ÷`` round the lower end with ``ROUND_FLOOR`` and the upper end with
+  ``ROUND_CEILING``; the :mod:`decimal` module rounds these operations correctly in every
+  rounding mode (General Decimal Arithmetic specification), so each end moves outward only;
+* ``exp``, ``ln`` and ``sqrt`` are correctly rounded by :mod:`decimal` only to nearest
+  (``ROUND_HALF_EVEN``, within half a unit in the last place), so each end is then moved one
+  representable number outward (``next_minus`` / ``next_plus``) — the same rule as
+  :mod:`odp.rational`, without building exact Fractions of huge numbers;
+* exact rationals enter through :meth:`Arith.of` (directed division of numerator by
+  denominator) and leave through :func:`upper` / :func:`lower` (the exact value of an end).
+
+The exponent range is the widest :mod:`decimal` allows, so ``e**x`` for ``|x|`` up to about
+``10**17`` neither overflows nor underflows; beyond it :class:`~odp.errors.InvalidParameter` is
+raised.  No float ever enters an interval.
+
+Used by :mod:`odp.normal` (Gaussian tail brackets) and :mod:`odp.rdp` (the subsampled Gaussian's
+Rényi DP).
+"""
+
+from __future__ import annotations
+
+import decimal
+import functools
+from decimal import Decimal
+from fractions import Fraction
+from typing import NamedTuple
+
+from .errors import InvalidParameter
+
+__all__ = ["Interval", "Arith", "upper", "lower"]
+
+
+class Interval(NamedTuple):
+    """``lo <= x <= hi`` (Decimal ends)."""
+
+    lo: Decimal
+    hi: Decimal
+
+
+def upper(x: Interval) -> Fraction:
+    """The upper end as an exact Fraction."""
+    return Fraction(x.hi)
+
+
+def lower(x: Interval) -> Fraction:
+    """The lower end as an exact Fraction."""
+    return Fraction(x.lo)
+
+
+_TRAPS = [decimal.InvalidOperation, decimal.DivisionByZero, decimal.Overflow]
+
+
+def _context(digits: int, rounding: str) -> decimal.Context:
+    return decimal.Context(prec=digits, rounding=rounding, Emax=decimal.MAX_EMAX,
+                           Emin=decimal.MIN_EMIN, traps=_TRAPS)
+
+
+_ZERO = Decimal(0)
+_ONE = Decimal(1)
+
+
+class Arith:
+    """Interval operations at ``digits`` significant decimal digits (see the module docstring).
+
+    Instances are cached per precision: ``Arith.at(digits)``."""
+
+    __slots__ = ("digits", "dn", "up", "near")
+
+    def __init__(self, digits: int):
+        if not 10 <= digits <= 10_000:
+            raise InvalidParameter(f"interval precision must be 10..10000 digits, got {digits}")
+        self.digits = digits
+        self.dn = _context(digits, decimal.ROUND_FLOOR)
+        self.up = _context(digits, decimal.ROUND_CEILING)
+        self.near = _context(digits, decimal.ROUND_HALF_EVEN)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=64)
+    def at(digits: int) -> "Arith":
+        return Arith(digits)
+
+    # ------------------------------------------------------------------ constructors
+    def of(self, x: Fraction | int) -> Interval:
+        """The tightest enclosure of the exact rational ``x`` at this precision."""
+        x = Fraction(x)
+        if x.denominator == 1:
+            n = Decimal(x.numerator)
+            return Interval(self.dn.plus(n), self.up.plus(n))
+        num, den = Decimal(x.numerator), Decimal(x.denominator)
+        return Interval(self.dn.divide(num, den), self.up.divide(num, den))
+
+    @staticmethod
+    def point(d: Decimal) -> Interval:
+        return Interval(d, d)
+
+    # ------------------------------------------------------------------ arithmetic
+    def add(self, a: Interval, b: Interval) -> Interval:
+        return Interval(self.dn.add(a.lo, b.lo), self.up.add(a.hi, b.hi))
+
+    def sub(self, a: Interval, b: Interval) -> Interval:
+        return Interval(self.dn.subtract(a.lo, b.hi), self.up.subtract(a.hi, b.lo))
+
+    @staticmethod
+    def neg(a: Interval) -> Interval:
+        return Interval(a.hi.copy_negate(), a.lo.copy_negate())  # exact (unary - rounds)
+
+    def mul(self, a: Interval, b: Interval) -> Interval:
+        if a.lo >= 0 and b.lo >= 0:  # the common case: both non-negative
+            return Interval(self.dn.multiply(a.lo, b.lo), self.up.multiply(a.hi, b.hi))
+        ends = [(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+        return Interval(min(self.dn.multiply(x, y) for x, y in ends),
+                        max(self.up.multiply(x, y) for x, y in ends))
+
+    def sqr(self, a: Interval) -> Interval:
+        """``a²`` (not ``a·a``: the square of an interval around 0 starts at 0)."""
+        if a.lo >= 0:
+            return Interval(self.dn.multiply(a.lo, a.lo), self.up.multiply(a.hi, a.hi))
+        if a.hi <= 0:
+            return Interval(self.dn.multiply(a.hi, a.hi), self.up.multiply(a.lo, a.lo))
+        m = max(-a.lo, a.hi)
+        return Interval(_ZERO, self.up.multiply(m, m))
+
+    def div(self, a: Interval, b: Interval) -> Interval:
+        if a.lo >= 0 and b.lo > 0:  # the common case: a non-negative, b positive
+            return Interval(self.dn.divide(a.lo, b.hi), self.up.divide(a.hi, b.lo))
+        if b.lo <= 0 <= b.hi:
+            raise InvalidParameter("interval division by an interval containing 0")
+        ends = [(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+        return Interval(min(self.dn.divide(x, y) for x, y in ends),
+                        max(self.up.divide(x, y) for x, y in ends))
+
+    def scale(self, a: Interval, c: Fraction | int) -> Interval:
+        """``c·a`` for an exact rational ``c``."""
+        return self.mul(a, self.of(c))
+
+    # ------------------------------------------------------------------ functions
+    def exp(self, a: Interval) -> Interval:
+        """``e**a`` (increasing).  Raises InvalidParameter above the Decimal range."""
+        try:
+            lo = self.near.exp(a.lo).next_minus(self.dn)
+            hi = self.near.exp(a.hi).next_plus(self.up)
+        except decimal.Overflow:
+            raise InvalidParameter("e**x overflows the decimal range (x is above 1e17)") from None
+        return Interval(max(lo, _ZERO), hi)
+
+    def ln(self, a: Interval) -> Interval:
+        """``ln a`` (increasing) for ``a > 0``."""
+        if a.lo <= 0:
+            raise InvalidParameter("log of an interval that is not positive")
+        lo = _ZERO if a.lo == 1 else self.near.ln(a.lo).next_minus(self.dn)
+        hi = _ZERO if a.hi == 1 else self.near.ln(a.hi).next_plus(self.up)
+        return Interval(lo, hi)
+
+    def sqrt(self, a: Interval) -> Interval:
+        """``√a`` (increasing) for ``a >= 0``."""
+        if a.lo < 0:
+            raise InvalidParameter("square root of an interval below 0")
+        lo = _ZERO if a.lo == 0 else max(self.near.sqrt(a.lo).next_minus(self.dn), _ZERO)
+        hi = self.near.sqrt(a.hi).next_plus(self.up)
+        return Interval(lo, hi)
+
+    @staticmethod
+    def hull(a: Interval, b: Interval) -> Interval:
+        return Interval(min(a.lo, b.lo), max(a.hi, b.hi))
