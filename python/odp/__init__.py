@@ -26,7 +26,7 @@ from .errors import (
     OdpError,
     SessionClosed,
 )
-from .guarantees import DP, ODP, SubsetDP
+from .guarantees import DP, GDP, ODP, RDP, ZCDP, SubsetDP
 from .mechanisms import (
     BOTTOM,
     ExponentialMedian,
@@ -61,6 +61,9 @@ from .interactive import ConcurrentComposition, SubComposition
 from .buckets import PrivacyBucketsAccountant
 
 __all__ = [
+    "GDP",
+    "RDP",
+    "ZCDP",
     "ExactValue",
     "__version__",
     "Accountant",
