@@ -656,8 +656,17 @@ def mechanism_from_dict(spec: dict[str, Any]) -> PLDMechanism:
         "discrete_gaussian": DiscreteGaussian,
         "finite_pair": FinitePair,
     }
+    if kind in ("poisson_gaussian", "poisson_laplace"):
+        from .subsampled import PoissonSubsampled
+
+        if "sampling_rate" not in spec:
+            raise InvalidParameter(f"{kind} needs sampling_rate (the Poisson sampling rate q)")
+        rate = spec.pop("sampling_rate")
+        base = Gaussian(**spec) if kind == "poisson_gaussian" else Laplace(**spec)
+        return PoissonSubsampled(base, rate)
     if kind not in classes:
-        raise InvalidParameter(f"unknown mechanism {kind!r}; known: {', '.join(classes)}")
+        known = [*classes, "poisson_gaussian", "poisson_laplace"]
+        raise InvalidParameter(f"unknown mechanism {kind!r}; known: {', '.join(known)}")
     if kind == "finite_pair":
         return FinitePair(tuple(spec["p"]), tuple(spec["q"]))
     return classes[kind](**spec)
