@@ -168,6 +168,28 @@ def delta2(base, eps, direction: str):
     return total + mp.quad(lambda r: dens(r) * inner(r), cuts)
 
 
+def gaussian_hockey(mu, eps):
+    """``H_{e^ε}(N(μ,1) ‖ N(0,1))`` at any real ε (Balle & Wang 2018, Thm 8)."""
+    mu, e = mpf(mu), mpf(eps)
+    return mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
+
+
+def delta_with_gaussian(base, mu2, eps):
+    """One run of the Poisson-subsampled Gaussian ``base`` and one plain Gaussian (μ2 = Δ/σ2),
+    add/remove: ``max_dir E_{x~A_dir}[H_G(ε - L_dir(x))]`` (the plain Gaussian's pair is the
+    same in both directions), one ``mpmath.quad`` per direction."""
+    q, mu, e = base.q, base.mu, mpf(eps)
+    out = []
+    for direction in ("remove", "add"):
+        if direction == "remove":
+            f = lambda z: (((1 - q) * mp.npdf(z) + q * mp.npdf(z - mu))  # noqa: E731
+                           * gaussian_hockey(mu2, e - _phi(mu * z - mu**2 / 2, q)))
+        else:
+            f = lambda z: mp.npdf(z) * gaussian_hockey(mu2, e + _phi(mu * z - mu**2 / 2, q))  # noqa: E731
+        out.append(mp.quad(f, [-mp.inf, 0, mu, mp.inf]))
+    return max(out)
+
+
 def epsilon_bisect(delta_fn, target, hi=1.0, steps=80):
     """Smallest ε >= 0 with ``delta_fn(ε) <= target`` (bisection; ``delta_fn`` decreasing)."""
     d = mpf(target)

@@ -371,29 +371,32 @@ class _Parts:
 
 
 def _finish(p: _Parts, side: str) -> Cells:
-    """Relative error bounds, and buckets that cannot be kept (module docstring)."""
+    """Relative error bounds, and buckets that cannot be kept (module docstring): a bucket is
+    kept when the error bounds of its A-mass and of its scaled B-mass are at most
+    :data:`MAX_REL_MASS_ERROR` of them (e.g. not a subnormal mass with a larger absolute
+    bound); the others go to the infinity bucket (upper pair) or are dropped (lower pair)."""
     a = np.asarray(p.a, dtype=float)
     err_a = np.asarray(p.err_a, dtype=float)
     exc = np.asarray(p.excess, dtype=float)
     err_exc = np.asarray(p.err_excess, dtype=float)
-    bad = (a > 0) & ~(err_a <= MAX_REL_MASS_ERROR * a)
-    lost = p.lost + float((a[bad] + err_a[bad]).sum()) + float(err_a[a <= 0].sum())
-    a = np.where(bad | (a <= 0), 0.0, a)
-    exc = np.where(a > 0, exc, 0.0)
-    err_exc = np.where(a > 0, err_exc, 0.0)
+    bhat = a + np.maximum(exc, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        err_b = err_a + err_exc + 2 * U * bhat
+        keep = (a > 0) & (err_a <= MAX_REL_MASS_ERROR * a) & (err_b <= MAX_REL_MASS_ERROR * bhat)
+    lost = p.lost + float((a[~keep] + err_a[~keep]).sum())
+    a = np.where(keep, a, 0.0)
+    exc = np.where(keep, exc, 0.0)
+    err_exc = np.where(keep, err_exc, 0.0)
+    bhat = np.where(keep, bhat, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rel_a = np.where(a > 0, err_a / (a - err_a), 0.0) * (1 + 4 * U)
-        bhat = a + np.maximum(exc, 0.0)
-        err_b = a * rel_a + err_exc + 2 * U * bhat
-        rel_b = np.where(bhat > 0, err_b / np.maximum(bhat - err_b, bhat * 0.5), 0.0) + U
+        rel_a = np.where(keep, err_a / (a - err_a), 0.0) * (1 + 4 * U)
+        rel_b = np.where(keep, err_b / (bhat - err_b), 0.0) * (1 + 4 * U) + U
     top_a = p.top_a
     rel_tails = p.rel_tails
     if side == "upper" and lost > 0:  # at infinite loss: pessimistic
-        lost = lost * (1 + 1e-9)
-        rel_tails = max(rel_tails, 4 * U) if top_a == 0 else rel_tails
-        top_a = top_a * (1 + rel_tails) + lost if top_a else lost
-    elif side != "upper":
-        pass  # lower pair: those events are dropped
+        rel_tails = max(rel_tails, 4 * U)
+        top_a = top_a + lost * (1 + 1e-9)
+    # lower pair: those events are dropped (a subset of the events: still a lower bound)
     return Cells(p.h, p.first, a, bhat, rel_a, rel_b, top_a=top_a, bottom_a=p.bottom_a,
                  rel_tails=rel_tails, excess=exc, err_excess=err_exc)
 
