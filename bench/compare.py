@@ -27,6 +27,11 @@ versions.  Workloads (issue 17):
   times, and 500 Gaussians σ = 1 + 500 Laplace b = 10.  dp-accounting's PLD bracket
   (optimistic … pessimistic) at value discretisation 1e-4 and 1e-3, prv-accountant with
   eps_error 0.1 (and 0.01 at k = 1,000); odp's rigorous interval.
+* **DP-SGD** (issue 26; ``bench/dpsgd.py``): the Poisson-subsampled Gaussian with q = 0.01,
+  σ = 1.1, T = 10,000 and 100,000 steps, ε at δ = 1e-5: odp's rigorous interval against
+  dp-accounting's PLD (connect-the-dots) and RDP, prv-accountant and Opacus's RDP analysis (its
+  ``analysis/rdp.py`` alone, loaded by path from the Opacus wheel: torch is never imported),
+  each peer's number marked by whether it lies inside odp's interval.
 * **OptDel**: homogeneous ε = 0.1 with 10 stops (k = 1,000: δ_k = 1e-10; k = 10,000:
   δ_k = 1e-12; Lemma-11 costs for a total δ of 1e-6), Thm. 15 bracket, Lemma 11 bound and the
   CLI end to end; a single stop (= optimal composition of 1,000 × (0.1, 1e-10)) against
@@ -385,6 +390,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true",
                     help="skip the 10,000-Gaussian peers and the heterogeneous k = 1,000 case")
     ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
+    ap.add_argument("--opacus-wheel", default=None,
+                    help="the Opacus wheel to take analysis/rdp.py from (default: "
+                         "$ODP_OPACUS_WHEEL, else pip download into ~/.cache/odp-bench)")
     args = ap.parse_args()
     R, T = args.repeats, args.timeout
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -558,6 +566,59 @@ def main() -> int:
         readme.append(line + ".")
     md.append("")
 
+    # ------------------------------------------------------------------ DP-SGD (issue 26)
+    import dpsgd
+
+    opacus, opacus_version = dpsgd.opacus_rdp(args.opacus_wheel)
+    md += ["## DP-SGD: Poisson-subsampled Gaussian, ε at δ = 1e-5 (`bench/dpsgd.py`)", "",
+           "Sampling rate q = 0.01, noise multiplier σ = 1.1, add/remove neighbours.  odp: the "
+           "rigorous interval (both directions composed, the worse reported).  Peers: their "
+           "bracket where they give one (dp-accounting's optimistic…pessimistic PLD, "
+           "prv-accountant's error bounds), else the one number they report (an upper "
+           "estimate); *inside* says where that number lies relative to odp's interval.  "
+           f"Opacus: {opacus_version}.", "",
+           "| workload | library | settings | ε lower | reported ε | ε upper | rel. width | inside "
+           "odp's interval | time | peer time / odp |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for steps in ((10_000,) if args.quick else (10_000, 100_000)):
+        rows, recs = dpsgd.table_rows(steps, PEERS, opacus, R, T, args.quick, run_cell=run_cell,
+                                      fmt_s=fmt_s, fmt_x=fmt_x, log=log)
+        md += rows
+        by = {(r[0], r[1]): r for r in recs}
+        odp_rec = by.get(("odp", "buckets, defaults (32768 buckets; rigorous)"))
+        fast = by.get(("odp", "buckets, 8192 buckets (rigorous)"))
+        if odp_rec and odp_rec[3]:
+            o = odp_rec[3]
+            line = (f"- DP-SGD q=0.01 σ=1.1 T={steps:,}: odp [{o['lower']:.6f}, {o['upper']:.6f}] "
+                    f"(relative width {(o['upper'] - o['lower']) / o['upper']:.1e}) in "
+                    f"{fmt_s(odp_rec[2])}")
+            if fast and fast[3]:
+                f_ = fast[3]
+                line += (f"; 8192 buckets: relative width "
+                         f"{(f_['upper'] - f_['lower']) / f_['upper']:.1e} in {fmt_s(fast[2])}")
+            for key, name in ((("dp-accounting", "PLDAccountant, connect-the-dots, vdi 1e-4"),
+                               "dp-accounting PLD"),
+                              (("prv-accountant", "eps_error 0.1, delta_error δ/1000"), "prv 0.1"),
+                              (("Opacus", "analysis/rdp.py, default orders (RDP)"), "Opacus RDP")):
+                rec = by.get(key)
+                if rec and rec[3]:
+                    v = rec[3]["value"] if rec[3]["value"] is not None else rec[3]["upper"]
+                    line += f"; {name} {v:.6f} ({fmt_s(rec[2])}, inside: {rec[5]})"
+                elif rec:
+                    line += f"; {name} failed ({rec[4][:60]})"
+            readme.append(line + ".")
+        for lib, setting, s, out, note, where in recs:
+            if out is None and note and "stopped" not in note:
+                notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})** failed: "
+                             f"{note.rstrip('.')}.")
+            if "below odp's lower bound" in where:
+                notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})**: its ε is below odp's "
+                             "rigorous lower bound, so it is not an upper bound here.")
+            if "misses odp's" in where:
+                notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})**: its bracket "
+                             f"[{out['lower']:.9g}, {out['upper']:.9g}] does not contain odp's "
+                             "rigorous interval.")
+    md.append("")
+
     # ------------------------------------------------------------------ optdel
     md += ["## OptDel (early stopping, paper 002 Thm. 15) and the Lemma 11 bound", "",
            "| workload | library | what | result | time |", "|---|---|---|---|---|"]
@@ -662,7 +723,7 @@ def main() -> int:
             "- Versions: odp " + (version("odp-accounting") or odp.__version__) + ", numpy "
             + (version("numpy") or "?") + ", scipy " + (version("scipy") or "?") + "; peers: "
             + ", ".join(f"{k} {v}" if v else f"{k} not installed" for k, v in PEERS.items())
-            + ".", ""]
+            + f"; Opacus analysis/rdp.py: {opacus_version}.", ""]
     notes = ["## Exceptions and notes", "",
              "- Accounting: OpenDP's filter also samples its Laplace noise for each query; odp's "
              "rows only account (odp's exact samplers are measured in `bench/filters.py`).  Both "

@@ -29,3 +29,23 @@ def test_the_durable_floor_cases_run_on_small_sizes(tmp_path):
                     floor.memory_charges(5), floor.log_floor(str(tmp_path), 5)):
         assert 0 < seconds < 5
     assert not list(tmp_path.iterdir())  # every case cleaned up after itself
+
+
+def test_the_dpsgd_cells_run_on_small_sizes(tmp_path):
+    """bench/dpsgd.py (the DP-SGD section of bench/compare.py): odp's cell on a small T, the
+    classification of a peer's number against odp's interval, and a missing Opacus wheel."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    dpsgd = load_script("bench/dpsgd.py", "bench_dpsgd")
+    out = dpsgd.odp_cell(10, buckets=1024)()
+    assert 0.2 < out["lower"] <= out["upper"] < 0.3  # ε(1e-5) of 10 steps is 0.2717...
+    lo, up = out["lower"], out["upper"]
+    assert dpsgd.inside({"lower": None, "value": (lo + up) / 2, "upper": None}, lo, up) == "yes"
+    assert dpsgd.inside({"lower": None, "value": up + 1, "upper": None}, lo, up).startswith(
+        "no: above")
+    assert "below odp's lower bound" in dpsgd.inside(
+        {"lower": None, "value": lo - 1e-3, "upper": None}, lo, up)
+    assert dpsgd.inside({"lower": lo - 1, "value": None, "upper": up + 1}, lo, up) == (
+        "no: above by 1; its bracket contains odp's")
+    assert "misses" in dpsgd.inside({"lower": lo + 1e-9, "value": None, "upper": up}, lo, up)
+    module, why = dpsgd.opacus_rdp(str(tmp_path / "opacus-0-py3-none-any.whl"))
+    assert module is None and "unavailable" in why
