@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 import zipfile
 from pathlib import Path
@@ -53,10 +54,12 @@ def odp_cell(steps: int, buckets: int | None = None, q: float = Q,
     def fn():
         from odp.buckets import PrivacyBucketsAccountant, poisson_gaussian
 
+        cpu = time.process_time()
         opts = {} if buckets is None else {"buckets": buckets}
         acc = PrivacyBucketsAccountant(**opts).compose(poisson_gaussian(str(sigma), str(q)), steps)
         iv = acc.get_epsilon_interval(str(DELTA))
-        return {"lower": float(iv.lower), "value": None, "upper": float(iv.upper)}
+        return {"lower": float(iv.lower), "value": None, "upper": float(iv.upper),
+                "cpu": time.process_time() - cpu}
     return fn
 
 
@@ -197,8 +200,12 @@ def inside(result: dict, lo: float, up: float) -> str:
         else:
             parts.append(f"**no: {lo - v:.2g} below odp's lower bound**")
     if result["lower"] is not None and result["upper"] is not None:
-        ok = result["lower"] <= lo and up <= result["upper"]
-        parts.append("its bracket contains odp's" if ok else "**its bracket misses odp's**")
+        if result["lower"] <= lo and up <= result["upper"]:
+            parts.append("its bracket contains odp's")
+        elif result["lower"] <= up and lo <= result["upper"]:
+            parts.append("the brackets overlap")
+        else:
+            parts.append("**its bracket is disjoint from odp's**")
     return "; ".join(parts) or "–"
 
 
@@ -245,9 +252,10 @@ def table_rows(steps, peers, opacus, repeats, timeout, quick, *, run_cell, fmt_s
         rel = "–" if width is None else f"{width / out['upper']:.1e}"
         where = "–" if not is_peer or odp_lo is None else inside(out, odp_lo, odp_up)
         ratio = "–" if s is None or base is None or lib == "odp" else f"{s / base:.1f}×"
+        cpu = f" (CPU {fmt_s(out['cpu'])})" if "cpu" in out else ""
         rows.append(f"| {label} | {lib} | {setting} | {fmt_x(out['lower'], 10)} | "
                     f"{fmt_x(out['value'], 10)} | {fmt_x(out['upper'], 10)} | {rel} | {where} | "
-                    f"{fmt_s(s)} | {ratio} |")
+                    f"{fmt_s(s)}{cpu} | {ratio} |")
         recs.append((lib, setting, s, out, note, where))
         if log:
             log(f"dpsgd T={steps} {lib} {setting} {fmt_s(s)} {out}")

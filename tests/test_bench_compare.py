@@ -46,6 +46,30 @@ def test_the_dpsgd_cells_run_on_small_sizes(tmp_path):
         {"lower": None, "value": lo - 1e-3, "upper": None}, lo, up)
     assert dpsgd.inside({"lower": lo - 1, "value": None, "upper": up + 1}, lo, up) == (
         "no: above by 1; its bracket contains odp's")
-    assert "misses" in dpsgd.inside({"lower": lo + 1e-9, "value": None, "upper": up}, lo, up)
+    assert dpsgd.inside({"lower": lo + 1e-9, "value": None, "upper": up}, lo, up) == (
+        "yes; the brackets overlap")
+    assert "disjoint" in dpsgd.inside({"lower": up + 1, "value": None, "upper": up + 2}, lo, up)
+    assert out["cpu"] > 0
     module, why = dpsgd.opacus_rdp(str(tmp_path / "opacus-0-py3-none-any.whl"))
     assert module is None and "unavailable" in why
+
+
+def test_the_dpsgd_section_is_spliced_into_an_existing_report():
+    """``bench/compare.py --section dpsgd`` reruns that section alone: it replaces the section,
+    its README lines, notes and settings line, and leaves everything else as it was."""
+    compare = load_script("bench/compare.py", "bench_compare")
+    doc = "\n".join(["# Benchmarks", "## README numbers", "```", "Buckets, x.", "OptDel, homogeneous a.",
+                     "```", "## Settings", "- Versions: v.", "", "## Privacy buckets", "old",
+                     "## OptDel (early stopping)", "kept", "## Exceptions and notes", "- n1."])
+    md = [compare.DPSGD_HEADING, "", "| row 1 |", ""]
+    once = compare.splice_dpsgd(doc, md, ["- DP-SGD q=0.01 first."], ["- **DP-SGD note**."],
+                                "- DP-SGD section: run 1.")
+    twice = compare.splice_dpsgd(once, [compare.DPSGD_HEADING, "", "| row 2 |", ""],
+                                 ["- DP-SGD q=0.01 second."], [], "- DP-SGD section: run 2.")
+    assert twice.count(compare.DPSGD_HEADING) == 1 and "| row 2 |" in twice
+    assert "row 1" not in twice and "first" not in twice and "DP-SGD note" not in twice
+    assert twice.index("DP-SGD q=0.01 second.") < twice.index("OptDel, homogeneous a.")
+    assert twice.index(compare.DPSGD_HEADING) < twice.index("## OptDel")
+    assert "- DP-SGD section: run 2." in twice and "run 1" not in twice
+    for kept in ("Buckets, x.", "old", "kept", "- n1."):
+        assert kept in twice
