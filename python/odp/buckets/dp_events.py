@@ -56,7 +56,7 @@ _FIXED_SIZE = (
 
 def _dp_accounting() -> Any:  # Any: the dp_accounting module
     try:
-        import dp_accounting
+        import dp_accounting  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         raise InvalidParameter(_INSTALL) from None
     return dp_accounting
