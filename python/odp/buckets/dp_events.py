@@ -46,7 +46,7 @@ from .subsampled import PoissonSubsampled
 __all__ = ["from_dp_event", "mechanisms_from_dp_event"]
 
 _INSTALL = ("from_dp_event needs Google's dp-accounting package: install the [dp-accounting] "
-            "extra (pip install 'odp-accounting[dp-accounting]')")
+            "extra of odp-accounting (or: pip install dp-accounting)")
 
 _FIXED_SIZE = (
     "{name} draws fixed-size batches (e.g. shuffling the data and cutting it into batches): "

@@ -71,7 +71,7 @@ from ..errors import InvalidParameter
 from ..floats import float_down, float_up
 from ._numerics import CRAMER_K, ELEMENTARY_ULPS, LOG_NDTR_ULPS, U, normal_interval_log
 from .cells import Cells
-from .mechanisms import Gaussian, Laplace, PLDMechanism
+from .mechanisms import EXTRA_KINDS, Gaussian, Laplace, PLDMechanism
 
 __all__ = ["PoissonSubsampled", "poisson_gaussian", "poisson_laplace"]
 
@@ -207,6 +207,20 @@ def poisson_laplace(scale: Any, sampling_rate: Any, sensitivity: Any = 1) -> Poi
     return PoissonSubsampled(Laplace(scale, sensitivity), sampling_rate)
 
 
+def _from_fields(kind: str, base: type) -> Any:  # Any: a builder for EXTRA_KINDS
+    def build(fields: dict[str, Any]) -> PLDMechanism:
+        fields = dict(fields)
+        if "sampling_rate" not in fields:
+            raise InvalidParameter(f"{kind} needs sampling_rate (the Poisson sampling rate q)")
+        rate = fields.pop("sampling_rate")
+        return PoissonSubsampled(base(**fields), rate)
+    return build
+
+
+EXTRA_KINDS["poisson_gaussian"] = _from_fields("poisson_gaussian", Gaussian)
+EXTRA_KINDS["poisson_laplace"] = _from_fields("poisson_laplace", Laplace)
+
+
 # --------------------------------------------------------------------------- loss range
 
 
@@ -291,7 +305,7 @@ def _leibniz(mu: float) -> tuple[float, float]:
     return a, b * (1 + 1e-12)
 
 
-def excess_integral(z0, w, dz0, dw, mu: float, kind: str):
+def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
     """``I = ∫_0^w φ(z0 - v) f(v) dv`` with ``f(v) = 1 - e^{-μv}`` (``kind="down"``) or
     ``e^{μv} - 1`` (``"up"``), for arrays of anchors ``z0`` and widths ``w >= 0``, and a bound on
     ``|I - I*|`` where ``I*`` is the same integral at the true anchor and width (within ``dz0``
@@ -421,10 +435,13 @@ def _gauss_remove(h: float, tail: float, q: float, mu: float) -> _Parts:
         last += max(1, (last - first + 1))  # every top untrusted: the range is below rounding
     nb = int(np.argmin(bad)) if bad.any() else 0
     assert not bad[nb:].any(), "untrusted end points must be a prefix"
-    eta = 0.0
+    # the first bucket takes every r below its top: its losses are above ln(1-q), which is at
+    # least (first-1)h - η (ln(1-q) is computed within err_lo)
+    err_lo = EU * abs(lo) + 1e-300
+    eta = max(0.0, (first - 1) * h - (lo - err_lo)) * (1 + 8 * U)
     if nb:  # merge the untrusted bottom buckets into the first trusted one (module docstring)
         k = nb - 1
-        eta = max(0.0, float(s[k] + err_s[k])) / (1 - q) * (1 + 8 * U)
+        eta = max(eta, max(0.0, float(s[k] + err_s[k])) / (1 - q) * (1 + 8 * U))
         j, s, err_s, t, dt = j[nb:], s[nb:], err_s[nb:], t[nb:], dt[nb:]
         first = int(j[0])
     zq = (t + m) / mu
@@ -443,7 +460,8 @@ def _gauss_remove(h: float, tail: float, q: float, mu: float) -> _Parts:
     err_exc = np.zeros_like(a)
     if a.size > 1:
         w = zq[1:] - zq[:-1]
-        integral, e_int = excess_integral(zq[1:], w, dz[1:], dz[1:] + dz[:-1] + 2 * U * w, mu, "down")
+        integral, e_int = excess_integral(zq[1:], w, dz[1:], dz[1:] + dz[:-1] + 2 * U * w,
+                                         mu=mu, kind="down")
         exc[1:] = s[1:] * integral
         err_exc[1:] = (s[1:] * e_int + integral * err_s[1:] + 2 * U * exc[1:]) * (1 + 4 * U)
     # lowest bucket (r from -inf): e^{l}B - A = s Mq - q Ma
@@ -534,7 +552,7 @@ def _gauss_add(h: float, tail: float, q: float, mu: float) -> _Parts:
         zl, zh = zq_lo[body], zq_hi[body]
         w = zh - zl
         integral, e_int = excess_integral(-zl, w, d_lo[body], d_lo[body] + d_hi[body] + 2 * U * w,
-                                          mu, "up")
+                                          mu=mu, kind="up")
         se, de, es = s_e[1:][body], d_e[1:][body], ed_s[1:][body]
         mv = moved[1:][body]
         dt_lo = dt[1:][body]
@@ -572,7 +590,8 @@ def _gauss_add(h: float, tail: float, q: float, mu: float) -> _Parts:
 # --------------------------------------------------------------------------- Laplace base
 
 
-def _laplace_pieces(c1: np.ndarray, c2: np.ndarray, dc1: np.ndarray, dc2: np.ndarray, e0: float):
+def _laplace_pieces(c1: np.ndarray, c2: np.ndarray, dc1: np.ndarray, dc2: np.ndarray, *,
+                    e0: float):
     """Q0- and A0-masses of the continuous part of ``r`` on pieces ``(c1, c2)`` inside
     ``(-ε0, ε0)`` (densities ``e^{(-r-ε0)/2}/4`` and ``e^{(r-ε0)/2}/4``) with a relative
     rounding bound, and for each end point (error ``dc``) the sups of both densities within
@@ -620,7 +639,7 @@ def _laplace_remove(h: float, q: float, e0: float) -> _Parts:
     dc1 = np.where(t[:-1] > -e0, dt[:-1], 0.0)
     dc2 = np.where(top < e0, dtop, 0.0)
     c2 = np.maximum(c2, c1)
-    mq, ma, rel, dens, width = _laplace_pieces(c1, c2, dc1, dc2, e0)
+    mq, ma, rel, dens, width = _laplace_pieces(c1, c2, dc1, dc2, e0=e0)
     one_q = 1.0 - q
     a = one_q * mq + q * ma
     pd1 = one_q * dens["q1"] + q * dens["a1"]  # P-density near each end point
@@ -700,7 +719,7 @@ def _laplace_add(h: float, q: float, e0: float) -> _Parts:
     c2 = np.maximum(np.minimum(hi_e, e0), c1)
     dc1 = np.where(lo_e > -e0, dt[1:], 0.0)
     dc2 = np.where(hi_e < e0, dt[:-1], 0.0)
-    mq, ma, rel, dens, width = _laplace_pieces(c1, c2, dc1, dc2, e0)
+    mq, ma, rel, dens, width = _laplace_pieces(c1, c2, dc1, dc2, e0=e0)
     a = mq.copy()
     err_a = (a * (rel + U) + dc1 * dens["q1"] + dc2 * dens["q2"]) * (1 + 4 * U)
     i = np.arange(first, last + 1, dtype=np.int64)
