@@ -221,3 +221,23 @@ def test_subsampled_laplace_matches_plain_laplace_at_rate_one():
     ref = PrivacyBucketsAccountant().compose(Laplace("10"), 10).get_epsilon_interval("1e-5")
     assert iv == ref
     assert math.isfinite(float(iv.upper))
+
+
+def test_a_grid_point_at_ln_one_minus_q_takes_the_guarded_path():
+    """q = 1 - e^{-82 h} puts the default grid's point -82 h (h = 2^-13) on ln(1-q), where
+    e^l - (1-q) cannot be told from 0: the end point there is untrusted and moved (module
+    docstring of odp.buckets.subsampled); the bounds still contain the closed form."""
+    import numpy as np
+
+    from odp.buckets.subsampled import _edges
+
+    h = 2.0**-13
+    rate = Fraction(-math.expm1(-82 * h))
+    mech = poisson_gaussian("1.1", rate)
+    assert _edges(np.array([-82 * h]), mech.q("upper"))[4].all()  # untrusted
+    acc = PrivacyBucketsAccountant().compose(mech, 1)
+    assert min(s.h for s in acc._states()) == h
+    for eps in ("0", "0.001", "0.05"):
+        div = acc.get_delta_interval(eps)
+        assert mpf(div.lower) <= delta(_ref(mech), mpf(eps)) <= mpf(div.upper)
+    _assert_epsilon_interval(mech, acc.get_epsilon_interval("1e-6"), "1e-6", 1)
