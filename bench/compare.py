@@ -27,6 +27,11 @@ versions.  Workloads (issue 17):
   times, and 500 Gaussians σ = 1 + 500 Laplace b = 10.  dp-accounting's PLD bracket
   (optimistic … pessimistic) at value discretisation 1e-4 and 1e-3, prv-accountant with
   eps_error 0.1 (and 0.01 at k = 1,000); odp's rigorous interval.
+* **DP-SGD** (issue 26; ``bench/dpsgd.py``): the Poisson-subsampled Gaussian with q = 0.01,
+  σ = 1.1, T = 10,000 and 100,000 steps, ε at δ = 1e-5: odp's rigorous interval against
+  dp-accounting's PLD (connect-the-dots) and RDP, prv-accountant and Opacus's RDP analysis (its
+  ``analysis/rdp.py`` alone, loaded by path from the Opacus wheel: torch is never imported),
+  each peer's number marked by whether it lies inside odp's interval.
 * **OptDel**: homogeneous ε = 0.1 with 10 stops (k = 1,000: δ_k = 1e-10; k = 10,000:
   δ_k = 1e-12; Lemma-11 costs for a total δ of 1e-6), Thm. 15 bracket, Lemma 11 bound and the
   CLI end to end; a single stop (= optimal composition of 1,000 × (0.1, 1e-10)) against
@@ -353,6 +358,100 @@ def peak_mib(fn) -> float:
         tracemalloc.stop()
 
 
+# ---------------------------------------------------------------------------------- DP-SGD
+DPSGD_HEADING = "## DP-SGD: Poisson-subsampled Gaussian, ε at δ = 1e-5 (`bench/dpsgd.py`)"
+
+
+def dpsgd_section(args, R, T, log):
+    """The DP-SGD section: ``(markdown lines, README lines, notes, Opacus version)``."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import dpsgd
+
+    opacus, opacus_version = dpsgd.opacus_rdp(args.opacus_wheel)
+    load = os.getloadavg()
+    md = [DPSGD_HEADING, "",
+          "Sampling rate q = 0.01, noise multiplier σ = 1.1, add/remove neighbours.  odp: the "
+          "rigorous interval (both directions composed, the worse reported), wall time and, in "
+          "parentheses, its CPU time (what an idle machine would take; the machine is shared).  "
+          "Peers: their bracket where they give one (dp-accounting's optimistic…pessimistic PLD, "
+          "prv-accountant's error bounds), else the one number they report (an upper "
+          "estimate); *inside* says where that number lies relative to odp's interval.  "
+          f"Opacus: analysis/rdp.py of {opacus_version}.  Load average at the start of this "
+          f"section: {load[0]:.2f}.", "",
+          "| workload | library | settings | ε lower | reported ε | ε upper | rel. width | inside "
+          "odp's interval | time | peer time / odp |", "|---|---|---|---|---|---|---|---|---|---|"]
+    readme: list[str] = []
+    notes: list[str] = []
+    for steps in ((10_000,) if args.quick else (10_000, 100_000)):
+        rows, recs = dpsgd.table_rows(steps, PEERS, opacus, R, T, args.quick, run_cell=run_cell,
+                                      fmt_s=fmt_s, fmt_x=fmt_x, log=log)
+        md += rows
+        by = {(r[0], r[1]): r for r in recs}
+        odp_rec = by.get(("odp", "buckets, defaults (32768 buckets; rigorous)"))
+        fast = by.get(("odp", "buckets, 8192 buckets (rigorous)"))
+        if odp_rec and odp_rec[3]:
+            o = odp_rec[3]
+            line = (f"- DP-SGD q=0.01 σ=1.1 T={steps:,}: odp [{o['lower']:.6f}, {o['upper']:.6f}] "
+                    f"(relative width {(o['upper'] - o['lower']) / o['upper']:.1e}) in "
+                    f"{fmt_s(odp_rec[2])} (CPU {fmt_s(o['cpu'])})")
+            if fast and fast[3]:
+                f_ = fast[3]
+                line += (f"; 8192 buckets: relative width "
+                         f"{(f_['upper'] - f_['lower']) / f_['upper']:.1e} in {fmt_s(fast[2])} "
+                         f"(CPU {fmt_s(f_['cpu'])})")
+            for key, name in ((("dp-accounting", "PLDAccountant, connect-the-dots, vdi 1e-4"),
+                               "dp-accounting PLD"),
+                              (("prv-accountant", "eps_error 0.1, delta_error δ/1000"), "prv 0.1"),
+                              (("Opacus", "analysis/rdp.py, default orders (RDP)"), "Opacus RDP")):
+                rec = by.get(key)
+                if rec and rec[3]:
+                    v = rec[3]["value"] if rec[3]["value"] is not None else rec[3]["upper"]
+                    line += f"; {name} {v:.6f} ({fmt_s(rec[2])}, inside: {rec[5]})"
+                elif rec:
+                    line += f"; {name} failed ({rec[4][:60]})"
+            readme.append(line + ".")
+        for lib, setting, s, out, note, where in recs:
+            if out is None and note and "stopped" not in note:
+                notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})** failed: "
+                             f"{note.rstrip('.')}.")
+            if "below odp's lower bound" in where:
+                notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})**: its ε is below odp's "
+                             "rigorous lower bound, so it is not an upper bound here.")
+            if "disjoint from odp's" in where:
+                notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})**: its bracket "
+                             f"[{out['lower']:.9g}, {out['upper']:.9g}] does not meet odp's "
+                             "rigorous interval.")
+    md.append("")
+    return md, readme, notes, opacus_version
+
+
+def splice_dpsgd(text: str, md: list[str], readme: list[str], notes: list[str],
+                 settings: str) -> str:
+    """Replace (or insert) the DP-SGD section, its README lines, notes and settings line in an
+    existing docs/benchmarks.md (``--section dpsgd``: the other sections keep their run)."""
+    lines = text.rstrip("\n").split("\n")
+
+    def drop(pred):
+        return [ln for ln in lines if not pred(ln)]
+
+    # the section: from its heading to the next "## "
+    if DPSGD_HEADING in lines:
+        i = lines.index(DPSGD_HEADING)
+        j = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
+        lines[i:j] = md
+    else:
+        j = next(k for k, ln in enumerate(lines) if ln.startswith("## OptDel"))
+        lines[j:j] = md
+    lines = drop(lambda ln: ln.startswith("DP-SGD q=") or ln.startswith("- **DP-SGD")
+                 or ln.startswith("- DP-SGD section:"))
+    k = next(k for k, ln in enumerate(lines) if ln.startswith("OptDel, homogeneous"))
+    lines[k:k] = [r.lstrip("- ") for r in readme]
+    k = next(k for k, ln in enumerate(lines) if ln.startswith("- Versions:"))
+    lines[k + 1:k + 1] = [settings]
+    lines += notes
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------------------------- table
 def fmt_s(s):
     if s is None:
@@ -385,9 +484,31 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true",
                     help="skip the 10,000-Gaussian peers and the heterogeneous k = 1,000 case")
     ap.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
+    ap.add_argument("--opacus-wheel", default=None,
+                    help="the Opacus wheel to take analysis/rdp.py from (default: "
+                         "$ODP_OPACUS_WHEEL, else pip download into ~/.cache/odp-bench)")
+    ap.add_argument("--section", choices=("all", "dpsgd"), default="all",
+                    help="dpsgd: run only the DP-SGD section and splice it into the existing "
+                         "--out file (the other sections keep their last run)")
     args = ap.parse_args()
     R, T = args.repeats, args.timeout
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.section == "dpsgd":
+        before = os.getloadavg()
+        dp_md, dp_readme, dp_notes, opacus_version = dpsgd_section(
+            args, R, T, lambda msg: print(msg, file=sys.stderr, flush=True))
+        after = os.getloadavg()
+        m = machine()
+        settings = (f"- DP-SGD section: rerun alone on {started} (`--section dpsgd`), median of "
+                    f"{R} runs as above; load average before {before[0]:.2f}, after "
+                    f"{after[0]:.2f}; {m['cpu']}, {m['cores']} cores; peers: "
+                    + ", ".join(f"{k} {v}" for k, v in PEERS.items() if v)
+                    + f"; Opacus analysis/rdp.py: {opacus_version}.")
+        out = Path(args.out)
+        out.write_text(splice_dpsgd(out.read_text(encoding="utf-8"), dp_md, dp_readme, dp_notes,
+                                    settings), encoding="utf-8")
+        print(f"wrote {out}", file=sys.stderr)
+        return 0
     load_before = os.getloadavg()
     md: list[str] = []
     readme: list[str] = []
@@ -558,6 +679,12 @@ def main() -> int:
         readme.append(line + ".")
     md.append("")
 
+    # ------------------------------------------------------------------ DP-SGD (issue 26)
+    dp_md, dp_readme, dp_notes, opacus_version = dpsgd_section(args, R, T, log)
+    md += dp_md
+    readme += dp_readme
+    notes += dp_notes
+
     # ------------------------------------------------------------------ optdel
     md += ["## OptDel (early stopping, paper 002 Thm. 15) and the Lemma 11 bound", "",
            "| workload | library | what | result | time |", "|---|---|---|---|---|"]
@@ -662,7 +789,7 @@ def main() -> int:
             "- Versions: odp " + (version("odp-accounting") or odp.__version__) + ", numpy "
             + (version("numpy") or "?") + ", scipy " + (version("scipy") or "?") + "; peers: "
             + ", ".join(f"{k} {v}" if v else f"{k} not installed" for k, v in PEERS.items())
-            + ".", ""]
+            + f"; Opacus analysis/rdp.py: {opacus_version}.", ""]
     notes = ["## Exceptions and notes", "",
              "- Accounting: OpenDP's filter also samples its Laplace noise for each query; odp's "
              "rows only account (odp's exact samplers are measured in `bench/filters.py`).  Both "

@@ -29,3 +29,47 @@ def test_the_durable_floor_cases_run_on_small_sizes(tmp_path):
                     floor.memory_charges(5), floor.log_floor(str(tmp_path), 5)):
         assert 0 < seconds < 5
     assert not list(tmp_path.iterdir())  # every case cleaned up after itself
+
+
+def test_the_dpsgd_cells_run_on_small_sizes(tmp_path):
+    """bench/dpsgd.py (the DP-SGD section of bench/compare.py): odp's cell on a small T, the
+    classification of a peer's number against odp's interval, and a missing Opacus wheel."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    dpsgd = load_script("bench/dpsgd.py", "bench_dpsgd")
+    out = dpsgd.odp_cell(10, buckets=1024)()
+    assert 0.2 < out["lower"] <= out["upper"] < 0.3  # ε(1e-5) of 10 steps is 0.2717...
+    lo, up = out["lower"], out["upper"]
+    assert dpsgd.inside({"lower": None, "value": (lo + up) / 2, "upper": None}, lo, up) == "yes"
+    assert dpsgd.inside({"lower": None, "value": up + 1, "upper": None}, lo, up).startswith(
+        "no: above")
+    assert "below odp's lower bound" in dpsgd.inside(
+        {"lower": None, "value": lo - 1e-3, "upper": None}, lo, up)
+    assert dpsgd.inside({"lower": lo - 1, "value": None, "upper": up + 1}, lo, up) == (
+        "no: above by 1; its bracket contains odp's")
+    assert dpsgd.inside({"lower": lo + 1e-9, "value": None, "upper": up}, lo, up) == (
+        "yes; the brackets overlap")
+    assert "disjoint" in dpsgd.inside({"lower": up + 1, "value": None, "upper": up + 2}, lo, up)
+    assert out["cpu"] > 0
+    module, why = dpsgd.opacus_rdp(str(tmp_path / "opacus-0-py3-none-any.whl"))
+    assert module is None and "unavailable" in why
+
+
+def test_the_dpsgd_section_is_spliced_into_an_existing_report():
+    """``bench/compare.py --section dpsgd`` reruns that section alone: it replaces the section,
+    its README lines, notes and settings line, and leaves everything else as it was."""
+    compare = load_script("bench/compare.py", "bench_compare")
+    doc = "\n".join(["# Benchmarks", "## README numbers", "```", "Buckets, x.", "OptDel, homogeneous a.",
+                     "```", "## Settings", "- Versions: v.", "", "## Privacy buckets", "old",
+                     "## OptDel (early stopping)", "kept", "## Exceptions and notes", "- n1."])
+    md = [compare.DPSGD_HEADING, "", "| row 1 |", ""]
+    once = compare.splice_dpsgd(doc, md, ["- DP-SGD q=0.01 first."], ["- **DP-SGD note**."],
+                                "- DP-SGD section: run 1.")
+    twice = compare.splice_dpsgd(once, [compare.DPSGD_HEADING, "", "| row 2 |", ""],
+                                 ["- DP-SGD q=0.01 second."], [], "- DP-SGD section: run 2.")
+    assert twice.count(compare.DPSGD_HEADING) == 1 and "| row 2 |" in twice
+    assert "row 1" not in twice and "first" not in twice and "DP-SGD note" not in twice
+    assert twice.index("DP-SGD q=0.01 second.") < twice.index("OptDel, homogeneous a.")
+    assert twice.index(compare.DPSGD_HEADING) < twice.index("## OptDel")
+    assert "- DP-SGD section: run 2." in twice and "run 1" not in twice
+    for kept in ("Buckets, x.", "old", "kept", "- n1."):
+        assert kept in twice

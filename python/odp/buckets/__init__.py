@@ -9,6 +9,10 @@ Differential Privacy" (CCS 2018; ``shared/papers/003``), with a clean-room sound
   :class:`PLDRandomizedResponse`, :class:`ApproximateDP` (the generic (ε, δ) worst case, i.e. the
   optimal composition theorem), :class:`DiscreteLaplace`, :class:`DiscreteGaussian`,
   :class:`FinitePair` (any two distributions on a finite set);
+* :mod:`~odp.buckets.subsampled` -- :class:`PoissonSubsampled` (a Gaussian or Laplace mechanism
+  on a Poisson subsample, add/remove neighbours: DP-SGD), with :func:`poisson_gaussian` and
+  :func:`poisson_laplace`; :func:`from_dp_event` (:mod:`~odp.buckets.dp_events`) reads
+  dp-accounting's ``DpEvent`` trees;
 * :mod:`~odp.buckets.cells` -- the paper's buckets with factor f (loss rounded up), the
   infinity bucket, the P_B = 0 mass and the error-correction terms;
 * :mod:`~odp.buckets.state` -- the two bucketed pairs that bracket the truth (a dominating
@@ -74,6 +78,8 @@ from .mechanisms import (
     RENAMED,
     mechanism_from_dict,
 )
+from .subsampled import PoissonSubsampled, poisson_gaussian, poisson_laplace
+from .dp_events import from_dp_event
 
 __all__ = [
     "DEFAULT_BUCKETS",
@@ -90,6 +96,10 @@ __all__ = [
     "DiscreteLaplace",
     "DiscreteGaussian",
     "FinitePair",
+    "PoissonSubsampled",
+    "poisson_gaussian",
+    "poisson_laplace",
+    "from_dp_event",
     "mechanism_from_dict",
 ]
 

@@ -22,7 +22,7 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from scipy import special
@@ -643,6 +643,12 @@ class FinitePair(_AtomPLDMechanism):
         return {"mechanism": "finite_pair", "p": [str(v) for v in self.p], "q": [str(v) for v in self.q]}
 
 
+#: Mechanism kinds defined in other modules of the package (``describe()["mechanism"]`` ->
+#: a builder from the other fields), registered there at import time (``odp.buckets`` imports
+#: them all; e.g. :mod:`odp.buckets.subsampled`'s ``poisson_gaussian``).
+EXTRA_KINDS: dict[str, Callable[[dict[str, Any]], PLDMechanism]] = {}
+
+
 def mechanism_from_dict(spec: dict[str, Any]) -> PLDMechanism:
     """Inverse of ``describe()``: build a mechanism from its JSON description."""
     spec = dict(spec)
@@ -656,8 +662,11 @@ def mechanism_from_dict(spec: dict[str, Any]) -> PLDMechanism:
         "discrete_gaussian": DiscreteGaussian,
         "finite_pair": FinitePair,
     }
+    if kind in EXTRA_KINDS:
+        return EXTRA_KINDS[kind](spec)
     if kind not in classes:
-        raise InvalidParameter(f"unknown mechanism {kind!r}; known: {', '.join(classes)}")
+        known = [*classes, *EXTRA_KINDS]
+        raise InvalidParameter(f"unknown mechanism {kind!r}; known: {', '.join(known)}")
     if kind == "finite_pair":
         return FinitePair(tuple(spec["p"]), tuple(spec["q"]))
     return classes[kind](**spec)

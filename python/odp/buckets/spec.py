@@ -19,7 +19,10 @@ optional ``count`` (default 1).  JSON::
 Numbers may be strings (``"0.1"`` is exactly 1/10) or numbers.  Mechanism names:
 ``gaussian`` (sigma, sensitivity), ``laplace`` (scale, sensitivity), ``randomized_response``
 (epsilon, num_values), ``approximate_dp`` (epsilon, delta), ``discrete_laplace`` (scale,
-sensitivity), ``discrete_gaussian`` (sigma, sensitivity), ``finite_pair`` (p, q).
+sensitivity), ``discrete_gaussian`` (sigma, sensitivity), ``finite_pair`` (p, q),
+``poisson_gaussian`` (sampling_rate, sigma, sensitivity: a DP-SGD step) and ``poisson_laplace``
+(sampling_rate, scale, sensitivity) -- Poisson subsampling under add/remove neighbours
+(:mod:`odp.buckets.subsampled`).
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ _FIELDS = {
     "discrete_laplace": {"scale", "sensitivity"},
     "discrete_gaussian": {"sigma", "sensitivity"},
     "finite_pair": {"p", "q"},
+    "poisson_gaussian": {"sampling_rate", "sigma", "sensitivity"},
+    "poisson_laplace": {"sampling_rate", "scale", "sensitivity"},
 }
 
 

@@ -14,6 +14,12 @@ or read them from a JSON/TOML spec (``odp.buckets.spec``)::
 
     odp buckets --spec composition.json --delta 1e-5
 
+DP-SGD (Poisson sampling rate Q, noise multiplier S, T steps; add/remove neighbours, the worse
+of the two directions)::
+
+    odp buckets --mechanism poisson-gaussian --sampling-rate 0.01 --sigma 1.1 \\
+                --compositions 10000 --delta 1e-5
+
 prints an interval ``[lower, upper]`` that contains the true ε(δ) (upper: a rigorous bound you
 may spend; lower: no analysis can do better) and the time taken.  ``--target-width W`` grows the
 window (4× per attempt, then extended precision) until the interval is at most W wide or a limit
@@ -45,11 +51,13 @@ MECHANISMS = (
     "approximate-dp",
     "discrete-laplace",
     "discrete-gaussian",
+    "poisson-gaussian",
+    "poisson-laplace",
 )
 
 #: per-mechanism options, in the order they may follow ``--mechanism``
-GROUP_OPTIONS = ("sigma", "scale", "sensitivity", "mechanism_epsilon", "mechanism_delta",
-                 "num_values", "compositions")
+GROUP_OPTIONS = ("sigma", "scale", "sensitivity", "sampling_rate", "mechanism_epsilon",
+                 "mechanism_delta", "num_values", "compositions")
 
 
 class _NewGroup(argparse.Action):
@@ -106,7 +114,12 @@ def register(subparsers: Subparsers) -> None:
     g.add_argument("--sigma", action=_GroupOption,
                    help="noise standard deviation (gaussian, discrete-gaussian)")
     g.add_argument("--scale", action=_GroupOption, help="noise scale b (laplace, discrete-laplace)")
-    g.add_argument("--sensitivity", action=_GroupOption, help="sensitivity (default 1)")
+    g.add_argument("--sensitivity", action=_GroupOption,
+                   help="sensitivity (default 1; for poisson-*: the clipping norm)")
+    g.add_argument("--sampling-rate", action=_GroupOption, metavar="Q",
+                   help="Poisson sampling rate q in (0, 1] (poisson-gaussian, poisson-laplace: "
+                        "each record is in a run's sample independently with probability q; "
+                        "fixed-size shuffled batches are not Poisson sampling)")
     g.add_argument("--mechanism-epsilon", action=_GroupOption,
                    help="epsilon of one run (randomized-response, approximate-dp)")
     g.add_argument("--mechanism-delta", action=_GroupOption,
@@ -163,6 +176,8 @@ def _mechanism(group: dict[str, Any]) -> PLDMechanism:
         "approximate-dp": {"mechanism_epsilon", "mechanism_delta"},
         "discrete-laplace": {"scale", "sensitivity"},
         "discrete-gaussian": {"sigma", "sensitivity"},
+        "poisson-gaussian": {"sampling_rate", "sigma", "sensitivity"},
+        "poisson-laplace": {"sampling_rate", "scale", "sensitivity"},
     }[kind]
     extra = sorted(set(group) - allowed - {"mechanism", "compositions"})
     if extra:
@@ -177,6 +192,10 @@ def _mechanism(group: dict[str, Any]) -> PLDMechanism:
         return b.PLDRandomizedResponse(need("mechanism-epsilon"), _int_option(group, "num_values", 2))
     if kind == "approximate-dp":
         return b.ApproximateDP(need("mechanism-epsilon"), group.get("mechanism_delta", "0"))
+    if kind == "poisson-gaussian":
+        return b.PoissonSubsampled(b.Gaussian(need("sigma"), sensitivity), need("sampling-rate"))
+    if kind == "poisson-laplace":
+        return b.PoissonSubsampled(b.Laplace(need("scale"), sensitivity), need("sampling-rate"))
     if kind == "discrete-laplace":
         return b.DiscreteLaplace(need("scale"), _int_option(group, "sensitivity", 1))
     return b.DiscreteGaussian(need("sigma"), _int_option(group, "sensitivity", 1))
