@@ -124,3 +124,15 @@ def test_optdel_names_the_missing_steps_file(tmp_path, capsys):
     assert main(["optdel", "--steps-file", str(steps)]) == 2
     assert "--stops and --costs are required" in _one_line_error(capsys.readouterr().err,
                                                                  "optdel")
+
+
+def test_buckets_factor_too_coarse_is_refused_not_answered_trivially(capsys):
+    for factor in ("1e300", "1e10"):
+        assert main(["buckets", "--mechanism", "gaussian", "--sigma", "1", "--compositions",
+                     "10", "--delta", "1e-5", "--factor", factor]) == 2
+        line = _one_line_error(capsys.readouterr().err, "buckets")
+        assert "too coarse" in line and "[0, inf]" in line
+    # a factor within the range still answers, with a finite upper bound
+    assert main(["buckets", "--mechanism", "gaussian", "--sigma", "1", "--compositions", "10",
+                 "--delta", "1e-5", "--factor", "1.5", "--json"]) == 0
+    assert '"upper_float": Infinity' not in capsys.readouterr().out

@@ -29,6 +29,7 @@ is reached (docs/buckets.md: the speed/width trade-off).
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -254,6 +255,16 @@ def run(args: argparse.Namespace) -> int:
         value = (acc.get_epsilon_interval(args.delta) if args.delta is not None
                  else acc.get_delta_interval(args.epsilon))
     wall = time.perf_counter() - t0
+    if args.factor is not None:
+        bounds = value.to_json()
+        trivial = (bounds["lower_float"] == 0 and
+                   bounds["upper_float"] == (math.inf if query == "epsilon" else 1.0))
+        if trivial:  # sound but empty: say so instead of printing [0, inf] as an answer
+            raise InvalidParameter(
+                f"--factor {args.factor}: its grid is too coarse for these mechanisms (every "
+                "privacy loss falls in one or two buckets), so the bounds are the trivial "
+                f"[0, {'inf' if query == 'epsilon' else '1'}]; use a factor closer to 1 or omit "
+                "--factor (automatic)")
     report = acc.report()
     total = sum(count for _, count in items)
     if args.json:
