@@ -336,12 +336,12 @@ def prefSum (l : List R) : Nat → R
 
 /-- **The basic-composition costs of Alg. 3** (`odp.composition.basic_costs`):
 `ℰ(P_i) = Σ_{k ≤ k_i} ε_k`, for the stops `ks` and the step ε's `eps`. -/
-def iterCosts (ks : List Nat) (eps : List R) : Fin ks.length → R :=
+def _root_.Odp.Mech.iterCosts (ks : List Nat) (eps : List R) : Fin ks.length → R :=
   fun i => prefSum eps (ks.get i)
 
 /-- **Lemma 11's δ with basic composition** (`Lemma11(BasicComposition())`):
 `δ = Σ_i Σ_{k ≤ k_i} δ_k`, for the stops `ks` and the step δ's `dl`. -/
-def iterDeltaBasic (ks : List Nat) (dl : List R) : R := lsum ks (prefSum dl)
+def _root_.Odp.Mech.iterDeltaBasic (ks : List Nat) (dl : List R) : R := lsum ks (prefSum dl)
 
 theorem fsum_get (f : Nat → R) : ∀ ks : List Nat,
     fsum (fun i : Fin ks.length => f (ks.get i)) = lsum ks f
@@ -356,12 +356,25 @@ theorem fsum_iterDelta (ks : List Nat) (dl : List R) :
     fsum (fun i : Fin ks.length => prefSum dl (ks.get i)) = iterDeltaBasic ks dl :=
   fsum_get (prefSum dl) ks
 
+theorem prefSum_zero (l : List R) : prefSum l 0 = 0 := rfl
+
+theorem prefSum_succ (l : List R) (k : Nat) : prefSum l (k + 1) = prefSum l k + l.getD k 0 := rfl
+
 theorem prefSum_nonneg (l : List R) (hl : ∀ j, 0 ≤ l.getD j 0) : ∀ k, 0 ≤ prefSum l k
   | 0 => by show (0 : R) ≤ 0; grind
   | k + 1 => by
     show 0 ≤ prefSum l k + l.getD k 0
     have := prefSum_nonneg l hl k
     have := hl k
+    grind
+
+theorem prefSum_mono (l : List R) (hl : ∀ j, 0 ≤ l.getD j 0) (k : Nat) :
+    ∀ m, prefSum l k ≤ prefSum l (k + m)
+  | 0 => by show prefSum l k ≤ prefSum l k; grind
+  | m + 1 => by
+    rw [← Nat.add_assoc, prefSum_succ]
+    have := prefSum_mono l hl k m
+    have := hl (k + m)
     grind
 
 /-! ### The steps of `NoisyGradientDescent` -/
