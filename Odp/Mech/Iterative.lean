@@ -23,8 +23,12 @@ stop index, partition `P_i` = "stopped after `k_i` steps" = `Sigma.fst`) is in
   `Lemma11(BasicComposition())`): from each step's `(ε_k, δ_k)`-DP alone (`StepsDP`), `M_iter` is
   `(𝒫, iterCosts ks eps, iterDeltaBasic ks dl)`-ODP: `ℰ(P_i) = Σ_{k ≤ k_i} ε_k`,
   `δ = Σ_i Σ_{k ≤ k_i} δ_k` (basic composition is `Odp.Mech.basic_composition`, from Theorem 7).
-  `iter_odpCost_basic` is the same in the output-wise form that a round of Alg. 1 (`Choice.cost`)
-  takes, so Theorem 7 applies to a run that contains the iterative mechanism.
+  `iter_odp_basic_costs`: the same δ for declared costs `ℰ(P_i) ≥ Σ_{k ≤ k_i} ε_k` (odp's
+  `costs=` argument). `iter_odpCost_basic` is `iter_odp_basic` in the output-wise form that a
+  round of Alg. 1 takes (`Choice.cost`), so Theorem 7 applies to a run that contains the
+  iterative mechanism.
+* `block_iff_length` — for strictly increasing stops, block `i` is exactly the histories of length
+  `k_i`: the partition is the paper's `P_i = {s | |s| = k_i}` (odp's `output_length`).
 * `Odp.Mech.noisyStep_dp` — a step of `NoisyGradientDescent` (independent noise on each of the
   `d` integer coordinates of the gridded gradient) is `(ε, 0)`-DP from the per-coordinate
   shift domination of the noise (`ShiftDominated N r`) and the L1 sensitivity `m` of the gridded
@@ -126,6 +130,27 @@ theorem _root_.Odp.Mech.iter_odp_basic (Nbr : X → X → Prop) (M : Step X W R)
     (Odp.Mech.prefixDP_basic Nbr M S.ks eps dl heps hdl hsteps
       (fun i => Nat.le_trans (S.le_last i) hK))
 
+/-- `iter_odp_basic` with declared costs `ℰ(P_i) = E i ≥ Σ_{k ≤ k_i} ε_k` (odp's
+`IterativeMechanism(costs=…)` with `Lemma11(BasicComposition())`, which refuses a cost below the
+prefix sum): the same δ. -/
+theorem _root_.Odp.Mech.iter_odp_basic_costs (Nbr : X → X → Prop) (M : Step X W R) (S : Stops)
+    (rule : Fin S.ks.length → List W → Bool) (eps dl : List R) (E : Fin S.ks.length → R)
+    (hE : ∀ i, Odp.Mech.iterCosts S.ks eps i ≤ E i)
+    (heps : ∀ j, 0 ≤ eps.getD j 0) (hdl : ∀ j, 0 ≤ dl.getD j 0)
+    (hK : S.ks.get S.last ≤ eps.length) (hsteps : StepsDP Nbr M eps dl) :
+    ODP Nbr (iterMech M S rule) Sigma.fst E (Odp.Mech.iterDeltaBasic S.ks dl) := by
+  rw [← fsum_iterDelta]
+  apply Odp.Mech.lemma11 Nbr M S rule E _
+  intro i x x' hN T
+  have h := Odp.Mech.prefixDP_basic Nbr M S.ks eps dl heps hdl hsteps
+    (fun i => Nat.le_trans (S.le_last i) hK) i x x' hN T
+  have h1 := exp_le_exp _ _ (hE i)
+  have h2 := mul_le_mul_right' (Pr (prefixMech M (S.ks.get i) x') T) h1 (Pr_nonneg _ _)
+  generalize Pr (prefixMech M (S.ks.get i) x) T = a at h ⊢
+  generalize Pr (prefixMech M (S.ks.get i) x') T = b at h h2 ⊢
+  generalize exp (Odp.Mech.iterCosts S.ks eps i) = c at h h2
+  grind
+
 /-- `iter_odp_basic` in the output-wise form (`cost o = ℰ(P_i)` for `o ∈ P_i`), the form of a
 round of Alg. 1 (`Odp.Core.Choice`): Theorem 7 applies to runs that contain Alg. 3. -/
 theorem _root_.Odp.Mech.iter_odpCost_basic (Nbr : X → X → Prop) (M : Step X W R) (S : Stops)
@@ -136,6 +161,30 @@ theorem _root_.Odp.Mech.iter_odpCost_basic (Nbr : X → X → Prop) (M : Step X 
       (Odp.Mech.iterDeltaBasic S.ks dl) :=
   (ODP_iff_ODPcost Nbr _ Sigma.fst _ _).mp
     (Odp.Mech.iter_odp_basic Nbr M S rule eps dl heps hdl hK hsteps)
+
+/-! ### The partition by the stop index is the paper's partition by length -/
+
+/-- The stops are strictly increasing (the paper's `k_1 < … < k_n`). -/
+def Stops.Strict (S : Stops) : Prop :=
+  ∀ i j : Fin S.ks.length, i.val < j.val → S.ks.get i < S.ks.get j
+
+omit [Enum W] in
+/-- For strictly increasing stops an output is in block `P_i` iff its history has length `k_i`:
+the partition `Sigma.fst` is the paper's `P_i = {s | |s| = k_i}` (and odp's `output_length`). -/
+theorem block_iff_length (S : Stops) (hS : S.Strict) (o : IterOut W S.ks) (i : Fin S.ks.length) :
+    o.1 = i ↔ o.2.1.length = S.ks.get i := by
+  constructor
+  · intro h
+    subst h
+    exact o.2.2
+  · intro h
+    rw [o.2.2] at h
+    apply Fin.ext
+    apply Classical.byContradiction
+    intro hne
+    rcases Nat.lt_or_gt_of_ne hne with hlt | hlt
+    · have := hS _ _ hlt; omega
+    · have := hS _ _ hlt; omega
 
 /-! ### The steps of `NoisyGradientDescent` -/
 
