@@ -187,7 +187,8 @@ theorem fsum_vec_zero (g : Vec W 0 → R) : fsum g = g Vec.nil := by
 
 theorem fsum_vec_succ {k : Nat} (g : Vec W (k + 1) → R) :
     fsum g = fsum (fun s : W => fsum (fun t : Vec W k => g (Vec.cons s t))) := by
-  show lsum (vecElems (k + 1)) g = lsum Enum.elems (fun s => lsum (vecElems k) (fun t => g (Vec.cons s t)))
+  show lsum (vecElems (k + 1)) g
+    = lsum Enum.elems (fun s => lsum (vecElems k) (fun t => g (Vec.cons s t)))
   rw [vecElems, lsum_flatMap]
   apply lsum_congr
   intro s _
@@ -197,7 +198,8 @@ theorem fsum_vec_succ {k : Nat} (g : Vec W (k + 1) → R) :
 the last `b`. -/
 theorem fsum_vec_split (F : List W → R) :
     ∀ (a b c : Nat), c = a + b →
-      fsum (fun t : Vec W c => F t.1) = fsum (fun u : Vec W a => fsum (fun v : Vec W b => F (u.1 ++ v.1))) := by
+      fsum (fun t : Vec W c => F t.1)
+        = fsum (fun u : Vec W a => fsum (fun v : Vec W b => F (u.1 ++ v.1))) := by
   intro a
   induction a generalizing F with
   | zero =>

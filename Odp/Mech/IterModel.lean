@@ -243,7 +243,8 @@ open Classical in
 theorem stopped_unique (S : Stops) (rule : Fin S.ks.length → List W → Bool) (t : List W) :
     fsum (fun i : Fin S.ks.length =>
       if Stopped S.ks rule i (t.take (S.ks.get i)) then (1 : R) else 0) = 1 := by
-  let b : Fin S.ks.length → Bool := fun j => decide (j.val + 1 = S.ks.length) || rule j (t.take (S.ks.get j))
+  let b : Fin S.ks.length → Bool :=
+    fun j => decide (j.val + 1 = S.ks.length) || rule j (t.take (S.ks.get j))
   have hiff : ∀ i, Stopped S.ks rule i (t.take (S.ks.get i))
       ↔ (b i = true ∧ ∀ j, j < i → b j = false) := by
     intro i

@@ -258,7 +258,8 @@ theorem _root_.Odp.Mech.noisyStep_dp {C : Type} [Enum C] (Nbr : X → X → Prop
   have h3 := mul_le_mul_right' (prodMass N (g h x').1 v.1) h2 (prodMass_nonneg N v.1 _)
   grind
 
-theorem getD_replicate {α : Type} (K : Nat) (a d : α) : ∀ j, (List.replicate K a).getD j d = (if j < K then a else d) := by
+theorem getD_replicate {α : Type} (K : Nat) (a d : α) :
+    ∀ j, (List.replicate K a).getD j d = (if j < K then a else d) := by
   induction K with
   | zero => intro j; simp
   | succ K ih =>
@@ -271,7 +272,8 @@ theorem getD_replicate {α : Type} (K : Nat) (a d : α) : ∀ j, (List.replicate
       · rw [if_pos hj, if_pos (by omega)]
       · rw [if_neg hj, if_neg (by omega)]
 
-theorem prefSum_replicate (K : Nat) (a : R) : ∀ k, k ≤ K → prefSum (List.replicate K a) k = natR k * a
+theorem prefSum_replicate (K : Nat) (a : R) :
+    ∀ k, k ≤ K → prefSum (List.replicate K a) k = natR k * a
   | 0, _ => by rw [prefSum_zero, natR_zero]; grind
   | k + 1, hk => by
     rw [prefSum_succ, prefSum_replicate K a k (by omega), getD_replicate, if_pos (by omega),

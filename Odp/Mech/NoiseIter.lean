@@ -33,7 +33,8 @@ Lean proof, because the real distributions have infinite support and need infini
   centre by `s` multiplies any output's probability by at most `e^{|s| r}`:
   `Pr(N u = c) ≤ e^{|u − u'| r} Pr(N u' = c)`.
   *Satisfied by:* the discrete Laplace distribution of scale `b` (pmf `p(z) ∝ e^{−|z|/b}` on `ℤ`,
-  `odp.samplers.discrete_laplace`) added to `u`, with `r = 1/b`: `p(c − u) ≤ e^{|u − u'|/b} p(c − u')`
+  `odp.samplers.discrete_laplace`) added to `u`, with `r = 1/b`:
+  `p(c − u) ≤ e^{|u − u'|/b} p(c − u')`
   by the triangle inequality. Clamping `u + Z` to a window `[lo, hi]` keeps it: an end point's mass
   is a tail sum `Σ_{z ≤ lo − u} p(z)`, and re-indexing the sum by the shift bounds it term by term
   by `e^{|u − u'|/b}` times the other tail. In `NoisyGradientDescent` the scale is `m/ε_k`, so
