@@ -15,7 +15,6 @@ import json
 import math
 import subprocess
 import sys
-from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 

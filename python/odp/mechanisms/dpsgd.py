@@ -159,7 +159,7 @@ _SECONDS_PER_TRANSCENDENTAL = 3e-7
 # --------------------------------------------------------------------------- row-local math
 
 
-def _row_dot(x: np.ndarray, w: Sequence[float], start: float = 0.0) -> np.ndarray:
+def _row_dot(x: np.ndarray, w: Any, start: float = 0.0) -> np.ndarray:
     """``start + Σ_j x[:, j]·w[j]`` accumulated column by column (element-wise, fixed order)."""
     acc = np.full(x.shape[0], float(start))
     for j in range(x.shape[1]):
@@ -607,7 +607,7 @@ class DPSGD(IterativeMechanism):
                  batch: np.ndarray) -> np.ndarray:
         """``S = Σ_{i ∈ batch} v_i`` (int64, exact)."""
         vectors = self.grid_vectors(params, features[batch], labels[batch])
-        return np.sum(vectors, axis=0, dtype=np.int64)
+        return np.asarray(np.sum(vectors, axis=0, dtype=np.int64))
 
     def noisy_sum(self, params: np.ndarray, features: np.ndarray, labels: np.ndarray,
                   rng: RandomSource) -> np.ndarray:
@@ -672,7 +672,3 @@ class DPSGD(IterativeMechanism):
                 if k in early and self.stops_now(history):
                     break
         return DPSGDRelease(tuple(history), params, self.model, self.steps_per_epoch)
-
-    def cost_of(self, release: Any) -> Fraction:
-        """ℰ of the class of ``release`` (its number of steps)."""
-        return self.cost(output_length(release))
