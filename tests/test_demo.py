@@ -42,11 +42,14 @@ def test_demo_runs_every_paper_mechanism_and_certifies(tmp_path, capsys):
     assert main(["demo", "--ledger", str(path), "--seed", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     mechanisms = {row["mechanism"] for row in report["releases"]}
-    assert {"svt", "iqr", "median", "noisy_gd", "logreg_with_test"} <= mechanisms
+    assert {"svt", "iqr", "median", "noisy_gd", "logreg_with_test", "dpsgd"} <= mechanisms
     assert any(m.startswith("laplace[") for m in mechanisms)  # the SVT-selected entries
     by_mech = {row["mechanism"]: row for row in report["releases"]}
     svt = by_mech["svt"]
     assert Fraction(svt["epsilon_charged"]) < Fraction(svt["epsilon_worst_case"])  # c' < c
+    sgd = by_mech["dpsgd"]  # the DP-SGD round: charged the epochs it ran
+    assert "stopped after" in sgd["value"] and "epochs" in sgd["value"]
+    assert Fraction(sgd["epsilon_charged"]) <= Fraction(sgd["epsilon_worst_case"])
     cert = report["certificate"]
     assert cert["verified"]
     result = verify_file(cert["path"])
@@ -62,7 +65,7 @@ def test_demo_text_output_ends_with_the_per_mechanism_summary(tmp_path, capsys):
     assert any("certificate written to" in line and "verified" in line for line in out)
     assert any(line.startswith("ODP accounting charged") for line in out)
     names = ["Laplace count", "SVT selection", "SVT-selected counts", "M_IQR (PTR)", "median",
-             "noisy gradient descent", "tested logistic regression"]
+             "noisy gradient descent", "tested logistic regression", "DP-SGD"]
     tail = out[-len(names):]
     assert out[-len(names) - 1].startswith("per mechanism")
     for name, line in zip(names, tail):  # "charged X of a worst case Y", in session order
@@ -139,9 +142,10 @@ def test_every_mechanism_releases_in_most_runs_and_pays_at_most_its_worst_case()
             assert Fraction(m["charged"]) <= Fraction(m["worst_case"])
             cheaper[m["mechanism"]] = (cheaper.get(m["mechanism"], 0)
                                        + (Fraction(m["charged"]) < Fraction(m["worst_case"])))
-    assert len(released) == 7
+    assert len(released) == 8
     assert all(count >= 15 for count in released.values()), released
     assert cheaper["SVT selection"] >= 15 and cheaper["noisy gradient descent"] >= 15, cheaper
+    assert cheaper["DP-SGD"] >= 15, cheaper  # stopped before its last epoch
 
 
 def test_the_real_569_patients_are_available_and_show_why_the_default_is_synthetic(tmp_path):

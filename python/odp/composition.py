@@ -15,6 +15,15 @@ steps", with cost ``ℰ(P_i) = ε^{k_i}``.  The one δ of its (𝒫, ℰ, δ)-OD
     then describe its mechanism family (:attr:`StepSpec.mechanism`); a step without one is
     analysed as the generic (ε_k, δ_k) worst case (``approximate_dp``, the optimal composition
     theorem of Kairouz–Oh–Viswanath / Murtagh–Vadhan).
+  - :class:`RDPComposition` — Rényi DP: the steps' RDP curves (from :attr:`StepSpec.mechanism`,
+    e.g. DP-SGD's Poisson-subsampled discrete Gaussian, :mod:`odp.subsampled_rdp`) add at every
+    order (Mironov 2017, Prop. 1, adaptively), and ``δ(ε)`` is the tight RDP → DP conversion
+    (Canonne–Kamath–Steinke 2020, Prop. 12; Balle et al. 2020, Thm. 21) at the best order.
+  - :class:`ReplaceOneComposition` — wraps an add/remove COMP for replace-one neighbours (two
+    add/remove steps apart): group privacy ``(ε, δ) ↦ (2ε, (1 + e^ε)δ)``.
+
+  A COMP also inverts itself: :meth:`PrefixComposition.epsilon_upper` is the ε it certifies at
+  a given δ (used to choose the costs ``ε^{k_i}`` of Lemma 11).
 
 * :class:`OptDel` — Thm. 15: the *optimal* δ for every choice of (ε_k, δ_k)-DP steps and
   stopping rules, computed directly (not via Lemma 11) by :func:`odp.optdel.optdel_upper`.
@@ -28,6 +37,7 @@ adaptive compositions of mechanisms each dominated by its pair.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -43,6 +53,9 @@ __all__ = [
     "PrefixComposition",
     "BasicComposition",
     "BucketsComposition",
+    "RDPComposition",
+    "ReplaceOneComposition",
+    "step_rdp",
     "DeltaRule",
     "Lemma11",
     "OptDel",
@@ -125,6 +138,37 @@ class PrefixComposition(ABC):
     def delta_upper(self, steps: Sequence[StepSpec], epsilon: Fraction) -> Fraction:
         """δ such that the steps compose to (ε, δ)-DP; ``InvalidParameter`` if none < 1."""
 
+    def epsilon_upper(self, steps: Sequence[StepSpec], delta: Fraction) -> Fraction:
+        """An ε (a multiple of 10⁻⁹) with ``delta_upper(steps, ε) <= delta``: bisection on the
+        non-increasing δ(ε).  Subclasses with a closed form override it."""
+        target = parse_delta(delta)
+        unit = Fraction(1, 10**9)
+
+        def ok(e: Fraction) -> bool:
+            try:
+                return self.delta_upper(steps, e) <= target
+            except InvalidParameter:  # certifies nothing at this ε
+                return False
+
+        hi = Fraction(1)
+        while not ok(hi):
+            hi *= 2
+            if hi > 10**6:
+                raise InvalidParameter(f"{self.name}: no ε below 1e6 certifies "
+                                       f"δ = {format_fraction(target)}")
+        lo = Fraction(0)
+        if ok(lo):
+            return lo
+        while hi - lo > unit:  # not ok(lo), ok(hi)
+            mid = Fraction(math.ceil((lo + hi) / 2 / unit)) * unit
+            if mid >= hi:
+                break
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name}
 
@@ -173,6 +217,184 @@ class BucketsComposition(PrefixComposition):
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "options": {k: str(v) for k, v in self.options.items()}}
+
+
+def step_rdp(step: StepSpec, alpha: Any) -> Fraction:
+    """An upper bound on the order-α Rényi DP of one step, from its description
+    (:attr:`StepSpec.mechanism`; add/remove neighbours for the subsampled ones):
+
+    * ``{"mechanism": "subsampled_discrete_gaussian", "q": …, "sigma": …}`` — DP-SGD's
+      Poisson-subsampled discrete Gaussian step with noise multiplier σ (integer α only;
+      :func:`odp.subsampled_rdp.subsampled_discrete_gaussian_rdp`);
+    * ``{"mechanism": "subsampled_gaussian", "q": …, "sigma": …}`` — the continuous sampled
+      Gaussian of sensitivity 1 (:func:`odp.rdp.subsampled_gaussian_rdp`, MTZ 2019);
+    * ``{"mechanism": "gaussian" | "discrete_gaussian", "sigma": …, "sensitivity": …}`` —
+      ``αΔ²/(2σ²)`` (Mironov 2017, Table II; CKS 2020, Prop. 5 for the discrete one, integer Δ);
+    * no description and ``δ_k = 0``: the ε_k-DP step is ``(α, min(ε_k, αε_k²/2))``-RDP.
+
+    Anything else raises :class:`InvalidParameter` (an (ε_k, δ_k > 0) step has no RDP curve)."""
+    from .budget import parse_alpha, parse_positive
+    from .conversions import pure_dp_to_rdp
+    from .rdp import subsampled_gaussian_rdp
+    from .subsampled_rdp import subsampled_discrete_gaussian_rdp
+
+    a = parse_alpha(alpha)
+    spec = step.mechanism
+    if spec is None:
+        if step.delta != 0:
+            raise InvalidParameter(
+                "RDP composition needs each step's mechanism (StepSpec.mechanism) or a pure "
+                f"ε-DP step; got an ({format_fraction(step.epsilon)}, "
+                f"{format_fraction(step.delta)})-DP step without one")
+        return pure_dp_to_rdp(step.epsilon, a)
+    kind = spec.get("mechanism")
+    try:
+        if kind == "subsampled_discrete_gaussian":
+            return subsampled_discrete_gaussian_rdp(spec["q"], spec["sigma"], a)
+        if kind == "subsampled_gaussian":
+            if parse_positive(spec.get("sensitivity", 1), name="sensitivity") != 1:
+                raise InvalidParameter("subsampled_gaussian steps have sensitivity 1 (scale σ)")
+            return subsampled_gaussian_rdp(spec["q"], spec["sigma"], a)
+        if kind in ("gaussian", "discrete_gaussian"):
+            sigma = parse_positive(spec["sigma"], name="sigma")
+            sens = parse_positive(spec.get("sensitivity", 1), name="sensitivity")
+            if kind == "discrete_gaussian" and sens.denominator != 1:
+                raise InvalidParameter("the discrete Gaussian needs an integer sensitivity")
+            return a * sens * sens / (2 * sigma * sigma)
+    except KeyError as exc:
+        raise InvalidParameter(f"the step description {dict(spec)} lacks {exc}") from None
+    raise InvalidParameter(
+        f"RDP composition does not know the mechanism {kind!r}; known: subsampled_discrete_"
+        "gaussian, subsampled_gaussian, gaussian, discrete_gaussian (or a pure ε-DP step)")
+
+
+class RDPComposition(PrefixComposition):
+    """Rényi-DP composition as COMP (Lemma 11 "with RDP as COMP"): the steps' RDP values
+    (:func:`step_rdp`) add at every order of ``orders`` (Mironov 2017, Prop. 1; adaptive
+    composition), and
+
+        δ(ε) = min_α  e^{(α−1)(ε_α − ε)} · (α−1)^{α−1} / α^α
+
+    — the tight RDP → DP conversion (Canonne, Kamath, Steinke 2020, Prop. 12; Balle et al. 2020,
+    Thm. 21; :func:`odp.dp_conversions.rdp_to_dp_epsilon` solved for δ), evaluated with rigorous
+    brackets and rounded up.  :meth:`epsilon_upper` is the inverse, the best order of
+    :func:`odp.dp_conversions.best_rdp_to_dp`.  Default orders: the integers of
+    :data:`odp.subsampled_rdp.INTEGER_ORDERS` (the discrete step is accounted at integer orders).
+
+    Neighbours are those of the steps' descriptions (add/remove for DP-SGD); wrap it in
+    :class:`ReplaceOneComposition` for replace-one neighbours."""
+
+    name = "rdp"
+
+    def __init__(self, orders: Sequence[Any] | None = None):
+        from .budget import parse_alpha
+        from .subsampled_rdp import INTEGER_ORDERS
+
+        raw = INTEGER_ORDERS if orders is None else orders
+        if isinstance(raw, (str, bytes)):
+            raise InvalidParameter("orders must be a sequence of Rényi orders > 1")
+        parsed = tuple(sorted({parse_alpha(a) for a in raw}))
+        if not parsed:
+            raise InvalidParameter("orders must not be empty")
+        self.orders = parsed
+        self._cache: dict[tuple[Any, Fraction], Fraction] = {}
+
+    def _value(self, step: StepSpec, alpha: Fraction) -> Fraction:
+        key = (_spec_key(step), alpha)
+        if key not in self._cache:
+            self._cache[key] = step_rdp(step, alpha)
+        return self._cache[key]
+
+    def curve(self, steps: Sequence[StepSpec]) -> dict[Fraction, Fraction]:
+        """``{α: Σ_k ε_k(α)}`` over the orders (equal consecutive steps counted once)."""
+        groups: list[tuple[StepSpec, int]] = []
+        for step in steps:
+            if groups and groups[-1][0] == step:
+                groups[-1] = (step, groups[-1][1] + 1)
+            else:
+                groups.append((step, 1))
+        return {a: sum((count * self._value(step, a) for step, count in groups), Fraction(0))
+                for a in self.orders}
+
+    def delta_upper(self, steps: Sequence[StepSpec], epsilon: Fraction) -> Fraction:
+        from .floats import round_up_significant
+        from .rational import exp_bracket, log_bracket
+
+        eps = parse_epsilon(epsilon)
+        best = Fraction(1)
+        for a, total in self.curve(steps).items():
+            x = (a - 1) * (total - eps)
+            if x > 1000:  # δ > 1 at this order (skipping an order only loses tightness)
+                continue
+            if a.denominator == 1:  # (α−1)^{α−1}/α^α exactly
+                ai = int(a)
+                value = exp_bracket(x)[1] * Fraction((ai - 1) ** (ai - 1), ai**ai)
+            else:  # e^{x + (α−1)ln(α−1) − α ln α}, each logarithm bracketed outward
+                log_factor = (a - 1) * log_bracket(a - 1)[1] - a * log_bracket(a)[0]
+                value = exp_bracket(x + log_factor)[1]
+            best = min(best, value)
+        if best >= 1:
+            raise InvalidParameter(
+                f"RDP composition certifies no δ < 1 at ε = {format_fraction(eps)} for these "
+                f"{len(steps)} steps: raise ε or the noise")
+        return round_up_significant(best, 20)
+
+    def epsilon_upper(self, steps: Sequence[StepSpec], delta: Fraction) -> Fraction:
+        from .dp_conversions import best_rdp_to_dp
+
+        return best_rdp_to_dp(self.curve(steps), delta)[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "orders": [str(a) for a in self.orders]}
+
+
+def _spec_key(step: StepSpec) -> Any:
+    mech = step.mechanism
+    items = tuple(sorted((k, str(v)) for k, v in mech.items())) if mech is not None else None
+    return (step.epsilon, step.delta, items)
+
+
+class ReplaceOneComposition(PrefixComposition):
+    """An add/remove COMP turned into one for **replace-one** neighbours.  Replacing a record
+    is removing it and adding the new one, so replace-one neighbours ``x, x'`` are two add/remove
+    steps apart (through ``x`` minus the record); if the steps are ``(ε, δ)``-DP for add/remove,
+    then ``Pr[M(x) ∈ S] ≤ e^ε(e^ε Pr[M(x') ∈ S] + δ) + δ`` (group privacy, Dwork & Roth 2014,
+    Thm. 2.2 for δ = 0, the same two lines for δ > 0): ``(2ε, (1 + e^ε)δ)``-DP.  So
+    ``δ_rep(ε) = (1 + e^{ε/2}) · δ_inner(ε/2)`` (``e^{ε/2}`` bracketed from above).
+
+    The mechanism must be defined on databases of every size (DP-SGD is: it normalises by a
+    public size, never by the data's)."""
+
+    def __init__(self, inner: PrefixComposition):
+        if not isinstance(inner, PrefixComposition):
+            raise InvalidParameter("ReplaceOneComposition wraps a PrefixComposition")
+        self.inner = inner
+        self.name = f"replace-one[{inner.name}]"
+
+    def delta_upper(self, steps: Sequence[StepSpec], epsilon: Fraction) -> Fraction:
+        from .rational import exp_bracket
+
+        half = parse_epsilon(epsilon) / 2
+        return (1 + exp_bracket(half)[1]) * self.inner.delta_upper(steps, half)
+
+    def epsilon_upper(self, steps: Sequence[StepSpec], delta: Fraction) -> Fraction:
+        """``2ε'`` where ``ε' = inner.epsilon_upper(δ/(1 + e^{ε'' }))`` for an ``ε'' ≥ ε'`` found
+        by iteration, so that ``(1 + e^{ε'})·δ_inner(ε') ≤ δ``."""
+        from .rational import exp_bracket
+
+        target = parse_delta(delta)
+        margin = Fraction(1, 1000)
+        guess = self.inner.epsilon_upper(steps, target / 2)
+        for _ in range(60):
+            share = target / (1 + exp_bracket(guess + margin)[1])
+            eps = self.inner.epsilon_upper(steps, share)
+            if eps <= guess + margin:
+                return 2 * eps
+            guess = eps
+        raise InvalidParameter("replace-one: the ε iteration did not settle")  # pragma: no cover
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": "replace-one", "inner": self.inner.to_json()}
 
 
 class DeltaRule(ABC):

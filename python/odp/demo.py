@@ -26,7 +26,12 @@ makes, in order:
 4. noisy gradient descent for logistic regression that stops when its noisy gradient is small
    (Sec. 5, Lemma 11): charged only the steps it ran;
 5. a logistic-regression model released only if it passes a DP test of its error on a held-out
-   30% (Sec. 6, Alg. 5, Cor. 18): a model that fails is charged ε2 instead of ε1.
+   30% (Sec. 6, Alg. 5, Cor. 18): a model that fails is charged ε2 instead of ε1;
+6. logistic regression by DP-SGD (:class:`odp.mechanisms.DPSGD`: Poisson sampling, exact
+   discrete Gaussian noise on a grid) that stops at the end of an epoch when its epoch-mean noisy
+   gradient is small (Sec. 5, Lemma 11 with RDP as COMP): charged the epochs it ran.  DP-SGD is
+   analysed for add/remove neighbours; the round converts that to the session's replace-one
+   neighbours by group privacy (:class:`odp.composition.ReplaceOneComposition`).
 
 The final table compares each round's worst case (plain DP accounting, Lemma 4) with its ODP
 charge, the last lines summarise "charged X of a worst case Y" per mechanism, and the run is
@@ -49,6 +54,7 @@ from .budget import format_fraction
 from .errors import BudgetExceeded, InvalidParameter, OdpError
 from .ledger import RoundRecord
 from .mechanisms import BOTTOM, LaplaceMechanism
+from .mechanisms.dpsgd import DPSGD, LogisticRegressionModel
 from .mechanisms.erm import TestedLogisticRegression
 from .mechanisms.iterative import NoisyGradientDescent
 from .mechanisms.ptr import iqr_then_median
@@ -190,8 +196,10 @@ class Plan:
     ``svt_share``: SVT looks for radius bins holding at least this share of the records;
     ``iqr``: (ε1, δ1) of M_IQR and ε2 of the median; ``gd_*``: the early-stopped gradient
     descent; ``model_*``: the tested logistic regression (ε1, ε2, error threshold t,
-    regularisation Λ).  :data:`DEFAULT_PLAN` is tuned so that on the default synthetic cohort
-    every mechanism releases in most runs (``tests/test_demo.py`` checks 20 seeds)."""
+    regularisation Λ); ``dpsgd_*``: the DP-SGD round (noise multiplier σ, sampling rate q, at
+    most ``dpsgd_epochs`` epochs, δ, learning rate, stopping tolerance on the epoch-mean noisy
+    gradient).  :data:`DEFAULT_PLAN` is tuned so that on the default synthetic cohort every
+    mechanism releases in most runs (``tests/test_demo.py`` checks 20 seeds)."""
 
     svt_share: Fraction = Fraction(1, 20)
     epsilon_iqr: str = "0.2"
@@ -204,6 +212,12 @@ class Plan:
     model_epsilon2: str = "0.25"
     model_threshold: str = "0.7"
     model_regularization: str = "0.01"
+    dpsgd_noise_multiplier: str = "5"
+    dpsgd_sampling_rate: str = "1/100"
+    dpsgd_epochs: int = 3
+    dpsgd_delta: str = "3e-6"
+    dpsgd_learning_rate: float = 4.0
+    dpsgd_tolerance: float = 0.03
 
 
 DEFAULT_PLAN = Plan()
@@ -220,7 +234,7 @@ def run_session(acc: Accountant, data: DemoData, plan: Plan = DEFAULT_PLAN,
     appends refusals under keys ``"refused-<i>"``."""
     from .progress import Reporter
 
-    with Reporter(progress, 5, "odp demo", unit="release") as bar:
+    with Reporter(progress, 6, "odp demo", unit="release") as bar:
         return _session(acc, data, plan, bar.advance)
 
 
@@ -333,6 +347,24 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
     except BudgetExceeded as exc:
         refused("tested logistic regression", exc)
     step()
+
+    # 6. DP-SGD with early stopping at epoch ends (Sec. 5, Lemma 11 with RDP as COMP)
+    sgd = DPSGD(LogisticRegressionModel(dim, fit_intercept=False), n=n,
+                sampling_rate=plan.dpsgd_sampling_rate,
+                noise_multiplier=plan.dpsgd_noise_multiplier, epochs=plan.dpsgd_epochs,
+                delta=plan.dpsgd_delta, learning_rate=plan.dpsgd_learning_rate,
+                neighbours="replace-one", progress=False,
+                stop_threshold=plan.dpsgd_tolerance)
+    try:
+        fit_sgd = acc.run(sgd, (data.features, data.labels))
+        epochs = len(fit_sgd) // sgd.steps_per_epoch
+        note(f"logistic regression by DP-SGD (q = {plan.dpsgd_sampling_rate}, "
+             f"σ = {plan.dpsgd_noise_multiplier}; early stopping at epoch ends)",
+             f"stopped after {epochs} of {plan.dpsgd_epochs} epochs; training accuracy "
+             f"{fit_sgd.accuracy(data.features, data.labels):.1%}")
+    except BudgetExceeded as exc:
+        refused("DP-SGD", exc)
+    step()
     return notes
 
 
@@ -405,6 +437,7 @@ _FAMILIES = (
     ("median", "median", "plain DP: ε2, or ε1 + ε2 after a ⊥"),
     ("noisy_gd", "noisy gradient descent", "Lemma 11: the steps it ran"),
     ("logreg_with_test", "tested logistic regression", "Cor. 18: a model costs ε1, ⊥ ε2"),
+    ("dpsgd", "DP-SGD", "Lemma 11 with RDP: the epochs it ran"),
 )
 
 

@@ -10,6 +10,7 @@ from .noise import (
 )
 
 # Paper 002, Secs. 4-6: SVT, PTR, iterative mechanisms with early stopping, test-and-release
+from .dpsgd import DPSGD, LogisticRegressionModel, MLPModel
 from .erm import OutputPerturbationERM, TestedLogisticRegression
 from .iterative import IterativeMechanism, NoisyGradientDescent
 from .ptr import ExponentialMedian, IQRMechanism, PTRFunction, iqr_then_median
@@ -32,6 +33,9 @@ __all__ = [
     "iqr_then_median",
     "IterativeMechanism",
     "NoisyGradientDescent",
+    "DPSGD",
+    "LogisticRegressionModel",
+    "MLPModel",
     "OutputPerturbationERM",
     "TestedLogisticRegression",
 ]
