@@ -133,7 +133,8 @@ def _round_significant(x: Fraction, digits: int, up: bool) -> Fraction:
         return x
     unit = Fraction(10) ** (_floor_log10(x) - digits + 1)
     scaled = x / unit
-    n = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    num, den = scaled.numerator, scaled.denominator
+    n = -(-num // den) if up else num // den
     return n * unit
 
 
@@ -158,7 +159,7 @@ def _float_parts(value: Any) -> tuple[Fraction, str, Any] | None:
             num, den = ratio()
         except (OverflowError, ValueError):
             raise InvalidBudget(f"value must be finite, got {value!r}") from None
-        kind = type(value)
+        kind: Any = type(value)  # a numpy float type: parses decimal text
 
         def reads_back(text: str) -> bool:
             try:
@@ -244,7 +245,7 @@ def _warning_stacklevel() -> int:
     import os
     import sys
 
-    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame = sys._getframe(1)
     level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
