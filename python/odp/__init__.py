@@ -59,12 +59,14 @@ from .filters import (
 )
 from .interactive import ConcurrentComposition, SubComposition
 from .buckets import PrivacyBucketsAccountant
+from .adapters import from_opendp  # imports OpenDP only when called
 
 __all__ = [
     "GDP",
     "RDP",
     "ZCDP",
     "ExactValue",
+    "from_opendp",
     "__version__",
     "Accountant",
     "Reservation",

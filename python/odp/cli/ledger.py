@@ -2,7 +2,8 @@
 SQLite file or a PostgreSQL database (``postgresql://…``).
 
 * ``init`` — create a ledger with a budget (the only way a PostgreSQL ledger is created);
-* ``show`` — the budget, the remaining budget and every round (read-only: writes nothing);
+* ``show`` — the budget, the remaining budget and every round (read-only: writes nothing), as
+  short decimals (:func:`odp.budget.display_fraction`; ``--json`` has the exact values);
 * ``verify`` — check the hash chain, the schema and the head files, and print the head;
 * ``upgrade`` — add the hash chain to a version-1 ledger (one transaction);
 * ``reanchor`` — rewrite the head file from the rows as they are (after the head was lost);
@@ -16,7 +17,7 @@ import argparse
 from fractions import Fraction
 from typing import TYPE_CHECKING, TypedDict
 
-from ..budget import format_fraction
+from ..budget import DISPLAY_EXACT_DIGITS, DISPLAY_ROUNDED_DIGITS, display_fraction, display_named
 from ._common import (
     LEDGER_HELP,
     Subparsers,
@@ -158,8 +159,9 @@ def run_init(args: argparse.Namespace) -> int:
         print_json({"ok": True, "ledger": name, "ledger_id": ledger_id,
                     "budget": budget.to_json()})
     else:
-        print(f"created ledger {ledger_id} at {name} with budget ε="
-              f"{format_fraction(budget.epsilon)} δ={format_fraction(budget.delta)}")
+        print(f"created ledger {ledger_id} at {name} with budget "
+              f"{display_named('ε', budget.epsilon, 'down')} "
+              f"{display_named('δ', budget.delta, 'down')}")
     return 0
 
 
@@ -213,21 +215,34 @@ def run_show(args: argparse.Namespace) -> int:
         })
         return 0
     print(f"ledger {ledger_name(args.path)}")
-    print(f"budget     ε={format_fraction(budget.epsilon)}  δ={format_fraction(budget.delta)}")
-    print(f"remaining  ε={format_fraction(remaining.epsilon)}  δ={format_fraction(remaining.delta)}")
-    saved = sum((r.refund for r in rounds), Fraction(0))
-    print(f"rounds     {len(rounds)} (ε refunded by ODP: {format_fraction(saved)})")
+    lines = [
+        f"budget     {display_named('ε', budget.epsilon, 'down')}  "
+        f"{display_named('δ', budget.delta, 'down')}",
+        f"remaining  {display_named('ε', remaining.epsilon, 'down')}  "
+        f"{display_named('δ', remaining.delta, 'down')}",
+        f"rounds     {len(rounds)} (ε refunded by ODP: "
+        f"{display_fraction(sum((r.refund for r in rounds), Fraction(0)), 'down')})",
+    ]
+    table = ""
+    if rounds:
+        table = format_table(
+            ["#", "mechanism", "sup ε", "δ", "class", "charged ε", "status"],
+            [[r.index, r.mechanism, display_fraction(r.sup_epsilon, "up"),
+              display_fraction(r.delta, "up"), "" if r.label is None else r.label,
+              "" if r.charged is None else display_fraction(r.charged, "up"),
+              r.reason or r.status] for r in rounds],
+        )
+    if any(mark in text for text in (*lines, table) for mark in "≤≥"):
+        lines.append(f"numbers    exact up to {DISPLAY_EXACT_DIGITS} digits; ≤x / ≥x: rounded to "
+                     f"{DISPLAY_ROUNDED_DIGITS} digits on the safe side (a cost up, a budget "
+                     "down); --json has every exact value")
+    for line in lines:
+        print(line)
     for line in _integrity_lines(info):
         print(line)
-    if rounds:
+    if table:
         print()
-        print(format_table(
-            ["#", "mechanism", "sup ε", "δ", "class", "charged ε", "status"],
-            [[r.index, r.mechanism, format_fraction(r.sup_epsilon), format_fraction(r.delta),
-              "" if r.label is None else r.label,
-              "" if r.charged is None else format_fraction(r.charged),
-              r.reason or r.status] for r in rounds],
-        ))
+        print(table)
     return 0
 
 

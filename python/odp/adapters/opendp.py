@@ -1,0 +1,380 @@
+"""OpenDP measurements as odp mechanisms: ``odp.from_opendp(measurement, d_in)`` (issue 27.2).
+
+An OpenDP ``Measurement`` states its privacy guarantee through its *privacy map*: for an input
+distance ``d_in`` (how far apart neighbouring datasets are in the measurement's input metric),
+``measurement.map(d_in)`` is a bound on the privacy loss in the measurement's *output measure*.
+:func:`from_opendp` reads that bound once, when the adapter is built, and declares it as an odp
+guarantee — :class:`odp.DP` (Lemma 3 of paper 002 then makes it the one-class ODP guarantee the
+accountant charges in Alg. 1):
+
+=================================  ==========================================================
+output measure                     declared guarantee
+=================================  ==========================================================
+``MaxDivergence``                  ``DP(ε, 0)`` with ε = ``map(d_in)`` (pure DP)
+``ZeroConcentratedDivergence``     ρ = ``map(d_in)``; ``DP(ε, δ)`` at the δ you choose, with ε
+                                   from :func:`zcdp_to_dp_epsilon_cks` (Canonne, Kamath,
+                                   Steinke 2020, Cor. 13 — the tight conversion), rounded up
+``Approximate(MaxDivergence)``     ``DP(ε, δ)`` with ``(ε, δ) = map(d_in)``
+``SmoothedMaxDivergence``          ``DP(ε, δ)`` at the δ you choose: ε = ``map(d_in)
+                                   .epsilon(δ′)``, δ′ the largest float ≤ δ
+=================================  ==========================================================
+
+Any other measure (``RenyiDivergence``, ``Approximate(ZeroConcentratedDivergence)``, user
+divergences, …) is refused by name with :class:`~odp.errors.InvalidGuarantee`, before anything is
+reserved.  OpenDP's maps return floats that OpenDP rounds conservatively; odp rounds each of them
+*up* to the shortest decimal not below it (:func:`odp.budget.shortest_decimal_at_least`), so the
+ledger reads ``0.5``, ``0.10000000000000001`` or ``0.000001`` — never
+``3602879701896397/36028797018963968`` — and never charges less than OpenDP's bound.
+
+**What odp does and does not check.**  The guarantee is OpenDP's claim about its own measurement
+(proved in OpenDP's documentation for its constructors), *declared* to odp: odp's certificates
+check the ledger arithmetic of the round, not the guarantee (docs/certificates.md).  The release
+is drawn by OpenDP **with OpenDP's own random number generator** — the accountant's ``rng``
+(odp's exact CSPRNG, or a seeded one) does not drive it, so a seeded accountant does not make
+an OpenDP release reproducible.  ``d_in`` fixes the neighbouring relation: under OpenDP's
+``symmetric_distance`` (add/remove one record) replacing one record is ``d_in = 2``, under
+``change_one_distance`` it is ``d_in = 1``; use the one that matches the rest of your ledger.
+
+OpenDP is imported lazily (the ``opendp`` extra: ``pip install -e ".[opendp]"``).  Its
+constructors need ``dp.enable_features("contrib")`` (OpenDP's rule; odp does not turn features
+on for you); the adapter itself calls only ``map`` and the measurement.  Tested with OpenDP
+0.16.0 (``tests/test_opendp_adapter.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import numbers
+from fractions import Fraction
+from types import ModuleType
+from typing import Any
+
+from ..budget import format_fraction, parse_delta, parse_epsilon, shortest_decimal_at_least
+from ..conversions import ROUNDING_DENOMINATOR, zcdp_to_dp_epsilon
+from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter, OdpError
+from ..extras import MissingDependency, install_hint
+from ..floats import float_down
+from ..guarantees import DP, Data, Release
+from ..mechanisms.base import Mechanism
+from ..rational import ceil_fraction, log_bracket
+from ..samplers import RandomSource
+
+__all__ = ["OpenDPMechanism", "from_opendp", "zcdp_to_dp_epsilon_cks", "SUPPORTED_MEASURES"]
+
+#: The output measures :func:`from_opendp` turns into a guarantee (module docstring).
+SUPPORTED_MEASURES = ("MaxDivergence", "ZeroConcentratedDivergence",
+                      "Approximate(MaxDivergence)", "SmoothedMaxDivergence")
+
+#: Measures whose guarantee is a curve over δ: the caller chooses δ.
+_NEEDS_DELTA = ("ZeroConcentratedDivergence", "SmoothedMaxDivergence")
+
+_HINTS = {
+    "Approximate(ZeroConcentratedDivergence)":
+        "convert it to Approximate(MaxDivergence) with OpenDP first: "
+        "dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(measurement), delta)",
+    "Approximate(SmoothedMaxDivergence)":
+        "fix its δ with OpenDP first: dp.c.make_fix_delta(measurement, delta)",
+    "RenyiDivergence":
+        "a Rényi curve is no (ε, δ) guarantee by itself; odp's RDPFilter accounts Rényi "
+        "curves (docs/filters.md)",
+}
+
+
+class OpenDPMissing(MissingDependency):
+    """OpenDP is not installed: the message names the ``opendp`` extra."""
+
+    def __init__(self) -> None:
+        OdpError.__init__(self, "odp.from_opendp needs the OpenDP library, which is not "
+                                f"installed: run {install_hint('opendp')} (or pip install "
+                                "opendp)")
+        self.module, self.extra = "opendp", "opendp"
+
+
+def _opendp() -> ModuleType:
+    """``opendp.mod`` (the module defining ``Measurement``), imported on first use."""
+    try:
+        return importlib.import_module("opendp.mod")
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and exc.name.split(".")[0] != "opendp":
+            raise  # OpenDP is installed but one of *its* imports is missing: a real error
+        raise OpenDPMissing() from exc
+
+
+def _opendp_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("opendp")
+    except PackageNotFoundError:  # imported from a source tree
+        return "unknown"
+
+
+# ----------------------------------------------------------------------------- zCDP -> (ε, δ)
+
+def _cks_epsilon_float(alpha: float, rho: float, log_inv_delta: float) -> float:
+    """CKS 2020 Cor. 13's ε at order α, in floats (only to choose α)."""
+    return (alpha * rho + math.log1p(-1 / alpha)
+            + (log_inv_delta - math.log(alpha)) / (alpha - 1))
+
+
+def _best_alpha(rho: Fraction, delta: Fraction) -> Fraction:
+    """An order α > 1 near the one minimising Cor. 13's ε (a float search over t = ln(α − 1):
+    a grid, then golden-section refinement).  Any α > 1 gives a valid bound, so the search
+    affects only how tight the result is, never its soundness."""
+    r, log_inv = float(rho), -math.log(float(delta))
+
+    def f(t: float) -> float:
+        a = 1 + math.exp(t)
+        try:
+            return _cks_epsilon_float(a, r, log_inv)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return math.inf
+
+    grid = [i / 4 for i in range(-120, 201)]  # α − 1 from e^-30 to e^50
+    values = [f(t) for t in grid]
+    i = min(range(len(grid)), key=values.__getitem__)
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    golden = (math.sqrt(5) - 1) / 2
+    for _ in range(100):
+        t1, t2 = hi - golden * (hi - lo), lo + golden * (hi - lo)
+        if f(t1) <= f(t2):
+            hi = t2
+        else:
+            lo = t1
+    return 1 + Fraction(math.exp((lo + hi) / 2))  # exact value of the float: α > 1
+
+
+def zcdp_to_dp_epsilon_cks(rho: Any, delta: Any) -> Fraction:
+    """An upper bound on the smallest ε such that every ρ-zCDP mechanism is (ε, δ)-DP, by
+    Canonne, Kamath and Steinke, *The Discrete Gaussian for Differential Privacy* (NeurIPS 2020),
+    Corollary 13: for every α > 1 it is (ε(α), δ)-DP with
+
+        ε(α) = αρ + (ln(1/δ) + (α − 1)·ln(1 − 1/α) − ln α) / (α − 1).
+
+    α is chosen by a float search (:func:`_best_alpha`); ε(α) is then evaluated at that exact
+    rational α with rigorous brackets (upper ends of ln(1/δ) and ln(1 − 1/α), lower end of
+    ln α: :mod:`odp.rational`) and rounded up to a multiple of 10⁻¹², so the result is at least
+    ε(α), hence a valid ε.  It is never worse than Bun and Steinke's ρ + 2√(ρ ln(1/δ)) (Prop.
+    1.3; :func:`odp.conversions.zcdp_to_dp_epsilon`): the smaller of the two is returned.  ρ = 0
+    gives 0.  Tested against mpmath's minimum of the same formula at 50 digits and against
+    OpenDP's own conversion (``tests/test_opendp_adapter.py``).
+
+    (``odp.conversions`` has only the Bun–Steinke bound; this tighter one lives here with its
+    only user until the two are merged.)"""
+    r = parse_epsilon(rho, name="rho")
+    d = parse_delta(delta)
+    if d == 0:
+        raise InvalidParameter("delta must be > 0 to convert zCDP to (ε, δ)-DP (ln(1/δ) is "
+                               "infinite)")
+    if r == 0:
+        return Fraction(0)
+    alpha = _best_alpha(r, d)
+    am1 = alpha - 1
+    log_inv_delta_hi = log_bracket(1 / d)[1]
+    log_ratio_hi = log_bracket(am1 / alpha)[1]  # ln(1 − 1/α) < 0, its upper end
+    log_alpha_lo = log_bracket(alpha)[0]
+    eps = alpha * r + (log_inv_delta_hi + am1 * log_ratio_hi - log_alpha_lo) / am1
+    cks = ceil_fraction(max(eps, Fraction(0)), ROUNDING_DENOMINATOR)
+    return min(cks, zcdp_to_dp_epsilon(r, d))
+
+
+# ----------------------------------------------------------------------------- the adapter
+
+def _map_number(value: Any, what: str, measure: str) -> Fraction:
+    """A number OpenDP's privacy map returned, rounded up to a short decimal."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidGuarantee(f"the {measure} privacy map returned {value!r} for {what}; "
+                               "expected a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidGuarantee(f"the {measure} privacy map gives {what} = {value!r}: the "
+                               "measurement has no finite guarantee at this d_in")
+    if value < 0:
+        raise InvalidGuarantee(f"the {measure} privacy map returned a negative {what}: "
+                               f"{value!r}")
+    return shortest_decimal_at_least(value)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class OpenDPMechanism(Mechanism):
+    """An OpenDP ``Measurement`` at a fixed input distance ``d_in``, as an odp mechanism.
+
+    Build it with :func:`odp.from_opendp`.  ``guarantee`` is the :class:`odp.DP` read from the
+    measurement's privacy map when the adapter was built (module docstring);
+    ``release(data, rng)`` runs the measurement on ``data`` — **OpenDP samples with its own
+    random number generator; ``rng`` is not used** (the accountant passes it by protocol).
+    ``params()`` records the measurement's input domain, input metric, output measure, d_in,
+    what the map returned, the δ chosen (for curves) and the OpenDP version."""
+
+    name = "opendp"
+
+    def __init__(self, measurement: Any, d_in: Any, *, delta: Any = None):
+        mod = _opendp()
+        if not isinstance(measurement, mod.Measurement):
+            kind = type(measurement).__name__
+            hint = (": a Transformation releases nothing private; chain it with a measurement "
+                    "(e.g. `transformation >> dp.m.then_laplace(scale)`)"
+                    if isinstance(measurement, getattr(mod, "Transformation", ())) else "")
+            raise InvalidParameter(f"odp.from_opendp needs an OpenDP Measurement, got {kind}"
+                                   f"{hint}")
+        if isinstance(d_in, bool) or d_in is None:
+            raise InvalidParameter(f"d_in must be a distance in the measurement's input metric "
+                                   f"(e.g. 1), got {d_in!r}")
+        measure = str(measurement.output_measure)
+        if measure not in SUPPORTED_MEASURES:
+            advice = _HINTS.get(measure)
+            raise InvalidGuarantee(
+                f"odp.from_opendp does not support OpenDP's output measure {measure}; it "
+                f"supports {', '.join(SUPPORTED_MEASURES)}" + (f" ({advice})" if advice else ""))
+        chosen: Fraction | None = None
+        if measure in _NEEDS_DELTA:
+            if delta is None:
+                raise InvalidParameter(
+                    f"this measurement's guarantee ({measure}) is a curve over δ: choose the "
+                    "δ to record, e.g. odp.from_opendp(measurement, d_in, delta=\"1e-6\")")
+            try:
+                chosen = parse_delta(delta)
+            except InvalidBudget as exc:
+                raise InvalidParameter(str(exc)) from None
+            if chosen == 0:
+                raise InvalidParameter(f"delta must be > 0 for a {measure} measurement")
+        elif delta is not None:
+            raise InvalidParameter(
+                f"delta= is only for ZeroConcentratedDivergence and SmoothedMaxDivergence "
+                f"measurements; this one's ({measure}) guarantee fixes its own δ")
+        metric = str(measurement.input_metric)
+        try:
+            raw = measurement.map(d_in)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidParameter(
+                f"d_in={d_in!r} is not a distance of this measurement's input metric {metric} "
+                f"(OpenDP: {_short(str(exc))})") from None
+        except mod.OpenDPException as exc:
+            raise InvalidParameter(f"OpenDP's privacy map refused d_in={d_in!r} "
+                                   f"({metric}): {_short(str(exc))}") from None
+        guarantee, shown = self._guarantee(measure, raw, chosen)
+        self._measurement = measurement
+        self.d_in = d_in
+        self.output_measure = measure
+        self.delta_chosen = chosen
+        self._guarantee_value = guarantee
+        self._map_text = shown
+        self._carrier = str(measurement.input_carrier_type)
+        self._params: dict[str, Any] = {
+            "library": "opendp",
+            "opendp_version": _opendp_version(),
+            "input_domain": _short(str(measurement.input_domain)),
+            "input_metric": metric,
+            "output_measure": measure,
+            "d_in": repr(d_in),
+            "map": shown,
+        }
+        if chosen is not None:
+            self._params["delta"] = format_fraction(chosen)
+        if measure == "ZeroConcentratedDivergence":
+            self._params["conversion"] = "zCDP to (ε, δ): Canonne-Kamath-Steinke 2020, Cor. 13"
+
+    @staticmethod
+    def _guarantee(measure: str, raw: Any, delta: Fraction | None) -> tuple[DP, str]:
+        if measure == "MaxDivergence":
+            return DP(_map_number(raw, "ε", measure)), repr(raw)
+        if measure == "ZeroConcentratedDivergence":
+            assert delta is not None
+            rho = _map_number(raw, "ρ", measure)
+            return DP(zcdp_to_dp_epsilon_cks(rho, delta), delta), f"rho={raw!r}"
+        if measure == "Approximate(MaxDivergence)":
+            if not (isinstance(raw, tuple) and len(raw) == 2):
+                raise InvalidGuarantee(f"the {measure} privacy map returned {raw!r}; expected "
+                                       "a pair (ε, δ)")
+            eps = _map_number(raw[0], "ε", measure)
+            d = _map_number(raw[1], "δ", measure)
+            if d >= 1:
+                raise InvalidGuarantee(f"the {measure} privacy map gives δ = {raw[1]!r} >= 1")
+            return DP(eps, d), repr(raw)
+        # SmoothedMaxDivergence: a privacy profile δ -> ε
+        assert delta is not None
+        epsilon_of = getattr(raw, "epsilon", None)
+        if not callable(epsilon_of):
+            raise InvalidGuarantee(f"the {measure} privacy map returned {raw!r}; expected a "
+                                   "privacy profile with .epsilon(delta)")
+        at = float_down(delta)  # ε at a δ′ ≤ δ is valid at δ as well
+        try:
+            value = epsilon_of(at)
+        except Exception as exc:  # OpenDP's errors; the guarantee cannot be read
+            raise InvalidGuarantee(f"OpenDP's privacy profile gives no ε at δ={at!r}: "
+                                   f"{_short(str(exc))}") from None
+        return DP(_map_number(value, "ε", measure), delta), f"epsilon({at!r})={value!r}"
+
+    @property
+    def guarantee(self) -> DP:
+        return self._guarantee_value
+
+    @property
+    def measurement(self) -> Any:
+        """The OpenDP measurement."""
+        return self._measurement
+
+    def params(self) -> dict[str, Any]:
+        return dict(self._params)
+
+    def check_public(self, data: Data) -> None:
+        """Refuse, before anything is reserved, data whose *container* cannot be the
+        measurement's input: a vector input (``Vec<…>``) must be a list, tuple or numpy array,
+        a numeric scalar input a number.  Element types and values are OpenDP's to check when
+        the measurement runs (a value may not fit the carrier type — that depends on the data,
+        so refusing it for free would leak it): such a failure happens after the reservation
+        and is charged the round's worst case, like any failure inside a mechanism."""
+        carrier = self._carrier
+        if carrier.startswith("Vec<"):
+            if not (isinstance(data, (list, tuple)) or type(data).__name__ == "ndarray"):
+                raise InvalidParameter(f"this OpenDP measurement takes a {carrier} (a list, "
+                                       f"tuple or numpy array), got {type(data).__name__}")
+        elif carrier in _NUMERIC_CARRIERS:
+            if isinstance(data, bool) or not isinstance(data, numbers.Real):
+                raise InvalidParameter(f"this OpenDP measurement takes one {carrier} number, "
+                                       f"got {type(data).__name__}")
+
+    def release(self, data: Data, rng: RandomSource) -> Release:
+        """Run the OpenDP measurement on ``data``.  OpenDP draws the noise with its own random
+        number generator: ``rng`` is not used."""
+        del rng  # OpenDP samples with its own RNG (module docstring)
+        return self._measurement(data)
+
+    def __repr__(self) -> str:
+        return (f"OpenDPMechanism({self.output_measure}, d_in={self.d_in!r}, "
+                f"guarantee={self._guarantee_value!r})")
+
+
+_NUMERIC_CARRIERS = frozenset({"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+                               "u64", "u128", "usize", "f32", "f64"})
+
+
+def from_opendp(measurement: Any, d_in: Any, *, delta: Any = None) -> OpenDPMechanism:
+    """An odp mechanism for the OpenDP ``measurement`` at input distance ``d_in``; run it with
+    :meth:`odp.Accountant.run` like any odp mechanism.
+
+    ``d_in`` is a distance in the measurement's input metric (an ``int`` for
+    ``symmetric_distance``, a ``float`` for ``absolute_distance(T=float)``, …).  ``delta`` is
+    required for ``ZeroConcentratedDivergence`` and ``SmoothedMaxDivergence`` measurements —
+    the δ at which their guarantee is converted to (ε, δ)-DP, parsed exactly like every odp δ
+    (``"1e-6"``) — and refused for the others.  The guarantee is read here, once: a
+    measurement that is not an OpenDP ``Measurement``, an unsupported output measure, a
+    ``d_in`` of the wrong type or a missing ``delta`` raise :class:`~odp.errors.InvalidParameter`
+    / :class:`~odp.errors.InvalidGuarantee` before anything is reserved.  See
+    :mod:`odp.adapters.opendp` for what the guarantee is and that OpenDP, not odp's RNG, draws
+    the noise.
+
+    Example (``examples/opendp_laplace.py`` runs it)::
+
+        import opendp.prelude as dp
+        dp.enable_features("contrib")
+        count = (dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)),
+                                 dp.symmetric_distance()) >> dp.m.then_laplace(scale=2.0))
+        mech = odp.from_opendp(count, d_in=1)      # DP(epsilon=0.5, delta=0)
+        acc.run(mech, [3, 1, 4, 1, 5])
+    """
+    return OpenDPMechanism(measurement, d_in, delta=delta)
