@@ -49,16 +49,17 @@ applies to them.
   `β ≥ 0` — so this hypothesis is satisfiable (not vacuous), in every `ExpField`, by the very
   function odp's exact SVT audit uses.
 
-## What cannot be shown satisfiable here
-No `Expect` with shift domination (`LapNoise`, or `GaussNoise` with `δ < 1`) can be built inside
-Lean core: a law on `ℤ` whose unit shift is `e^α`-dominated has infinite support (if `z` were its
-largest support point, `E[1_{z+1}(Z + 1)] = Pr[Z = z] > 0 = e^α Pr[Z = z + 1]`), so its
-expectation is an infinite series, which needs real analysis (Mathlib). Their satisfiability rests
-on the real discrete Laplace / Gaussian laws and the facts cited above.
+## What is not shown satisfiable here
+No instance of `LapNoise` or `GaussNoise` is built in this file. A finitely supported law cannot
+be one: if `z` is its largest support point, `E[1_{z+1}(Z + 1)] = Pr[Z = z] > 0` while
+`e^α E[1_{z+1}(Z)] = e^α Pr[Z = z + 1] = 0`. The laws that are instances (the real discrete
+Laplace and Gaussian) have expectations that are infinite series, which need real analysis
+(Mathlib), not available to this Lean-core build. Their satisfiability rests on those real laws
+and on the facts cited above (SampCert proves the Laplace ones with Mathlib).
 -/
 module
 
-public import Odp.Core.Prob
+public import Odp.Core.Field
 
 @[expose] public section
 
@@ -125,43 +126,43 @@ With `r = e^{−β}` and `P[ν = x] = (1 − r)/(1 + r) · r^{|x|}`:
 (`odp.samplers.discrete_laplace_tail`). Here `r^k = e^{−kβ}`. -/
 
 /-- `r^k = e^{−kβ}` for a natural number `k`. -/
-def rpow (β : R) (k : Nat) : R := exp (-(natR k * β))
+def lapPow (β : R) (k : Nat) : R := exp (-(natR k * β))
 
 /-- The discrete Laplace tail `Pr[ν ≥ t]` with `r = e^{−β}` (odp's `discrete_laplace_tail`). -/
 def discreteLaplaceTail (β : R) (t : Int) : R :=
-  if 1 ≤ t then rpow β t.toNat * (1 + rpow β 1)⁻¹
-  else 1 - rpow β (1 - t).toNat * (1 + rpow β 1)⁻¹
+  if 1 ≤ t then lapPow β t.toNat * (1 + lapPow β 1)⁻¹
+  else 1 - lapPow β (1 - t).toNat * (1 + lapPow β 1)⁻¹
 
-theorem rpow_zero (β : R) : rpow β 0 = 1 := by
-  unfold rpow
+theorem lapPow_zero (β : R) : lapPow β 0 = 1 := by
+  unfold lapPow
   rw [natR_zero]
   have h : -((0 : R) * β) = 0 := by grind
   rw [h, exp_zero]
 
-theorem rpow_succ (β : R) (k : Nat) : rpow β (k + 1) = rpow β k * rpow β 1 := by
-  unfold rpow
+theorem lapPow_succ (β : R) (k : Nat) : lapPow β (k + 1) = lapPow β k * lapPow β 1 := by
+  unfold lapPow
   rw [← exp_add]
   congr 1
   rw [natR_succ, natR_succ, natR_zero]
   grind
 
-theorem rpow_pos (β : R) (k : Nat) : 0 < rpow β k := exp_pos _
+theorem lapPow_pos (β : R) (k : Nat) : 0 < lapPow β k := exp_pos _
 
-theorem rpow_le_one {β : R} (hβ : 0 ≤ β) (k : Nat) : rpow β k ≤ 1 := by
-  unfold rpow
+theorem lapPow_le_one {β : R} (hβ : 0 ≤ β) (k : Nat) : lapPow β k ≤ 1 := by
+  unfold lapPow
   have h := exp_le_exp (-(natR k * β)) 0 (by
     have := mul_nonneg' (natR_nonneg (R := R) k) hβ
     grind)
   rw [exp_zero] at h
   exact h
 
-theorem rpow_succ_le {β : R} (hβ : 0 ≤ β) (k : Nat) : rpow β (k + 1) ≤ rpow β k := by
-  rw [rpow_succ]
-  have h0 := rpow_pos β k
-  exact mul_le_self (rpow_le_one hβ 1) (by grind)
+theorem lapPow_succ_le {β : R} (hβ : 0 ≤ β) (k : Nat) : lapPow β (k + 1) ≤ lapPow β k := by
+  rw [lapPow_succ]
+  have h0 := lapPow_pos β k
+  exact mul_le_self (lapPow_le_one hβ 1) (by grind)
 
-theorem exp_mul_rpow_one (β : R) : exp β * rpow β 1 = 1 := by
-  unfold rpow
+theorem exp_mul_lapPow_one (β : R) : exp β * lapPow β 1 = 1 := by
+  unfold lapPow
   rw [← exp_add, natR_succ, natR_zero]
   have h : β + -((0 + 1) * β) = 0 := by grind
   rw [h, exp_zero]
@@ -173,49 +174,49 @@ def discreteLaplaceTail_isLapTail (β : R) (hβ : 0 ≤ β) : LapTail R β where
   nonneg := by
     intro t
     unfold discreteLaplaceTail
-    have hr1 := rpow_pos β 1
-    have hD : 0 < (1 + rpow β 1)⁻¹ := inv_pos' (by grind)
-    have hDD : (1 + rpow β 1) * (1 + rpow β 1)⁻¹ = 1 :=
+    have hr1 := lapPow_pos β 1
+    have hD : 0 < (1 + lapPow β 1)⁻¹ := inv_pos' (by grind)
+    have hDD : (1 + lapPow β 1) * (1 + lapPow β 1)⁻¹ = 1 :=
       Lean.Grind.Field.mul_inv_cancel (by grind)
     by_cases h : 1 ≤ t
     · rw [if_pos h]
-      exact mul_nonneg' (by have := rpow_pos β t.toNat; grind) (by grind)
+      exact mul_nonneg' (by have := lapPow_pos β t.toNat; grind) (by grind)
     · rw [if_neg h]
-      have hk := rpow_le_one hβ (1 - t).toNat
-      have hk0 := rpow_pos β (1 - t).toNat
-      have h1 := mul_le_mul_right' (1 + rpow β 1)⁻¹ (show rpow β (1 - t).toNat ≤ 1 + rpow β 1 by grind)
+      have hk := lapPow_le_one hβ (1 - t).toNat
+      have hk0 := lapPow_pos β (1 - t).toNat
+      have h1 := mul_le_mul_right' (1 + lapPow β 1)⁻¹ (show lapPow β (1 - t).toNat ≤ 1 + lapPow β 1 by grind)
         (by grind)
       grind
   le_one := by
     intro t
     unfold discreteLaplaceTail
-    have hr1 := rpow_pos β 1
-    have hD : 0 < (1 + rpow β 1)⁻¹ := inv_pos' (by grind)
-    have hDD : (1 + rpow β 1) * (1 + rpow β 1)⁻¹ = 1 :=
+    have hr1 := lapPow_pos β 1
+    have hD : 0 < (1 + lapPow β 1)⁻¹ := inv_pos' (by grind)
+    have hDD : (1 + lapPow β 1) * (1 + lapPow β 1)⁻¹ = 1 :=
       Lean.Grind.Field.mul_inv_cancel (by grind)
     by_cases h : 1 ≤ t
     · rw [if_pos h]
-      have hk := rpow_le_one hβ t.toNat
-      have h1 := mul_le_mul_right' (1 + rpow β 1)⁻¹ (show rpow β t.toNat ≤ 1 + rpow β 1 by grind)
+      have hk := lapPow_le_one hβ t.toNat
+      have h1 := mul_le_mul_right' (1 + lapPow β 1)⁻¹ (show lapPow β t.toNat ≤ 1 + lapPow β 1 by grind)
         (by grind)
       grind
     · rw [if_neg h]
-      have := mul_nonneg' (by have := rpow_pos β (1 - t).toNat; grind : (0 : R) ≤ rpow β (1 - t).toNat)
-        (by grind : (0 : R) ≤ (1 + rpow β 1)⁻¹)
+      have := mul_nonneg' (by have := lapPow_pos β (1 - t).toNat; grind : (0 : R) ≤ lapPow β (1 - t).toNat)
+        (by grind : (0 : R) ≤ (1 + lapPow β 1)⁻¹)
       grind
   anti := by
     intro t
     unfold discreteLaplaceTail
-    have hr1 := rpow_pos β 1
-    have hD : 0 < (1 + rpow β 1)⁻¹ := inv_pos' (by grind)
-    have hDD : (1 + rpow β 1) * (1 + rpow β 1)⁻¹ = 1 :=
+    have hr1 := lapPow_pos β 1
+    have hD : 0 < (1 + lapPow β 1)⁻¹ := inv_pos' (by grind)
+    have hDD : (1 + lapPow β 1) * (1 + lapPow β 1)⁻¹ = 1 :=
       Lean.Grind.Field.mul_inv_cancel (by grind)
-    generalize hD' : (1 + rpow β 1)⁻¹ = D at hD hDD ⊢
+    generalize hD' : (1 + lapPow β 1)⁻¹ = D at hD hDD ⊢
     by_cases h : 1 ≤ t
     · rw [if_pos h, if_pos (show (1 : Int) ≤ t + 1 by omega)]
       have ht : (t + 1).toNat = t.toNat + 1 := by omega
       rw [ht]
-      exact mul_le_mul_right' D (rpow_succ_le hβ t.toNat) (by grind)
+      exact mul_le_mul_right' D (lapPow_succ_le hβ t.toNat) (by grind)
     · by_cases h0 : t = 0
       · subst h0
         rw [if_neg (show ¬ (1 : Int) ≤ 0 by omega), if_pos (show (1 : Int) ≤ 0 + 1 by omega)]
@@ -223,32 +224,32 @@ def discreteLaplaceTail_isLapTail (β : R) (hβ : 0 ≤ β) : LapTail R β where
         have e2 : ((1 : Int) - 0).toNat = 1 := by decide
         rw [e1, e2]
         -- r·D ≤ 1 − r·D, i.e. 2rD ≤ (1 + r)D, i.e. r ≤ 1
-        have hr := rpow_le_one hβ 1
+        have hr := lapPow_le_one hβ 1
         have h1 := mul_le_mul_right' D hr (by grind)
         grind
       · rw [if_neg h, if_neg (show ¬ (1 : Int) ≤ t + 1 by omega)]
         have ht : (1 - t).toNat = (1 - (t + 1)).toNat + 1 := by omega
         rw [ht]
-        have := mul_le_mul_right' D (rpow_succ_le hβ (1 - (t + 1)).toNat) (by grind)
+        have := mul_le_mul_right' D (lapPow_succ_le hβ (1 - (t + 1)).toNat) (by grind)
         grind
   ratio := by
     intro t
     unfold discreteLaplaceTail
-    have hr1 := rpow_pos β 1
-    have hr1le := rpow_le_one hβ 1
-    have hE := exp_mul_rpow_one β
+    have hr1 := lapPow_pos β 1
+    have hr1le := lapPow_le_one hβ 1
+    have hE := exp_mul_lapPow_one β
     have hE1 := one_le_exp hβ
-    have hD : 0 < (1 + rpow β 1)⁻¹ := inv_pos' (by grind)
-    have hDD : (1 + rpow β 1) * (1 + rpow β 1)⁻¹ = 1 :=
+    have hD : 0 < (1 + lapPow β 1)⁻¹ := inv_pos' (by grind)
+    have hDD : (1 + lapPow β 1) * (1 + lapPow β 1)⁻¹ = 1 :=
       Lean.Grind.Field.mul_inv_cancel (by grind)
-    generalize hD' : (1 + rpow β 1)⁻¹ = D at hD hDD ⊢
-    generalize hr' : rpow β 1 = r at hr1 hr1le hE hDD ⊢
+    generalize hD' : (1 + lapPow β 1)⁻¹ = D at hD hDD ⊢
+    generalize hr' : lapPow β 1 = r at hr1 hr1le hE hDD ⊢
     by_cases h : 1 ≤ t
     · rw [if_pos h, if_pos (show (1 : Int) ≤ t + 1 by omega)]
       have ht : (t + 1).toNat = t.toNat + 1 := by omega
-      rw [ht, rpow_succ, hr']
+      rw [ht, lapPow_succ, hr']
       -- r^t·D = e^β · (r^t · r · D)
-      generalize rpow β t.toNat = u
+      generalize lapPow β t.toNat = u
       have : exp β * (u * r * D) = (exp β * r) * (u * D) := by grind
       rw [this, hE]
       grind
@@ -264,14 +265,14 @@ def discreteLaplaceTail_isLapTail (β : R) (hβ : 0 ≤ β) : LapTail R β where
         grind
       · rw [if_neg h, if_neg (show ¬ (1 : Int) ≤ t + 1 by omega)]
         have ht : (1 - t).toNat = (1 - (t + 1)).toNat + 1 := by omega
-        rw [ht, rpow_succ, hr']
-        generalize hw : rpow β (1 - (t + 1)).toNat = u
-        have hu0 : 0 < u := by rw [← hw]; exact rpow_pos _ _
+        rw [ht, lapPow_succ, hr']
+        generalize hw : lapPow β (1 - (t + 1)).toNat = u
+        have hu0 : 0 < u := by rw [← hw]; exact lapPow_pos _ _
         -- 1 − (t+1) ≥ 1, so u ≤ r
         have hk : (1 - (t + 1)).toNat = ((1 - (t + 1)).toNat - 1) + 1 := by omega
         have hur : u ≤ r := by
-          rw [← hw, hk, rpow_succ, hr']
-          have h1 := mul_le_self (rpow_le_one hβ ((1 - (t + 1)).toNat - 1)) (show (0 : R) ≤ r by grind)
+          rw [← hw, hk, lapPow_succ, hr']
+          have h1 := mul_le_self (lapPow_le_one hβ ((1 - (t + 1)).toNat - 1)) (show (0 : R) ≤ r by grind)
           grind
         -- goal: 1 − u·r·D ≤ e^β (1 − u D); write w = u D ≤ r D
         have hw0 : 0 ≤ u * D := mul_nonneg' (by grind) (by grind)
