@@ -224,6 +224,7 @@ theorem Pr_coinOrBottom (M : Mechanism X O R) (x : X) (S : Event (Option O)) :
   · rw [if_pos hS, if_pos hS]; rfl
   · rw [if_neg hS, if_neg hS]; grind
 
+omit [DecidableEq O] in
 /-- **The coin in front of an (ε, δ)-DP mechanism** is (𝒫, ℰ, δ/2)-ODP with
 𝒫 = {values, {⊥}}, ℰ(values) = ε, ℰ({⊥}) = 0. -/
 theorem coinOrBottom_odp (Nbr : X → X → Prop) (M : Mechanism X O R) (ε δ : R)
