@@ -1,0 +1,629 @@
+/-
+Copyright (c) 2026 The odp authors. Released under Apache 2.0.
+
+# Tools for the mechanisms' guarantees, post-processing, and randomized response
+
+* Finite output types: `Enum` instances for subtypes cut out of a list (`Enum.ofSubtype`), for
+  `Option` (a release or `⊥`) and for `Fin n` (block labels).
+* Expectations (`Odp.Mech.Expect`, the trust boundary in `Odp/Mech/Noise.lean`): monotone, zero on
+  zero, commute with finite sums; the law of `out (n + Z)` for a map `out : ℤ → O` into a finite
+  type (`lawOf`), and its event probabilities. A discrete Laplace unit shift iterated: a shift by
+  `d` with `|d| ≤ k` costs `e^{kα}` (`LapNoise.shift_le`).
+* Output-wise bounds: `p o ≤ e^{cost o} q o` for every output gives ODP with δ = 0
+  (`odp_of_pointwise`) and DP (`dp_of_pointwise`).
+* **Post-processing**: a data-independent map `f` of the outputs preserves (ε, δ)-DP
+  (`dp_postProcess`), and preserves (𝒫, ℰ, δ)-ODP when it keeps each output's block label
+  (`odp_postProcess`: `κ' (f o) = κ o`, costs unchanged).
+* **Randomized response** (`odp.mechanisms.noise.RandomizedResponse`): the true category with
+  probability `e^ε/(e^ε + k − 1)`, each of the other `k − 1` with `1/(e^ε + k − 1)`; it is
+  ε-DP for any pair of inputs (`rr_dp`), with no hypothesis about any sampler, and ODP with
+  `ℰ ≡ ε` for every partition by Lemma 3 (`rr_odp`). Odp draws it exactly (uniform category,
+  kept with probability 1 or `e^{−ε}`, else redrawn), whose law is this one — that equality is
+  not proved here (the sampler is Python): the theorem is about the law.
+
+Narrower than the paper: nothing here; randomized response is proved for any finite category
+type (odp asks `k ≥ 2` distinct categories) and any `ε ≥ 0`.
+-/
+module
+
+public import Odp.Core.Lemmas
+public import Odp.Mech.Noise
+
+@[expose] public section
+
+set_option autoImplicit false
+
+namespace Odp.Mech
+
+open Odp.Core
+open Odp.Core.ExpField
+
+noncomputable section
+
+/-! ### Finite types -/
+
+/-- The elements of `l` that satisfy `P`, as elements of the subtype. -/
+def subList {α : Type} (P : α → Prop) [DecidablePred P] : List α → List {a // P a}
+  | [] => []
+  | a :: l => if h : P a then ⟨a, h⟩ :: subList P l else subList P l
+
+theorem mem_subList {α : Type} (P : α → Prop) [DecidablePred P] (l : List α) (a : {a // P a}) :
+    a ∈ subList P l ↔ a.val ∈ l := by
+  induction l with
+  | nil => simp [subList]
+  | cons b l ih =>
+    by_cases h : P b
+    · simp only [subList, dif_pos h, List.mem_cons, ih]
+      constructor
+      · intro h1
+        cases h1 with
+        | inl h2 => exact Or.inl (by rw [h2])
+        | inr h2 => exact Or.inr h2
+      · intro h1
+        cases h1 with
+        | inl h2 => exact Or.inl (Subtype.ext h2)
+        | inr h2 => exact Or.inr h2
+    · simp only [subList, dif_neg h, List.mem_cons, ih]
+      constructor
+      · intro h1; exact Or.inr h1
+      · intro h1
+        cases h1 with
+        | inl h2 => exact absurd (h2 ▸ a.property) h
+        | inr h2 => exact h2
+
+theorem nodup_subList {α : Type} (P : α → Prop) [DecidablePred P] (l : List α) (hl : l.Nodup) :
+    (subList P l).Nodup := by
+  induction l with
+  | nil => simp [subList]
+  | cons b l ih =>
+    rw [List.nodup_cons] at hl
+    by_cases h : P b
+    · simp only [subList, dif_pos h]
+      rw [List.nodup_cons]
+      exact ⟨fun hm => hl.1 ((mem_subList P l _).1 hm), ih hl.2⟩
+    · simp only [subList, dif_neg h]
+      exact ih hl.2
+
+/-- A subtype `{a // P a}` is finite when a duplicate-free list contains all of it. -/
+def Enum.ofSubtype {α : Type} (P : α → Prop) [DecidablePred P] (l : List α) (hl : l.Nodup)
+    (hP : ∀ a, P a → a ∈ l) : Enum {a // P a} where
+  elems := subList P l
+  nodup := nodup_subList P l hl
+  complete := fun a => (mem_subList P l a).2 (hP a.val a.property)
+
+theorem nodup_map_of_inj {α β : Type} (g : α → β) (hg : ∀ a b, g a = g b → a = b) :
+    ∀ l : List α, l.Nodup → (l.map g).Nodup
+  | [], _ => by simp
+  | a :: l, h => by
+    rw [List.nodup_cons] at h
+    rw [List.map_cons, List.nodup_cons]
+    refine ⟨?_, nodup_map_of_inj g hg l h.2⟩
+    intro hm
+    rw [List.mem_map] at hm
+    obtain ⟨b, hb, he⟩ := hm
+    exact h.1 (hg b a he ▸ hb)
+
+/-- A release or `⊥` (`none`). -/
+instance instEnumOption {α : Type} [Enum α] : Enum (Option α) where
+  elems := none :: (Enum.elems : List α).map some
+  nodup := by
+    rw [List.nodup_cons]
+    refine ⟨by simp, nodup_map_of_inj some (fun a b h => Option.some.inj h) _ Enum.nodup⟩
+  complete := by
+    intro o
+    cases o with
+    | none => exact List.mem_cons_self
+    | some a => exact List.mem_cons_of_mem _ (List.mem_map_of_mem (Enum.complete a))
+
+/-- `0, 1, …, n − 1`. -/
+def finList : (n : Nat) → List (Fin n)
+  | 0 => []
+  | n + 1 => 0 :: (finList n).map Fin.succ
+
+theorem mem_finList : ∀ (n : Nat) (i : Fin n), i ∈ finList n
+  | 0, i => i.elim0
+  | n + 1, i => by
+    simp only [finList]
+    cases i using Fin.cases with
+    | zero => exact List.mem_cons_self
+    | succ j => exact List.mem_cons_of_mem _ (List.mem_map_of_mem (mem_finList n j))
+
+theorem nodup_finList : ∀ n : Nat, (finList n).Nodup
+  | 0 => by simp [finList]
+  | n + 1 => by
+    simp only [finList]
+    rw [List.nodup_cons]
+    refine ⟨?_, nodup_map_of_inj Fin.succ (fun a b h => Fin.succ_inj.mp h) _ (nodup_finList n)⟩
+    intro hm
+    rw [List.mem_map] at hm
+    obtain ⟨b, _, he⟩ := hm
+    exact Fin.succ_ne_zero b he
+
+/-- Block labels `0, …, n − 1`. -/
+instance instEnumFin (n : Nat) : Enum (Fin n) where
+  elems := finList n
+  nodup := nodup_finList n
+  complete := mem_finList n
+
+variable {R : Type} [ExpField R]
+
+/-! ### Finite sums -/
+
+theorem lsum_append {α : Type} (l₁ l₂ : List α) (f : α → R) :
+    lsum (l₁ ++ l₂) f = lsum l₁ f + lsum l₂ f := by
+  induction l₁ with
+  | nil => rw [List.nil_append, lsum_nil]; grind
+  | cons a l ih => rw [List.cons_append, lsum_cons, lsum_cons, ih]; grind
+
+theorem lsum_map {α β : Type} (l : List α) (g : α → β) (f : β → R) :
+    lsum (l.map g) f = lsum l (fun a => f (g a)) := by
+  induction l with
+  | nil => rfl
+  | cons a l ih => rw [List.map_cons, lsum_cons, lsum_cons, ih]
+
+theorem lsum_const {α : Type} (l : List α) (c : R) : lsum l (fun _ => c) = natR l.length * c := by
+  induction l with
+  | nil => rw [lsum_nil, List.length_nil, natR_zero]; grind
+  | cons a l ih => rw [lsum_cons, ih, List.length_cons, natR_succ]; grind
+
+theorem lsum_subList {α : Type} (P : α → Prop) [DecidablePred P] (l : List α) (f : α → R) :
+    lsum (subList P l) (fun a => f a.val) = lsum l (fun a => if P a then f a else 0) := by
+  induction l with
+  | nil => rfl
+  | cons b l ih =>
+    by_cases h : P b
+    · simp only [subList, dif_pos h, lsum_cons, ih, if_pos h]
+    · simp only [subList, dif_neg h, lsum_cons, ih, if_neg h]
+      grind
+
+/-- A sum over `Enum.ofSubtype P l` is the sum over `l` (when all of `l` satisfies `P`). -/
+theorem fsum_ofSubtype {α : Type} (P : α → Prop) [DecidablePred P] (l : List α) (hl : l.Nodup)
+    (hP : ∀ a, P a → a ∈ l) (hl' : ∀ a ∈ l, P a) (f : α → R) :
+    @fsum R _ {a // P a} (Enum.ofSubtype P l hl hP) (fun a => f a.val) = lsum l f := by
+  unfold fsum
+  show lsum (subList P l) (fun a => f a.val) = lsum l f
+  rw [lsum_subList]
+  apply lsum_congr
+  intro a ha
+  rw [if_pos (hl' a ha)]
+
+theorem fsum_option {α : Type} [Enum α] (f : Option α → R) :
+    fsum f = f none + fsum (fun a : α => f (some a)) := by
+  unfold fsum
+  show lsum (none :: (Enum.elems : List α).map some) f = _
+  rw [lsum_cons, lsum_map]
+
+/-- Over a finite type, the indicator of one point sums to its value. -/
+theorem fsum_single {α : Type} [Enum α] [DecidableEq α] (a : α) (c : R) :
+    fsum (fun b : α => if b = a then c else 0) = c := by
+  unfold fsum
+  rw [lsum_indicator_mem _ Enum.nodup a c, if_pos (Enum.complete a)]
+
+/-- `∑_o [S o][g w = o] = [S (g w)]`: the mass of one point, sorted into the events. -/
+theorem fsum_ind_event {α : Type} [Enum α] [DecidableEq α] (S : α → Bool) (a : α) (c : R) :
+    fsum (fun o : α => if S o then (if a = o then c else 0) else 0)
+      = if S a then c else 0 := by
+  rw [← fsum_single a (if S a then c else 0)]
+  apply fsum_congr
+  intro o
+  by_cases h : o = a
+  · subst h
+    by_cases hS : S o = true
+    · simp [hS]
+    · simp [hS]
+  · have h' : ¬ a = o := fun e => h e.symm
+    by_cases hS : S o = true
+    · simp [hS, h, h']
+    · simp [hS, h]
+
+/-- `∑_o (if o = t then a else b) = a + (k − 1)·b` over a type with `k` elements. -/
+theorem fsum_ite_point {α : Type} [Enum α] [DecidableEq α] (t : α) (a b : R) :
+    fsum (fun o : α => if o = t then a else b)
+      = a + (natR (Enum.elems : List α).length - 1) * b := by
+  have h : fsum (fun o : α => if o = t then a else b)
+      = fsum (fun o : α => b + (if o = t then a - b else 0)) := by
+    apply fsum_congr
+    intro o
+    by_cases h : o = t
+    · rw [if_pos h, if_pos h]; grind
+    · rw [if_neg h, if_neg h]; grind
+  rw [h, fsum_add, fsum_single]
+  unfold fsum
+  rw [lsum_const]
+  grind
+
+theorem natR_one : (natR 1 : R) = 1 := by
+  show natR 0 + 1 = 1
+  rw [natR_zero]; grind
+
+theorem ite_unit (p : Prop) [Decidable p] : (0 : R) ≤ (if p then 1 else 0) ∧ (if p then (1 : R) else 0) ≤ 1 := by
+  by_cases h : p
+  · rw [if_pos h]; grind
+  · rw [if_neg h]; grind
+
+theorem ite_unit2 (p q : Prop) [Decidable p] [Decidable q] :
+    (0 : R) ≤ (if p then (if q then 1 else 0) else 0) ∧ (if p then (if q then (1 : R) else 0) else 0) ≤ 1 := by
+  by_cases h : p
+  · rw [if_pos h]; exact ite_unit q
+  · rw [if_neg h]; grind
+
+/-! ### Expectations -/
+
+namespace Expect
+
+variable (N : Expect R)
+
+theorem bdd_const {c : R} (h : 0 ≤ c) : Bdd (fun _ : Int => c) := ⟨c, fun _ => ⟨h, by grind⟩⟩
+
+theorem bdd_unit {f : Int → R} (h : ∀ z, 0 ≤ f z ∧ f z ≤ 1) : Bdd f := ⟨1, h⟩
+
+theorem bdd_add {f g : Int → R} (hf : Bdd f) (hg : Bdd g) : Bdd (fun z => f z + g z) := by
+  obtain ⟨B, hB⟩ := hf
+  obtain ⟨C, hC⟩ := hg
+  exact ⟨B + C, fun z => by have := hB z; have := hC z; grind⟩
+
+theorem bdd_smul {f : Int → R} {a : R} (ha : 0 ≤ a) (hf : Bdd f) : Bdd (fun z => a * f z) := by
+  obtain ⟨B, hB⟩ := hf
+  exact ⟨a * B, fun z => ⟨mul_nonneg' ha (hB z).1, mul_le_mul_left' a (hB z).2 ha⟩⟩
+
+theorem bdd_shift {f : Int → R} (hf : Bdd f) (d : Int) : Bdd (fun z => f (z + d)) := by
+  obtain ⟨B, hB⟩ := hf
+  exact ⟨B, fun z => hB (z + d)⟩
+
+theorem bdd_ind (S : Int → Bool) : Bdd (ind S : Int → R) :=
+  bdd_unit (fun z => by unfold ind; exact ite_unit _)
+
+theorem bdd_lsum {α : Type} (l : List α) (g : α → Int → R) (hg : ∀ a, Bdd (g a)) :
+    Bdd (fun z => lsum l (fun a => g a z)) := by
+  induction l with
+  | nil => exact ⟨0, fun z => by simp only [lsum_nil]; grind⟩
+  | cons a l ih =>
+    have h := bdd_add (hg a) ih
+    simp only [lsum_cons]
+    exact h
+
+theorem E_zero : N.E (fun _ => 0) = 0 := by
+  have h := N.add (fun _ => 0) (fun _ => 0) (bdd_const (Std.le_refl 0)) (bdd_const (Std.le_refl 0))
+  have h0 : (fun _ : Int => (0 : R) + 0) = (fun _ => 0) := funext (fun _ => by grind)
+  rw [h0] at h
+  grind
+
+theorem E_mono {f g : Int → R} (hf : Bdd f) (hg : Bdd g) (h : ∀ z, f z ≤ g z) :
+    N.E f ≤ N.E g := by
+  have hd : Bdd (fun z => g z - f z) := by
+    obtain ⟨B, hB⟩ := hg
+    exact ⟨B, fun z => by have := hB z; have := h z; have := hf.elim (fun C hC => (hC z).1); grind⟩
+  have h1 := N.add f (fun z => g z - f z) hf hd
+  have h2 : (fun z => f z + (g z - f z)) = g := funext (fun z => by grind)
+  rw [h2] at h1
+  have h3 := N.nonneg _ hd
+  grind
+
+theorem E_congr {f g : Int → R} (h : ∀ z, f z = g z) : N.E f = N.E g := by
+  rw [funext h]
+
+/-- A finite sum of expectations is the expectation of the sum. -/
+theorem E_lsum {α : Type} (l : List α) (g : α → Int → R) (hg : ∀ a, Bdd (g a)) :
+    lsum l (fun a => N.E (g a)) = N.E (fun z => lsum l (fun a => g a z)) := by
+  induction l with
+  | nil =>
+    rw [lsum_nil]
+    have : (fun z : Int => lsum ([] : List α) (fun a => g a z)) = (fun _ => (0 : R)) :=
+      funext (fun z => lsum_nil _)
+    rw [this, E_zero]
+  | cons a l ih =>
+    rw [lsum_cons, ih, ← N.add _ _ (hg a) (bdd_lsum l g hg)]
+    rfl
+
+theorem E_fsum {α : Type} [Enum α] (g : α → Int → R) (hg : ∀ a, Bdd (g a)) :
+    fsum (fun a => N.E (g a)) = N.E (fun z => fsum (fun a => g a z)) :=
+  E_lsum N _ g hg
+
+/-- The law of `out (n + Z)` for a map `out : ℤ → O` into a finite type. -/
+def lawOf {O : Type} [Enum O] [DecidableEq O] (out : Int → O) (n : Int) : Dist O R where
+  mass o := N.E (fun z => if out (n + z) = o then 1 else 0)
+  nonneg o := N.nonneg _ (bdd_unit (fun _ => ite_unit _))
+  total := by
+    rw [E_fsum N _ (fun o => bdd_unit (fun _ => ite_unit _))]
+    have h : (fun z => fsum (fun o : O => if out (n + z) = o then (1 : R) else 0))
+        = (fun _ => 1) := by
+      funext z
+      have h1 := fsum_single (R := R) (out (n + z)) 1
+      refine Eq.trans ?_ h1
+      apply fsum_congr
+      intro o
+      by_cases h : out (n + z) = o
+      · rw [if_pos h, if_pos h.symm]
+      · rw [if_neg h, if_neg (fun e => h e.symm)]
+    rw [h, N.one]
+
+/-- `Pr[out (n + Z) ∈ S] = 𝔼[1_S(out (n + Z))]`. -/
+theorem Pr_lawOf {O : Type} [Enum O] [DecidableEq O] (out : Int → O) (n : Int) (S : Event O) :
+    Pr (N.lawOf out n) S = N.E (fun z => ind (fun w => S (out w)) (n + z)) := by
+  unfold Pr
+  have h1 : (fun o => if S o then (N.lawOf out n).mass o else 0)
+      = (fun o => N.E (fun z => if S o then (if out (n + z) = o then 1 else 0) else 0)) := by
+    funext o
+    by_cases hS : S o = true
+    · rw [if_pos hS]
+      apply E_congr
+      intro z
+      rw [if_pos hS]
+    · rw [if_neg hS]
+      have h2 : (fun z : Int => if S o = true then (if out (n + z) = o then (1 : R) else 0) else 0)
+          = (fun _ => 0) := funext (fun z => by rw [if_neg hS])
+      rw [h2, E_zero]
+  rw [h1, E_fsum N _ (fun o => bdd_unit (fun _ => ite_unit2 _ _))]
+  apply E_congr
+  intro z
+  rw [fsum_ind_event]
+  unfold ind
+  rfl
+
+end Expect
+
+/-! ### The discrete Laplace unit shift, iterated -/
+
+namespace LapNoise
+
+variable {α : R} (L : LapNoise R α)
+
+include L in
+theorem one_le_exp_rate : 1 ≤ exp α := by
+  have h := L.shift_up (fun _ => 1) (Expect.bdd_const (by grind))
+  rw [L.one] at h
+  grind
+
+theorem shift_nat_up : ∀ (k : Nat) (f : Int → R), Bdd f →
+    L.E (fun z => f (z + k)) ≤ exp (natR k * α) * L.E f
+  | 0, f, _ => by
+    have h : (fun z => f (z + ((0 : Nat) : Int))) = f := funext (fun z => by congr 1; omega)
+    rw [h, natR_zero]
+    have h2 : (0 : R) * α = 0 := by grind
+    rw [h2, exp_zero]
+    grind
+  | k + 1, f, hf => by
+    have h : (fun z => f (z + ((k + 1 : Nat) : Int))) = (fun z => (fun w => f (w + k)) (z + 1)) :=
+      funext (fun z => by congr 1; omega)
+    rw [h]
+    have h1 := L.shift_up (fun w => f (w + k)) (Expect.bdd_shift hf k)
+    have h2 := shift_nat_up k f hf
+    have h3 := mul_le_mul_left' (exp α) h2 (exp_nonneg α)
+    have h4 : exp (natR (k + 1) * α) = exp α * exp (natR k * α) := by
+      rw [← exp_add, natR_succ]; congr 1; grind
+    rw [h4]
+    generalize L.E (fun w => f (w + k)) = a at h1 h3
+    generalize L.E f = b at h3
+    grind
+
+theorem shift_nat_down : ∀ (k : Nat) (f : Int → R), Bdd f →
+    L.E (fun z => f (z - k)) ≤ exp (natR k * α) * L.E f
+  | 0, f, _ => by
+    have h : (fun z => f (z - ((0 : Nat) : Int))) = f := funext (fun z => by congr 1; omega)
+    rw [h, natR_zero]
+    have h2 : (0 : R) * α = 0 := by grind
+    rw [h2, exp_zero]
+    grind
+  | k + 1, f, hf => by
+    have h : (fun z => f (z - ((k + 1 : Nat) : Int))) = (fun z => (fun w => f (w - k)) (z - 1)) :=
+      funext (fun z => by congr 1; omega)
+    rw [h]
+    have h1 := L.shift_down (fun w => f (w - k)) (Expect.bdd_shift hf (-(k : Int)))
+    have h2 := shift_nat_down k f hf
+    have h3 := mul_le_mul_left' (exp α) h2 (exp_nonneg α)
+    have h4 : exp (natR (k + 1) * α) = exp α * exp (natR k * α) := by
+      rw [← exp_add, natR_succ]; congr 1; grind
+    rw [h4]
+    generalize L.E (fun w => f (w - k)) = a at h1 h3
+    generalize L.E f = b at h3
+    grind
+
+include L in
+/-- `e^{kα} ≤ e^{k'α}` for `k ≤ k'` (since `e^α ≥ 1`; no sign of `α` is assumed). -/
+theorem exp_rate_le {k k' : Nat} (h : k ≤ k') : exp (natR k * α) ≤ exp (natR k' * α) := by
+  have hk : k' = k + (k' - k) := by omega
+  have hsplit : exp (natR k' * α) = exp (natR k * α) * exp (natR (k' - k) * α) := by
+    rw [← exp_add]; congr 1; rw [hk, natR_add]; simp only [Nat.add_sub_cancel_left]; grind
+  rw [hsplit]
+  have h1 : 1 ≤ exp (natR (k' - k) * α) := by
+    generalize k' - k = j
+    induction j with
+    | zero =>
+      rw [natR_zero]
+      have : (0 : R) * α = 0 := by grind
+      rw [this, exp_zero]; grind
+    | succ j ih =>
+      have h4 : exp (natR (j + 1) * α) = exp α * exp (natR j * α) := by
+        rw [← exp_add, natR_succ]; congr 1; grind
+      rw [h4]
+      have := one_le_exp_rate L
+      have := mul_le_mul_left' (exp α) ih (exp_nonneg α)
+      grind
+  have := mul_le_mul_left' (exp (natR k * α)) h1 (exp_nonneg _)
+  grind
+
+/-- A shift of the noise by `d`, `|d| ≤ k`, costs at most `e^{kα}`. -/
+theorem shift_le (k : Nat) (d : Int) (hd1 : -(k : Int) ≤ d) (hd2 : d ≤ k) (f : Int → R)
+    (hf : Bdd f) : L.E (fun z => f (z + d)) ≤ exp (natR k * α) * L.E f := by
+  have hE := L.nonneg f hf
+  by_cases h : 0 ≤ d
+  · have he : (fun z => f (z + d)) = (fun z => f (z + (d.toNat : Int))) :=
+      funext (fun z => by congr 1; omega)
+    rw [he]
+    have h1 := shift_nat_up L d.toNat f hf
+    have h2 := mul_le_mul_right' (L.E f) (exp_rate_le L (show d.toNat ≤ k by omega)) hE
+    grind
+  · have he : (fun z => f (z + d)) = (fun z => f (z - ((-d).toNat : Int))) :=
+      funext (fun z => by congr 1; omega)
+    rw [he]
+    have h1 := shift_nat_down L (-d).toNat f hf
+    have h2 := mul_le_mul_right' (L.E f) (exp_rate_le L (show (-d).toNat ≤ k by omega)) hE
+    grind
+
+end LapNoise
+
+/-! ### Output-wise bounds -/
+
+variable {X O K : Type} [Enum O]
+
+/-- If every output satisfies `p o ≤ e^{ℰ(κ o)} q o` on neighbours, the mechanism is
+(𝒫, ℰ, 0)-ODP (the paper's "this bound holds for every element `a ∈ S_{c'}`, hence for all
+subsets", then Lemma 6). -/
+theorem odp_of_pointwise [Enum K] [DecidableEq K] (Nbr : X → X → Prop) (M : Mechanism X O R)
+    (κ : O → K) (E : K → R)
+    (h : ∀ x x', Nbr x x' → ∀ o, (M x).mass o ≤ exp (E (κ o)) * (M x').mass o) :
+    ODP Nbr M κ E 0 := by
+  rw [ODP_iff_ODPcost]
+  intro x x' hx S
+  unfold Pr
+  have h1 : fsum (fun o => if S o then (M x).mass o else 0)
+      ≤ fsum (fun o => if S o then exp (E (κ o)) * (M x').mass o else 0) := by
+    apply fsum_le
+    intro o
+    by_cases hS : S o = true
+    · rw [if_pos hS, if_pos hS]; exact h x x' hx o
+    · rw [if_neg hS, if_neg hS]; grind
+  generalize fsum (fun o => if S o then (M x).mass o else 0) = a at h1
+  generalize fsum (fun o => if S o then exp (E (κ o)) * (M x').mass o else 0) = b at h1
+  grind
+
+/-- If every output satisfies `p o ≤ e^ε q o` on neighbours, the mechanism is ε-DP. -/
+theorem dp_of_pointwise (Nbr : X → X → Prop) (M : Mechanism X O R) (ε : R)
+    (h : ∀ x x', Nbr x x' → ∀ o, (M x).mass o ≤ exp ε * (M x').mass o) : DP Nbr M ε 0 := by
+  have h1 := odp_of_pointwise Nbr M (fun _ => ()) (fun _ => ε) h
+  have h2 := dp_of_odp Nbr M (fun _ => ()) (fun _ => ε) 0 ε (fun _ => Std.le_refl ε) h1
+  exact h2
+
+/-! ### Post-processing -/
+
+variable {O' K' : Type} [Enum O'] [DecidableEq O']
+
+/-- Apply a data-independent map `f` to the output of `M`. -/
+def postProcess (f : O → O') (M : Mechanism X O R) : Mechanism X O' R := fun x =>
+  { mass := fun o' => fsum (fun o => if f o = o' then (M x).mass o else 0)
+    nonneg := fun o' => fsum_nonneg (fun o => by
+      by_cases h : f o = o'
+      · rw [if_pos h]; exact (M x).nonneg o
+      · rw [if_neg h]; grind)
+    total := by
+      rw [fsum_comm]
+      rw [← (M x).total]
+      apply fsum_congr
+      intro o
+      have h := fsum_ind_event (R := R) (fun _ : O' => true) (f o) ((M x).mass o)
+      simp only [if_true] at h
+      exact h }
+
+/-- `Pr[f(M x) ∈ S] = Pr[M x ∈ f⁻¹(S)]`. -/
+theorem Pr_postProcess (f : O → O') (M : Mechanism X O R) (x : X) (S : Event O') :
+    Pr (postProcess f M x) S = Pr (M x) (fun o => S (f o)) := by
+  unfold Pr postProcess
+  simp only
+  have h1 : (fun o' => if S o' then fsum (fun o => if f o = o' then (M x).mass o else 0) else 0)
+      = (fun o' => fsum (fun o => if S o' then (if f o = o' then (M x).mass o else 0) else 0)) := by
+    funext o'
+    by_cases hS : S o' = true
+    · rw [if_pos hS]
+      apply fsum_congr
+      intro o
+      rw [if_pos hS]
+    · rw [if_neg hS]
+      have h2 : (fun o => if S o' = true then (if f o = o' then (M x).mass o else 0) else (0 : R))
+          = (fun _ => 0) := funext (fun o => by rw [if_neg hS])
+      rw [h2, fsum_zero]
+  rw [h1, fsum_comm]
+  apply fsum_congr
+  intro o
+  exact fsum_ind_event S (f o) ((M x).mass o)
+
+/-- **Post-processing preserves DP.** -/
+theorem dp_postProcess (Nbr : X → X → Prop) (f : O → O') (M : Mechanism X O R) (ε δ : R)
+    (h : DP Nbr M ε δ) : DP Nbr (postProcess f M) ε δ := by
+  intro x x' hx S
+  rw [Pr_postProcess, Pr_postProcess]
+  exact h x x' hx _
+
+/-- **Post-processing preserves ODP** when the map keeps each output's block label
+(`κ' (f o) = κ o`): same costs, same δ. -/
+theorem odp_postProcess [Enum K] [DecidableEq K] (Nbr : X → X → Prop) (f : O → O')
+    (M : Mechanism X O R) (κ : O → K) (κ' : O' → K) (hκ : ∀ o, κ' (f o) = κ o) (E : K → R)
+    (δ : R) (h : ODP Nbr M κ E δ) : ODP Nbr (postProcess f M) κ' E δ := by
+  intro x x' hx S
+  rw [Pr_postProcess]
+  have h1 : (fun k => exp (E k) * Pr (postProcess f M x') (fun o' => S o' && decide (κ' o' = k)))
+      = (fun k => exp (E k) * Pr (M x') (fun o => S (f o) && decide (κ o = k))) := by
+    funext k
+    rw [Pr_postProcess]
+    congr 2
+    funext o
+    rw [hκ]
+  rw [h1]
+  exact h x x' hx _
+
+/-! ### Randomized response -/
+
+/-- `e^ε + k − 1` for the `k` categories of `O`. -/
+def rrDen (O : Type) [Enum O] (ε : R) : R := exp ε + natR (Enum.elems : List O).length - 1
+
+theorem rrDen_pos (ε : R) (t : O) : 0 < rrDen O ε := by
+  unfold rrDen
+  have h1 : 1 ≤ (Enum.elems : List O).length := by
+    have := Enum.complete t
+    cases h : (Enum.elems : List O) with
+    | nil => rw [h] at this; cases this
+    | cons _ _ => simp
+  have h2 := natR_le (R := R) h1
+  have h3 := exp_pos ε
+  rw [natR_one] at h2
+  grind
+
+/-- **Randomized response** (`odp.mechanisms.noise.RandomizedResponse`) on a finite category type
+`O` with `k` elements: the true category `truth x` with probability `e^ε/(e^ε + k − 1)`, each
+other category with probability `1/(e^ε + k − 1)`. -/
+def rrMech [DecidableEq O] (ε : R) (truth : X → O) : Mechanism X O R := fun x =>
+  { mass := fun o => if o = truth x then exp ε * (rrDen O ε)⁻¹ else (rrDen O ε)⁻¹
+    nonneg := fun o => by
+      have hd := inv_pos' (rrDen_pos ε (truth x))
+      have he := exp_pos ε
+      by_cases h : o = truth x
+      · rw [if_pos h]; exact mul_nonneg' (by grind) (by grind)
+      · rw [if_neg h]; grind
+    total := by
+      rw [fsum_ite_point]
+      have hd : rrDen O ε * (rrDen O ε)⁻¹ = 1 :=
+        Lean.Grind.Field.mul_inv_cancel (by have := rrDen_pos ε (truth x); grind)
+      unfold rrDen at hd ⊢
+      generalize (exp ε + natR (Enum.elems : List O).length - 1)⁻¹ = d at hd ⊢
+      grind }
+
+/-- **Randomized response is ε-DP** (for every relation `Nbr`: any two inputs), `ε ≥ 0`. -/
+theorem rr_dp [DecidableEq O] (Nbr : X → X → Prop) (ε : R) (hε : 0 ≤ ε) (truth : X → O) :
+    DP Nbr (rrMech ε truth) ε 0 := by
+  apply dp_of_pointwise
+  intro x x' _ o
+  show (if o = truth x then exp ε * (rrDen O ε)⁻¹ else (rrDen O ε)⁻¹)
+    ≤ exp ε * (if o = truth x' then exp ε * (rrDen O ε)⁻¹ else (rrDen O ε)⁻¹)
+  have hd := inv_pos' (rrDen_pos ε (truth x))
+  have he := one_le_exp hε
+  generalize (rrDen O ε)⁻¹ = d at hd ⊢
+  have h1 := mul_le_mul_right' d he (by grind)
+  have h2 := mul_le_mul_left' (exp ε) (show d ≤ exp ε * d by grind) (by grind)
+  by_cases h : o = truth x
+  · rw [if_pos h]
+    by_cases h' : o = truth x'
+    · rw [if_pos h']; grind
+    · rw [if_neg h']; grind
+  · rw [if_neg h]
+    by_cases h' : o = truth x'
+    · rw [if_pos h']; grind
+    · rw [if_neg h']; grind
+
+/-- **Randomized response as ODP** (Lemma 3): `ℰ ≡ ε` for any partition, δ = 0. -/
+theorem rr_odp [DecidableEq O] [Enum K] [DecidableEq K] (Nbr : X → X → Prop) (ε : R)
+    (hε : 0 ≤ ε) (truth : X → O) (κ : O → K) :
+    ODP Nbr (rrMech ε truth) κ (fun _ => ε) 0 :=
+  odp_of_dp Nbr _ ε 0 (rr_dp Nbr ε hε truth) κ
+
+end
+
+end Odp.Mech
