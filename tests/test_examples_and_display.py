@@ -56,9 +56,9 @@ def test_opendp_example_runs_shows_decimals_and_verifies(tmp_path):
     ledger = tmp_path / "example.db"
     out = _run_example("opendp_laplace.py", str(ledger), cwd=tmp_path)
     assert "Laplace count: DP(epsilon=0.5, delta=0)" in out
-    assert "Gaussian count: DP(epsilon=0.429941468837, delta=0.000001)" in out
-    assert "remaining: Budget(epsilon=0.070058531163, delta=0)" in out
-    assert "remaining  ε=0.070058531163  δ=0" in out  # odp ledger show
+    assert "Gaussian count: DP(epsilon=0.429941468838, delta=0.000001)" in out
+    assert "remaining: Budget(epsilon=0.070058531162, delta=0)" in out
+    assert "remaining  ε=0.070058531162  δ=0" in out  # odp ledger show
     assert "OK: 2 rounds replay under the rules generated from Odp/LedgerCore.lean" in out
     shown = out[out.index("ledger "):out.index("wrote ")].replace(str(ledger), "")
     assert "/" not in shown and "≤" not in shown and "≥" not in shown  # exact short decimals
@@ -138,6 +138,6 @@ def test_opendp_section_code_runs(tmp_path, monkeypatch, capsys):
     exec(compile(block, "docs/mechanisms.md", "exec"), namespace)
     out = capsys.readouterr().out
     assert out.startswith("DP(epsilon=0.5, delta=0) ")
-    assert "DP(epsilon=0.429941468837, delta=0.000001)" in out
+    assert "DP(epsilon=0.429941468838, delta=0.000001)" in out
     namespace["acc"].close()
     assert (tmp_path / "budget.db").exists()

@@ -425,10 +425,12 @@ class Accountant:
         guarantee = getattr(mechanism, "guarantee", None)
         release_fn = getattr(mechanism, "release", None)
         if guarantee is None or not callable(release_fn):
+            hint = ("; for an OpenDP measurement use odp.from_opendp(measurement, d_in)"
+                    if type(mechanism).__module__.startswith("opendp") else "")
             raise InvalidParameter(
                 "run() needs a mechanism with a declared .guarantee and a .release(data, rng) "
-                "method; for your own mechanism use reserve() or charge()"
-            )
+                "method; for your own mechanism use reserve() or charge() (docs/mechanisms.md, "
+                "'Write your own mechanism')" + hint)
         g = as_odp(guarantee)
         params_fn = getattr(mechanism, "params", None)
         params = params_fn() if callable(params_fn) else {}

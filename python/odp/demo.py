@@ -50,7 +50,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .accountant import Accountant
-from .budget import format_fraction
+from .budget import display_fraction, display_named, format_fraction
 from .errors import BudgetExceeded, InvalidParameter, OdpError
 from .ledger import RoundRecord
 from .mechanisms import BOTTOM, LaplaceMechanism
@@ -474,11 +474,10 @@ def _certificate(acc: Accountant, ledger: Path) -> dict[str, Any]:
             "message": result.message}
 
 
-def _short(x: Any) -> str:
-    """Exact decimal when it is short, else ``≈`` and 4 decimals (display only)."""
-    x = Fraction(x)
-    text = format_fraction(x)
-    return text if "/" not in text and len(text) <= 12 else f"≈{float(x):.4f}"
+def _short(x: Any, rounding: str = "up") -> str:
+    """Exact decimal when it is short, else rounded on the safe side and marked ``≤``/``≥``
+    (:func:`odp.budget.display_fraction`; display only)."""
+    return display_fraction(Fraction(x), rounding)
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -498,7 +497,7 @@ def format_report(report: dict[str, Any]) -> str:
             i, row["release"], row["value"],
             _short(row["epsilon_worst_case"]),
             _short(row["epsilon_charged"]),
-            _short(row["epsilon_saved"]),
+            _short(row["epsilon_saved"], "down"),
         ])
     lines.append(format_table(
         ["#", "release", "value", "ε worst case (DP)", "ε charged (ODP)", "ε saved"], table))
@@ -510,12 +509,15 @@ def format_report(report: dict[str, Any]) -> str:
             "these same releases would not all have fit" if worst > total else "")
     lines += [
         "",
-        f"sum of the rounds' worst cases (plain DP accounting): ε={_short(worst)}{over}.",
-        f"ODP accounting charged ε={_short(charged)} (saved ε={_short(worst - charged)}), "
-        f"δ={format_fraction(Fraction(s['delta_charged']))}.",
-        "(The exact charges are in the ledger and in --json; ≈ marks a rounded display.)",
-        f"remaining budget: ε={format_fraction(Fraction(s['remaining']['epsilon']))}, "
-        f"δ={format_fraction(Fraction(s['remaining']['delta']))}",
+        f"sum of the rounds' worst cases (plain DP accounting): "
+        f"{display_named('ε', worst)}{over}.",
+        f"ODP accounting charged {display_named('ε', charged)} (saved "
+        f"{display_named('ε', worst - charged, 'down')}), "
+        f"{display_named('δ', Fraction(s['delta_charged']))}.",
+        "(≤x / ≥x: rounded to 6 digits on the safe side; the exact values are in the ledger "
+        "and in --json.)",
+        f"remaining budget: {display_named('ε', Fraction(s['remaining']['epsilon']), 'down')}, "
+        f"{display_named('δ', Fraction(s['remaining']['delta']), 'down')}",
         f"certificate written to {cert['path']} — "
         + ("verified by the checker generated from the Lean rules"
            if cert["verified"] else f"NOT verified: {cert['message']}"),

@@ -83,6 +83,8 @@ class CertificateError(OdpError):
 
 
 class FloatBudgetWarning(UserWarning):
-    """A float was used as a budget or cost and its exact binary value is not the decimal
-    the user probably meant (e.g. ``0.1`` is 0.1000000000000000055511151231257827…).
-    Pass a string such as ``"0.1"`` or a ``Fraction`` to mean the decimal exactly."""
+    """A float was used as a number odp must take exactly.  A float privacy parameter (ε, δ,
+    ρ, a cost or a budget) is rounded up to the shortest decimal not below its binary value
+    (0.1 → 0.10000000000000001); this is said once per process.  Any other parameter given as
+    a float is taken at its exact binary value.  Pass a string such as "0.1" to mean the decimal
+    exactly."""

@@ -24,6 +24,8 @@ EXTRAS = {
     "psycopg": ("postgres", "PostgreSQL ledgers (postgresql:// URLs)"),
     "cryptography": ("sign", "Ed25519 signatures of certificates (odp certify --sign-key)"),
     "mpmath": ("bench", "high-precision references in benchmarks"),
+    "opendp": ("opendp", "OpenDP measurements (odp.from_opendp)"),
+    "dp_accounting": ("dp-accounting", "dp-accounting events (odp.buckets.from_dp_event)"),
     "hypothesis": ("test", "the test suite"),
     "pytest": ("test", "the test suite"),
 }

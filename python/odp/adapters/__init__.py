@@ -8,6 +8,6 @@ Importing this package does not import OpenDP: it is loaded when first used.
 
 from __future__ import annotations
 
-from .opendp import OpenDPMechanism, from_opendp, zcdp_to_dp_epsilon_cks
+from .opendp import OpenDPMechanism, from_opendp
 
-__all__ = ["OpenDPMechanism", "from_opendp", "zcdp_to_dp_epsilon_cks"]
+__all__ = ["OpenDPMechanism", "from_opendp"]

@@ -12,7 +12,7 @@ output measure                     declared guarantee
 =================================  ==========================================================
 ``MaxDivergence``                  ``DP(ε, 0)`` with ε = ``map(d_in)`` (pure DP)
 ``ZeroConcentratedDivergence``     ρ = ``map(d_in)``; ``DP(ε, δ)`` at the δ you choose, with ε
-                                   from :func:`zcdp_to_dp_epsilon_cks` (Canonne, Kamath,
+                                   from :func:`odp.conversions.zcdp_to_dp_epsilon` (Canonne, Kamath,
                                    Steinke 2020, Cor. 13 — the tight conversion), rounded up
 ``Approximate(MaxDivergence)``     ``DP(ε, δ)`` with ``(ε, δ) = map(d_in)``
 ``SmoothedMaxDivergence``          ``DP(ε, δ)`` at the δ you choose: ε = ``map(d_in)
@@ -50,17 +50,16 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
-from ..budget import format_fraction, parse_delta, parse_epsilon, shortest_decimal_at_least
-from ..conversions import ROUNDING_DENOMINATOR, zcdp_to_dp_epsilon
+from ..budget import format_fraction, parse_delta, shortest_decimal_at_least
+from ..conversions import zcdp_to_dp_epsilon
 from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter, OdpError
 from ..extras import MissingDependency, install_hint
 from ..floats import float_down
 from ..guarantees import DP, Data, Release
 from ..mechanisms.base import Mechanism
-from ..rational import ceil_fraction, log_bracket
 from ..samplers import RandomSource
 
-__all__ = ["OpenDPMechanism", "from_opendp", "zcdp_to_dp_epsilon_cks", "SUPPORTED_MEASURES"]
+__all__ = ["OpenDPMechanism", "from_opendp", "SUPPORTED_MEASURES"]
 
 #: The output measures :func:`from_opendp` turns into a guarantee (module docstring).
 SUPPORTED_MEASURES = ("MaxDivergence", "ZeroConcentratedDivergence",
@@ -111,73 +110,6 @@ def _opendp_version() -> str:
 
 
 # ----------------------------------------------------------------------------- zCDP -> (ε, δ)
-
-def _cks_epsilon_float(alpha: float, rho: float, log_inv_delta: float) -> float:
-    """CKS 2020 Cor. 13's ε at order α, in floats (only to choose α)."""
-    return (alpha * rho + math.log1p(-1 / alpha)
-            + (log_inv_delta - math.log(alpha)) / (alpha - 1))
-
-
-def _best_alpha(rho: Fraction, delta: Fraction) -> Fraction:
-    """An order α > 1 near the one minimising Cor. 13's ε (a float search over t = ln(α − 1):
-    a grid, then golden-section refinement).  Any α > 1 gives a valid bound, so the search
-    affects only how tight the result is, never its soundness."""
-    r, log_inv = float(rho), -math.log(float(delta))
-
-    def f(t: float) -> float:
-        a = 1 + math.exp(t)
-        try:
-            return _cks_epsilon_float(a, r, log_inv)
-        except (OverflowError, ValueError, ZeroDivisionError):
-            return math.inf
-
-    grid = [i / 4 for i in range(-120, 201)]  # α − 1 from e^-30 to e^50
-    values = [f(t) for t in grid]
-    i = min(range(len(grid)), key=values.__getitem__)
-    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-    golden = (math.sqrt(5) - 1) / 2
-    for _ in range(100):
-        t1, t2 = hi - golden * (hi - lo), lo + golden * (hi - lo)
-        if f(t1) <= f(t2):
-            hi = t2
-        else:
-            lo = t1
-    return 1 + Fraction(math.exp((lo + hi) / 2))  # exact value of the float: α > 1
-
-
-def zcdp_to_dp_epsilon_cks(rho: Any, delta: Any) -> Fraction:
-    """An upper bound on the smallest ε such that every ρ-zCDP mechanism is (ε, δ)-DP, by
-    Canonne, Kamath and Steinke, *The Discrete Gaussian for Differential Privacy* (NeurIPS 2020),
-    Corollary 13: for every α > 1 it is (ε(α), δ)-DP with
-
-        ε(α) = αρ + (ln(1/δ) + (α − 1)·ln(1 − 1/α) − ln α) / (α − 1).
-
-    α is chosen by a float search (:func:`_best_alpha`); ε(α) is then evaluated at that exact
-    rational α with rigorous brackets (upper ends of ln(1/δ) and ln(1 − 1/α), lower end of
-    ln α: :mod:`odp.rational`) and rounded up to a multiple of 10⁻¹², so the result is at least
-    ε(α), hence a valid ε.  It is never worse than Bun and Steinke's ρ + 2√(ρ ln(1/δ)) (Prop.
-    1.3; :func:`odp.conversions.zcdp_to_dp_epsilon`): the smaller of the two is returned.  ρ = 0
-    gives 0.  Tested against mpmath's minimum of the same formula at 50 digits and against
-    OpenDP's own conversion (``tests/test_opendp_adapter.py``).
-
-    (``odp.conversions`` has only the Bun–Steinke bound; this tighter one lives here with its
-    only user until the two are merged.)"""
-    r = parse_epsilon(rho, name="rho")
-    d = parse_delta(delta)
-    if d == 0:
-        raise InvalidParameter("delta must be > 0 to convert zCDP to (ε, δ)-DP (ln(1/δ) is "
-                               "infinite)")
-    if r == 0:
-        return Fraction(0)
-    alpha = _best_alpha(r, d)
-    am1 = alpha - 1
-    log_inv_delta_hi = log_bracket(1 / d)[1]
-    log_ratio_hi = log_bracket(am1 / alpha)[1]  # ln(1 − 1/α) < 0, its upper end
-    log_alpha_lo = log_bracket(alpha)[0]
-    eps = alpha * r + (log_inv_delta_hi + am1 * log_ratio_hi - log_alpha_lo) / am1
-    cks = ceil_fraction(max(eps, Fraction(0)), ROUNDING_DENOMINATOR)
-    return min(cks, zcdp_to_dp_epsilon(r, d))
-
 
 # ----------------------------------------------------------------------------- the adapter
 
@@ -285,7 +217,7 @@ class OpenDPMechanism(Mechanism):
         if measure == "ZeroConcentratedDivergence":
             assert delta is not None
             rho = _map_number(raw, "ρ", measure)
-            return DP(zcdp_to_dp_epsilon_cks(rho, delta), delta), f"rho={raw!r}"
+            return DP(zcdp_to_dp_epsilon(rho, delta), delta), f"rho={raw!r}"
         if measure == "Approximate(MaxDivergence)":
             if not (isinstance(raw, tuple) and len(raw) == 2):
                 raise InvalidGuarantee(f"the {measure} privacy map returned {raw!r}; expected "
