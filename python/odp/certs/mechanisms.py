@@ -260,12 +260,21 @@ def theorem_of(kind: str) -> str | None:
     return name if name is not None and name in lean.LEAN_THEOREMS else None
 
 
+_NOTES = {
+    "declared": "a user's own mechanism: its guarantee is declared",
+    "dp": "a user's DP charge: its one class is checked, the DP guarantee is declared",
+    "iter_costs": "costs checked; its δ is a numerical bound (privacy buckets or OptDel), "
+                  "declared",
+}
+
+
 def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
                ) -> dict[str, Any]:
     """What was established about each round's guarantee (``odp verify``): *proved* (by the
     Lean theorem named) when its ``mech`` row names a mechanism with a theorem in this build's
     sources — ``mechOk`` has then checked the round's classes, costs and δ against the cost
-    function of that theorem — else *declared*.  ``names``: the recorded mechanism names."""
+    function of that theorem — else *declared*, with a note saying why.  ``names``: the
+    recorded mechanism names."""
     out = []
     for i, row in enumerate(rows):
         kind = KINDS[row.name if row is not None else "declared"]
@@ -275,9 +284,14 @@ def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
             "name": names[i] if i < len(names) else None,
             "theorem": theorem, "status": "proved" if theorem else "declared",
             "checked": kind.checked if row is not None else "nothing (no mech row)"}
-        if theorem is None and kind.theorem is not None:
-            entry["note"] = (f"its costs are checked, but the Lean theorem {kind.theorem} is not "
-                             "in the Lean sources of this odp")
+        if theorem is None:
+            if kind.name in _NOTES:
+                entry["note"] = _NOTES[kind.name]
+            elif kind.theorem is None:
+                entry["note"] = "costs checked; no Lean theorem proves this mechanism's guarantee yet"
+            else:
+                entry["note"] = (f"costs checked; the Lean theorem {kind.theorem} is not in the "
+                                 "Lean sources of this odp")
         out.append(entry)
     proved = sum(1 for e in out if e["status"] == "proved")
     return {"proved": proved, "declared": len(out) - proved, "rounds": out}

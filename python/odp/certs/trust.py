@@ -129,7 +129,10 @@ def guarantee_statements(guarantees: dict[str, Any] | None
                     "hypotheses)"]
     rounds = guarantees["rounds"]
     proved = [r for r in rounds if r["status"] == "proved"]
-    declared = [r["round"] for r in rounds if r["status"] == "declared"]
+    declared = [r["round"] for r in rounds
+                if r["status"] == "declared" and r["mechanism"] in ("declared", "dp")]
+    unproved = [r for r in rounds
+                if r["status"] == "declared" and r["mechanism"] not in ("declared", "dp")]
     established, missing = [], []
     if proved:
         theorems = sorted({r["theorem"] for r in proved})
@@ -141,8 +144,14 @@ def guarantee_statements(guarantees: dict[str, Any] | None
     if declared:
         missing.append(
             f"the declared guarantees of round(s) {_round_list(declared)} (a user's own "
-            "mechanism or DP charge, or a mechanism without a Lean proof): Theorem 7 takes them "
-            "as hypotheses")
+            "mechanism or DP charge): Theorem 7 takes them as hypotheses")
+    if unproved:
+        kinds = ", ".join(sorted({r["mechanism"] for r in unproved}))
+        missing.append(
+            f"the guarantees of round(s) {_round_list([r['round'] for r in unproved])} ({kinds}): "
+            "their classes and costs are the named mechanism's (Odp.LedgerCore.mechOk), but no "
+            "Lean theorem in this odp's sources proves that mechanism's guarantee (or its δ is "
+            "a numerical bound)")
     missing.append(
         "that each release was made by the mechanism its round names, with the recorded "
         "parameters, and that its samplers draw from the distributions the Lean proofs assume "

@@ -56,11 +56,12 @@ class VerifyResult:
         if g is None:
             return []
         lines = [f"guarantees: {g['proved']} round(s) proved in Lean, {g['declared']} declared"]
-        groups: dict[tuple[str, str | None], list[int]] = {}
+        groups: dict[tuple[str, str | None, str | None], list[int]] = {}
         for r in g["rounds"]:
-            groups.setdefault((r["mechanism"], r["theorem"]), []).append(r["round"])
-        for (mech, theorem), rounds in groups.items():
-            how = f"proved ({theorem})" if theorem else "declared"
+            key = (r["mechanism"], r["theorem"], r.get("note"))
+            groups.setdefault(key, []).append(r["round"])
+        for (mech, theorem, note), rounds in groups.items():
+            how = f"proved ({theorem})" if theorem else f"declared ({note})"
             lines.append(f"  {mech} x{len(rounds)}: {how} — rounds {_ranges(rounds)}")
         return lines
 
