@@ -6,25 +6,33 @@ Inside it, only this subset of Lean 4 is accepted (anything else is refused with
 number, never guessed):
 
 * ``structure Name where`` with one ``field : Nat`` per line, and an optional ``deriving`` line;
-* ``def name (a : T) … : R :=`` followed by one expression;
+* ``def name (a : T) … : R :=`` followed by one expression (on the same line or the next ones);
 * ``def name (a : T) … : List E → R`` followed by exactly two lines ``| [] => e`` and
   ``| x :: xs => e`` (structural recursion on the list);
+* ``def name (a : T) … : List A → List B → R`` followed by exactly three lines
+  ``| [], [] => e``, ``| x :: xs, y :: ys => e`` and ``| _, _ => e`` (recursion on two lists at
+  once; the recursive calls keep the leading parameters and end with ``xs ys``);
 * expressions: ℕ literals, variables, field access ``x.f``, application of defs of the region,
   parentheses, ``a + b``, ``a - b`` (ℕ subtraction, truncated at 0 as in Lean), ``a * b``,
-  ``decide (a ≤ b)``, ``decide (a < b)``, ``decide (a = b)``, ``a && b``, ``a || b``, ``!a``,
-  ``if c then a else b``, ``⟨a, b⟩`` and ``{ f := a, g := b }`` for structures, ``some a``,
-  ``none``, ``true``, ``false``.
+  ``decide (a ≤ b)``, ``decide (a < b)``, ``decide (a = b)`` (on ℕ), ``a && b``, ``a || b``,
+  ``!a``, ``if c then a else b``, ``⟨a, b⟩`` and ``{ f := a, g := b }`` for structures, list
+  literals ``[a, b]``/``[]`` and ``a :: l`` (Lean's ``infixr:67``: tighter than ``+``, looser
+  than ``*``), ``some a``, ``none``, ``true``, ``false``.
 
 Translation: structures become frozen dataclasses whose fields must be natural numbers;
-``Option T`` is ``T | None``; recursion whose recursive calls all pass the leading parameters
-unchanged is evaluated as a right fold over the list (no Python recursion depth limit, and a
-def that calls itself twice stays linear), and recursion whose recursive calls are all in tail
+``Option T`` is ``T | None``; lists are tuples; recursion whose recursive calls all pass the
+leading parameters unchanged is evaluated as a right fold over the list (no Python recursion
+depth limit, and a def that calls itself twice stays linear) — a map ``f (x :: xs) = h :: f xs``
+is built front to back in linear time — and recursion whose recursive calls are all in tail
 position becomes a loop.  Signatures carry Python annotations (``Nat`` -> ``int``, ``List T`` ->
 ``Sequence[T]``, ``Option T`` -> ``T | None``).  When the region defines ``admits``, ``update``,
-``blocksOk``, ``deltasOk`` and ``refundJustified`` over ``State``/``Entry``, the output ends with
-``check_step`` — the one step check every caller uses (run-time enforcement, certificate
-verification), a fixed composition of those generated rules.  The output names the source file
-and its SHA-256, and the SHA-256 of every Lean file that certificates cite.
+``blocksOk``, ``deltasOk``, ``mechOk`` and ``refundJustified`` over ``State``/``Entry``/
+``StepGroup``, the output ends with ``check_step`` — the one step check every caller uses
+(run-time enforcement, certificate verification), a fixed composition of those generated rules
+(``Odp.LedgerCore.stepRowsOk`` and ``admits``).  The output names the source file and its
+SHA-256, the SHA-256 of every Lean file that certificates cite, and (``LEAN_THEOREMS``) the
+theorems of the compiled modules under ``Odp/Mech`` — the proofs of the built-in mechanisms'
+guarantees that a certificate may cite (:mod:`odp.certs.mechanisms`).
 
     python scripts/gen_rules.py [--source Odp/LedgerCore.lean] [--output python/odp/_lean_rules.py]
 """
@@ -978,6 +986,24 @@ def emit_list2(gen: "Gen", d: Def) -> None:
         if not all(isinstance(a, Var) and a.name == p for a, p in zip(call.args[:-2], pnames)):
             raise GenerationError(f"{d.name}: recursion on two lists must keep its leading "
                                   "parameters")
+    def outside(e) -> bool:  # does e use the tails other than in a recursive call?
+        if isinstance(e, Call) and e.func == d.name:
+            return any(outside(a) for a in e.args[:-2])
+        if isinstance(e, Var):
+            return e.name in (xs, ys)
+        if isinstance(e, (Num, Const)):
+            return False
+        children = {Field: lambda: [e.obj], Call: lambda: e.args,
+                    BinOp: lambda: [e.left, e.right], Decide: lambda: [e.left, e.right],
+                    Not: lambda: [e.arg], Some: lambda: [e.arg],
+                    If: lambda: [e.cond, e.then, e.other], ListLit: lambda: e.items,
+                    Cons: lambda: [e.head, e.tail],
+                    Ctor: lambda: [x for _, x in e.fields] if e.named else e.fields}
+        return any(outside(c) for c in children[type(e)]())
+
+    if outside(cons):
+        raise GenerationError(f"{d.name}: the tails '{xs}', '{ys}' may only be passed to the "
+                              "recursive call")
     sig = ", ".join([f"{p}: {py_type(t)}" for p, t in d.params]
                     + [f"_a: {py_type('List ' + elem_a)}", f"_b: {py_type('List ' + elem_b)}"])
     binds = ([f"        {x} = _a[_i]"] if gen.uses(cons, x) else []) + (

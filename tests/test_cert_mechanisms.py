@@ -268,16 +268,13 @@ def _forge(text: str, kind: str) -> tuple[str, int]:
     two-class ``blocks`` row.  Returns the text and the forged round (1-based)."""
     lines = text.splitlines()
     steps = [i for i, line in enumerate(lines) if line.startswith("step")]
-    for n, i in enumerate(steps, 1):
-        mech = next(line for line in lines[i + 1:] if line.startswith("mech"))
-        if kind == "toy" and mech == "mech toy 200000":
-            lines[i], lines[i + 1] = "step 0 0 0", "blocks 0 0 ; realized 1"
-            break
-        if kind == "dp" and mech == "mech dp":
-            lines[i], lines[i + 1] = "step 100000 50000 0", "blocks 100000 50000 ; realized 1"
-            break
-    else:  # pragma: no cover - the run has both kinds
-        raise AssertionError(kind)
+    want = "mech toy 200000" if kind == "toy" else "mech dp"
+    n, i = next((n, i) for n, i in enumerate(steps, 1)
+                if next(x for x in lines[i + 1:] if x.startswith("mech")) == want)
+    if kind == "toy":
+        lines[i], lines[i + 1] = "step 0 0 0", "blocks 0 0 ; realized 1"
+    else:
+        lines[i], lines[i + 1] = "step 100000 50000 0", "blocks 100000 50000 ; realized 1"
     return "\n".join(lines) + "\n", n
 
 

@@ -98,6 +98,9 @@ def test_natural_subtraction_is_truncated_as_in_lean():
 REGION = """-- BEGIN GENERATOR SUBSET
 structure State where
   eps : Nat
+def listLen : List Nat → Nat
+  | [] => 0
+  | x :: xs => listLen xs + 1
 {extra}
 -- END GENERATOR SUBSET
 """
@@ -127,6 +130,8 @@ structure State where
      "needs exactly the three lines"),
     ("def g : List Nat → List Nat → Bool\n  | [], [] => g [] []\n"
      "  | x :: xs, y :: ys => g xs ys\n  | _, _ => false", "recursion outside"),
+    ("def g : List Nat → List Nat → Nat\n  | [], [] => 0\n"
+     "  | x :: xs, y :: ys => listLen xs + g xs ys\n  | _, _ => 0", "may only be passed"),
 ])
 def test_generator_refuses_constructs_outside_the_subset(tmp_path, extra, message):
     src = tmp_path / "Odp" / "LedgerCore.lean"
