@@ -13,8 +13,8 @@ The rules that give these rows their meaning are ``Odp.LedgerCore.{admits, updat
 blocksOk, deltasOk, mechOk, refundJustified}`` (``Odp/LedgerCore.lean``).  Parsing is strict:
 any other row, a missing header, a stray or repeated ``blocks``/``deltas``/``mech`` row, an
 unknown mechanism, a wrong number of parameters or a malformed number is a
-:class:`~odp.errors.CertificateError`.  Text written before ``mech`` rows existed (sidecar
-versions 1 and 2) has none: its rounds are all declared.
+:class:`~odp.errors.CertificateError`.  Text written before ``mech`` rows existed (no
+``text_version`` in the sidecar) has none: its rounds are all declared.
 """
 
 from __future__ import annotations
