@@ -3,7 +3,7 @@ Copyright (c) 2025 The odp authors. Released under Apache 2.0.
 
 # `odpcheck LEDGER`
 
-Replays an exported ledger (format v1, see `Odp/NOTES.md`) with the rules of `Odp.LedgerCore`:
+Replays an exported ledger (the certificate text of `python/odp/certs/format.py`) with the rules of `Odp.LedgerCore`:
 
     # comment                      (blank lines and lines starting with `#` are ignored)
     D <n>                          (all amounts below are integers in units of 1/n, n > 0)
@@ -11,6 +11,8 @@ Replays an exported ledger (format v1, see `Odp/NOTES.md`) with the rules of `Od
     step <supEps> <charged> <delta>            (one row per round of Alg. 1)
     blocks <E_1> … <E_m> ; realized <k>        (optional, after a step: Lemma 4 row)
     deltas <Δ_1> … <Δ_m>                       (optional, after a step: Lemma 6 row)
+    mech <name> <p_1> … [; <n ε δ> …]          (optional, after a step: the mechanism and its
+                                                parameters, checked by `mechOk`; none: declared)
 
 Output and exit code:
 * `OK eps=<n> delta=<n>` (remaining budget, from `replay`), exit 0;
@@ -23,8 +25,10 @@ ends one ledger, and the answer is one line — `OK eps=<n> delta=<n>`, `FAIL at
 or `ERROR <message>` (malformed ledger) — flushed immediately.  End of input exits with 0.
 
 For each step the checks run in this order: its `blocks` row (`blocksOk`), its `deltas` row
-(`deltasOk`), `refundJustified` (a charge below the declared sup needs a `blocks` row), then
-`admits` against the remaining budget; the first failing step is reported.
+(`deltasOk`), its `mech` row (`mechOk`: the round's classes, costs and δ are the named
+mechanism's for its parameters), `refundJustified` (a charge below the declared sup needs a
+`blocks` row), then `admits` against the remaining budget; the first failing step is reported.
+The mechanism names and their parameter shapes are those of `python/odp/certs/mechanisms.py`.
 The `OK` verdict is printed only when `replay` (whose soundness is `replay_sound`) accepts.
 
 This file imports no Mathlib and uses only the long-standing core API `String.toList`,
@@ -91,6 +95,7 @@ inductive Row where
   | step (e : Entry)
   | blocks (bs : List Nat) (k : Nat)
   | deltas (ds : List Nat)
+  | mech (m : MechRow)
 
 inductive Parsed where
   | skip
@@ -129,6 +134,69 @@ def parseDeltas (rest : List (List Char)) : Parsed :=
   | some ds => .row (.deltas ds)
   | none => .bad "expected 'deltas <D_1> ... <D_m>'"
 
+/-- A `mech` row's name: its kind, its number of numeric parameters (`none`: one or more
+stopping points) and whether step groups follow a `;`. -/
+def mechKind (name : List Char) : Option (Nat × Option Nat × Bool) :=
+  if name == "declared".toList then some (kindDeclared, some 0, false)
+  else if name == "dp".toList then some (kindDp, some 0, false)
+  else if name == "laplace".toList then some (kindLaplace, some 1, false)
+  else if name == "gaussian".toList then some (kindGaussian, some 2, false)
+  else if name == "rr".toList then some (kindRr, some 1, false)
+  else if name == "median".toList then some (kindMedian, some 1, false)
+  else if name == "erm".toList then some (kindErm, some 1, false)
+  else if name == "toy".toList then some (kindToy, some 1, false)
+  else if name == "svt".toList then some (kindSvt, some 3, false)
+  else if name == "ptr".toList then some (kindPtr, some 2, false)
+  else if name == "iqr".toList then some (kindIqr, some 2, false)
+  else if name == "iter".toList then some (kindIter, none, true)
+  else if name == "iter_costs".toList then some (kindIterCosts, none, true)
+  else if name == "test_release".toList then some (kindTestRelease, some 5, false)
+  else none
+
+/-- Step groups `count ε δ`, in threes. -/
+def groupsOf : List Nat → Option (List StepGroup)
+  | [] => some []
+  | n :: e :: d :: rest =>
+    match groupsOf rest with
+    | some gs => some (⟨n, e, d⟩ :: gs)
+    | none => none
+  | _ => none
+
+/-- The numeric parameters have the kind's count (`none`: at least one). -/
+def arityOk (arity : Option Nat) (ps : List Nat) : Bool :=
+  match arity with
+  | some n => ps.length == n
+  | none => !ps.isEmpty
+
+def parseMechParams (kind : Nat) (arity : Option Nat) (grouped : Bool)
+    (rest : List (List Char)) : Parsed :=
+  if grouped then
+    match splitSemi rest [] with
+    | some (ps, gs) =>
+      match parseNats ps, parseNats gs with
+      | some ns, some gns =>
+        match groupsOf gns with
+        | some (g :: more) =>
+          if arityOk arity ns then .row (.mech ⟨kind, ns, g :: more⟩)
+          else .bad "wrong number of mechanism parameters"
+        | _ => .bad "expected step groups 'count eps delta' after ';'"
+      | _, _ => .bad "expected natural numbers in the 'mech' row"
+    | none => .bad "expected 'mech <name> <k_1> ... ; <count eps delta> ...'"
+  else
+    match parseNats rest with
+    | some ns =>
+      if arityOk arity ns then .row (.mech ⟨kind, ns, []⟩)
+      else .bad "wrong number of mechanism parameters"
+    | none => .bad "expected 'mech <name> <p_1> ...' with natural numbers"
+
+def parseMech (rest : List (List Char)) : Parsed :=
+  match rest with
+  | name :: ps =>
+    match mechKind name with
+    | some (kind, arity, grouped) => parseMechParams kind arity grouped ps
+    | none => .bad "unknown mechanism in the 'mech' row"
+  | [] => .bad "expected 'mech <name> ...'"
+
 def parseLine (toks : List (List Char)) : Parsed :=
   match toks with
   | [] => .skip
@@ -139,7 +207,8 @@ def parseLine (toks : List (List Char)) : Parsed :=
     else if t == "step".toList then parseStep rest
     else if t == "blocks".toList then parseBlocks rest
     else if t == "deltas".toList then parseDeltas rest
-    else .bad "unknown row (expected D, budget, step, blocks or deltas)"
+    else if t == "mech".toList then parseMech rest
+    else .bad "unknown row (expected D, budget, step, blocks, deltas or mech)"
 
 inductive LinesResult where
   | ok (rows : List (Nat × Row))
@@ -160,6 +229,7 @@ structure StepRow where
   entry : Entry
   blocks : Option (List Nat × Nat)
   deltas : Option (List Nat)
+  mech : Option MechRow
 
 inductive Assembled where
   | ok (s0 : State) (steps : List StepRow)
@@ -170,15 +240,19 @@ def attach (s0 : State) : List (Nat × Row) → List StepRow → Assembled
   | [], acc => .ok s0 acc.reverse
   | (n, r) :: rest, acc =>
     match r, acc with
-    | .step e, _ => attach s0 rest (⟨e, none, none⟩ :: acc)
+    | .step e, _ => attach s0 rest (⟨e, none, none, none⟩ :: acc)
     | .blocks bs k, st :: more =>
       if st.blocks.isSome then .bad s!"line {n}: second 'blocks' row for one step"
       else attach s0 rest ({ st with blocks := some (bs, k) } :: more)
     | .deltas ds, st :: more =>
       if st.deltas.isSome then .bad s!"line {n}: second 'deltas' row for one step"
       else attach s0 rest ({ st with deltas := some ds } :: more)
+    | .mech m, st :: more =>
+      if st.mech.isSome then .bad s!"line {n}: second 'mech' row for one step"
+      else attach s0 rest ({ st with mech := some m } :: more)
     | .blocks _ _, [] => .bad s!"line {n}: 'blocks' row before any 'step'"
     | .deltas _, [] => .bad s!"line {n}: 'deltas' row before any 'step'"
+    | .mech _, [] => .bad s!"line {n}: 'mech' row before any 'step'"
     | .header _, _ => .bad s!"line {n}: misplaced 'D' row"
     | .budget _ _, _ => .bad s!"line {n}: misplaced 'budget' row"
 
@@ -212,6 +286,10 @@ def deltasFailure (st : StepRow) : Option String :=
   | none => none
   | some ds => if deltasOk st.entry ds then none else some "deltas: sum(deltas) > delta"
 
+def mechFailure (st : StepRow) : Option String :=
+  if stepMechOk ⟨st.entry, st.blocks, st.deltas, st.mech.getD MechRow.declared⟩ then none
+  else some "mech: the classes, costs or delta are not those of the named mechanism"
+
 def refundFailure (st : StepRow) : Option String :=
   if refundJustified st.entry st.blocks.isSome then none
   else some "refund: charged < supEps without a blocks row"
@@ -225,11 +303,12 @@ def admitsReason (s : State) (e : Entry) : String :=
 def firstFailure : State → Nat → List StepRow → Option (Nat × String)
   | _, _, [] => none
   | s, i, st :: rest =>
-    match blocksFailure st, deltasFailure st, refundFailure st with
-    | some msg, _, _ => some (i, msg)
-    | none, some msg, _ => some (i, msg)
-    | none, none, some msg => some (i, msg)
-    | none, none, none =>
+    match blocksFailure st, deltasFailure st, mechFailure st, refundFailure st with
+    | some msg, _, _, _ => some (i, msg)
+    | none, some msg, _, _ => some (i, msg)
+    | none, none, some msg, _ => some (i, msg)
+    | none, none, none, some msg => some (i, msg)
+    | none, none, none, none =>
       if admits s st.entry then firstFailure (update s st.entry) (i + 1) rest
       else some (i, admitsReason s st.entry)
 

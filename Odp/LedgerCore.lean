@@ -12,7 +12,11 @@ denominators), so the rules of Alg. 1 become linear facts over `Nat`:
 * `blocksOk`: a Lemma 4 row (`supEps` is the maximum of the declared block costs and `charged`
   is the cost of the realised block);
 * `deltasOk`: a Lemma 6 row (`δ_i ≥ ∑_k Δ_k`);
-* `refundJustified`: a step charged below its declared sup must carry a `blocks` row.
+* `refundJustified`: a step charged below its declared sup must carry a `blocks` row;
+* `mechOk`: a `mech` row — the round's classes, costs and `δ_i` are those of the named built-in
+  mechanism for its recorded parameters (the cost functions `Odp/Mech` proves the guarantees
+  for, here over `Nat`), or the round is a user's DP charge (one class) or declared;
+* `checkCert`: a whole certificate (what `odp verify --kernel` has the kernel decide).
 
 `Odp/Core/Ledger.lean` relates these rules to Theorem 7 (compiled with this file in CI);
 `Odp/Rules.lean` relates them to the real and `ℝ≥0∞` budgets of the Mathlib statement (stated
@@ -21,10 +25,12 @@ only: never compiled here).
 The definitions between the GENERATOR SUBSET markers are read by `scripts/gen_rules.py` and
 translated to Python. They use only: `structure` with `Nat` fields; `def` with one expression
 built from literals, variables, field access, application of defs of this file, `+`, `-`
-(truncated), `*`, `decide (a ≤ b)`, `decide (a < b)`, `decide (a = b)`, `&&`, `||`, `!`,
-`if c then a else b` (with `c : Bool`), anonymous constructors, structure instances, `some`,
-`none`, `true`, `false`; and list recursion written as two lines `| [] => …` and
-`| x :: xs => …`.
+(truncated), `*`, `decide (a ≤ b)`, `decide (a < b)`, `decide (a = b)` (on `Nat`), `&&`, `||`, `!`,
+`if c then a else b` (with `c : Bool`), anonymous constructors, structure instances, list
+literals `[a, b]`, `x :: xs`, `some`, `none`, `true`, `false`; list recursion written as two
+lines `| [] => …` and `| x :: xs => …`; and recursion on two lists at once, written as three
+lines `| [], [] => …`, `| x :: xs, y :: ys => …` and `| _, _ => …`. (`decide` on lists is avoided:
+this toolchain's compiler lacks code for `instDecidableEqList`.)
 -/
 module
 
@@ -97,6 +103,164 @@ def deltasOk (e : Entry) (ds : List Nat) : Bool :=
 a `blocks` row (Lemma 4: then the charge is the cost of the realised block). -/
 def refundJustified (e : Entry) (hasBlocks : Bool) : Bool :=
   decide (e.supEps ≤ e.charged) || hasBlocks
+
+/-! #### The built-in mechanisms' guarantees as functions of their parameters (`mech` rows)
+
+A certificate's `mech` row names the mechanism that made a round and gives its exact
+parameters: amounts (ε's, δ's) in units of `1/D` like every other number of the certificate, and
+counts (the SVT cut-off `c`, stopping points, grid sensitivities) as they are. `mechOk`
+recomputes from them the round's classes, their costs and `δ_i` — the guarantee that
+`Odp/Mech` proves for that mechanism — and compares them with the round's `step` and `blocks`
+rows. Classes are listed in the order odp's ledger records them (the declaration order of the
+mechanism's guarantee, e.g. (values, ⊥)). Products replace divisions: a cost `a / u` is
+compared as `E · u = a`. -/
+
+/-- The mechanism named by a `mech` row (`OdpCheck.lean` and `python/odp/certs/mechanisms.py`
+map the row's name to these numbers). -/
+def kindDeclared : Nat := 0
+def kindDp : Nat := 1
+def kindLaplace : Nat := 2
+def kindGaussian : Nat := 3
+def kindRr : Nat := 4
+def kindMedian : Nat := 5
+def kindErm : Nat := 6
+def kindToy : Nat := 7
+def kindSvt : Nat := 8
+def kindPtr : Nat := 9
+def kindIqr : Nat := 10
+def kindIter : Nat := 11
+def kindIterCosts : Nat := 12
+def kindTestRelease : Nat := 13
+
+/-- `count` consecutive steps of an iterative mechanism (Alg. 3), each `(eps, delta)`-DP. -/
+structure StepGroup where
+  count : Nat
+  eps : Nat
+  delta : Nat
+  deriving Repr, DecidableEq
+
+/-- Number of step groups. -/
+def groupsLen : List StepGroup → Nat
+  | [] => 0
+  | g :: gs => groupsLen gs + 1
+
+/-- Number of steps the groups describe. -/
+def stepCount : List StepGroup → Nat
+  | [] => 0
+  | g :: gs => g.count + stepCount gs
+
+/-- `acc + ε_1 + … + ε_k` over the steps the groups describe (all of them if fewer than `k`). -/
+def prefixEps (k acc : Nat) : List StepGroup → Nat
+  | [] => acc
+  | g :: gs => if decide (k ≤ g.count) then acc + k * g.eps else prefixEps (k - g.count) (acc + g.count * g.eps) gs
+
+/-- `acc + δ_1 + … + δ_k` over the steps the groups describe (all of them if fewer than `k`). -/
+def prefixDelta (k acc : Nat) : List StepGroup → Nat
+  | [] => acc
+  | g :: gs => if decide (k ≤ g.count) then acc + k * g.delta else prefixDelta (k - g.count) (acc + g.count * g.delta) gs
+
+/-- Equality of two lists of numbers, element by element. -/
+def listEq : List Nat → List Nat → Bool
+  | [], [] => true
+  | x :: xs, y :: ys => decide (x = y) && listEq xs ys
+  | _, _ => false
+
+/-- The larger of two numbers. -/
+def natMax (a b : Nat) : Nat := if decide (a ≤ b) then b else a
+
+/-- The smaller of two numbers. -/
+def natMin (a b : Nat) : Nat := if decide (a ≤ b) then a else b
+
+/-- An `ε`-DP mechanism with the trivial partition (Lemma 3): one class, costing `ε`. Laplace,
+randomized response, the exponential-mechanism median and ERM output perturbation (δ = 0), and
+the Gaussian mechanism (its δ). -/
+def dpBlocks (eps : Nat) : List Nat := [eps]
+
+/-- M_toy (paper 002, Sec. 1): classes (values, ⊥) costing `(ε, 0)`; `δ = 0`. -/
+def toyBlocks (eps : Nat) : List Nat := [eps, 0]
+
+/-- PTR with an `(ε, δ)`-PTR function (paper 002, Sec. 4.2, Def. 9): classes (values, ⊥) costing
+`(2ε, ε)`; the round's `δ` is the function's `δ`. -/
+def ptrBlocks (eps : Nat) : List Nat := [2 * eps, eps]
+
+/-- M_IQR (paper 002, Lemma 10): classes (values, ⊥) costing `(3ε, 2ε)`; `δ` is the mechanism's. -/
+def iqrBlocks (eps : Nat) : List Nat := [3 * eps, 2 * eps]
+
+/-- Lemma 11 with basic composition: the class "stopped after `k_i` steps" costs
+`ε_1 + … + ε_{k_i}`, one cost per stopping point `k_1 < … < k_n`. -/
+def iterBlocks (gs : List StepGroup) : List Nat → List Nat
+  | [] => []
+  | k :: ks => prefixEps k 0 gs :: iterBlocks gs ks
+
+/-- Lemma 11 with basic composition: `δ = Σ_i (δ_1 + … + δ_{k_i})`. -/
+def iterDelta (gs : List StepGroup) : List Nat → Nat
+  | [] => 0
+  | k :: ks => prefixDelta k 0 gs + iterDelta gs ks
+
+/-- Stopping points that increase strictly, all above `prev`. -/
+def increasingFrom (prev : Nat) : List Nat → Bool
+  | [] => true
+  | k :: ks => if decide (prev < k) then increasingFrom k ks else false
+
+/-- Stopping points `1 ≤ k_1 < … < k_n` (at least one) whose last is the number of steps. -/
+def stopsOk (gs : List StepGroup) (stops : List Nat) : Bool :=
+  decide (0 < listLen stops) && increasingFrom 0 stops && decide (listMax stops = stepCount gs)
+
+/-- SVT (Alg. 2, Lemma 8), classes `c' = k, k + 1, …, c` (the number of ⊤ answers):
+`ℰ(S_{c'}) = ε1 + (c'/c)·ε2`, compared as `ℰ(S_{c'})·c = ε1·c + c'·ε2`; the list must end at
+class `c`. -/
+def svtFrom (c e1 e2 k : Nat) : List Nat → Bool
+  | [] => decide (k = c + 1)
+  | b :: bs => if decide (b * c = e1 * c + k * e2) then svtFrom c e1 e2 (k + 1) bs else false
+
+/-- The round's `δ` is `d`; with a `blocks` row the classes cost exactly `expected`, without one
+(a round charged its sup) its `supEps` is the largest of them. -/
+def costsAre (e : Entry) (bs : List Nat) (hasBlocks : Bool) (expected : List Nat) (d : Nat) : Bool :=
+  decide (e.delta = d) && (if hasBlocks then listEq bs expected else decide (e.supEps = listMax expected))
+
+/-- SVT with cut-off `c ≥ 1` and budgets `ε1`, `ε2` (Lemma 8, `δ = 0`): the classes are
+`c' = 0 … c`; the sup is `ε1 + ε2`. -/
+def svtOk (e : Entry) (bs : List Nat) (hasBlocks : Bool) (c e1 e2 : Nat) : Bool :=
+  decide (0 < c) && decide (e.delta = 0) && (if hasBlocks then svtFrom c e1 e2 0 bs else decide (e.supEps = e1 + e2))
+
+/-- Test-and-release (Alg. 5, Thm. 17 on odp's grid): the test noise has scale `u/ε2` grid units
+and one test (training) record moves the tested error by at most `ut` (`utr`) units; classes
+(values, ⊥) cost `ℰ(values) = max(ε1, (ut/u)·ε2)` and `ℰ(⊥) = min(ℰ(values), (max(utr, ut)/u)·ε2)`,
+compared after multiplying by `u`; `δ = 0`. -/
+def testReleaseOk (e : Entry) (bs : List Nat) (hasBlocks : Bool) (e1 e2 u ut utr : Nat) : Bool :=
+  decide (0 < u) && decide (e.delta = 0) &&
+    (if hasBlocks then
+      decide (listLen bs = 2) && decide (blockAt 0 bs * u = natMax (e1 * u) (ut * e2)) &&
+        decide (blockAt 1 bs * u = natMin (blockAt 0 bs * u) (natMax utr ut * e2))
+    else decide (e.supEps * u = natMax (e1 * u) (ut * e2)))
+
+/-- Exactly `n` numeric parameters and no step groups. -/
+def arity (ps : List Nat) (gs : List StepGroup) (n : Nat) : Bool :=
+  decide (listLen ps = n) && decide (groupsLen gs = 0)
+
+/-- A `mech` row (`kind`, numeric parameters `ps`, step groups `gs`) against the round's `step`
+row `e` and its `blocks` row `bs` (`hasBlocks`; `bs = []` without one): the round's classes, costs
+and `δ` are the named mechanism's for these parameters. A round of a user's own mechanism
+(`kindDeclared`) is taken as declared; a user's DP charge (`kindDp`, Lemma 3) must have one class,
+costing its `supEps`. An unknown kind or a wrong number of parameters fails. For `kindIterCosts`
+(an iterative mechanism whose `δ` comes from a numerical rule: privacy buckets, OptDel) the
+costs are checked and `δ` is not. -/
+def mechOk (e : Entry) (bs : List Nat) (hasBlocks : Bool) (kind : Nat) (ps : List Nat) (gs : List StepGroup) : Bool :=
+  if decide (kind = kindDeclared) then arity ps gs 0
+  else if decide (kind = kindDp) then arity ps gs 0 && (if hasBlocks then listEq bs [e.supEps] else true)
+  else if decide (kind = kindLaplace) then arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+  else if decide (kind = kindGaussian) then arity ps gs 2 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) (blockAt 1 ps)
+  else if decide (kind = kindRr) then arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+  else if decide (kind = kindMedian) then arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+  else if decide (kind = kindErm) then arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+  else if decide (kind = kindToy) then arity ps gs 1 && costsAre e bs hasBlocks (toyBlocks (blockAt 0 ps)) 0
+  else if decide (kind = kindSvt) then arity ps gs 3 && svtOk e bs hasBlocks (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps)
+  else if decide (kind = kindPtr) then arity ps gs 2 && costsAre e bs hasBlocks (ptrBlocks (blockAt 0 ps)) (blockAt 1 ps)
+  else if decide (kind = kindIqr) then arity ps gs 2 && costsAre e bs hasBlocks (iqrBlocks (blockAt 0 ps)) (blockAt 1 ps)
+  else if decide (kind = kindIter) then stopsOk gs ps && costsAre e bs hasBlocks (iterBlocks gs ps) (iterDelta gs ps)
+  else if decide (kind = kindIterCosts) then stopsOk gs ps && costsAre e bs hasBlocks (iterBlocks gs ps) e.delta
+  else if decide (kind = kindTestRelease) then arity ps gs 5 && testReleaseOk e bs hasBlocks (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps) (blockAt 3 ps) (blockAt 4 ps)
+  else false
 
 -- END GENERATOR SUBSET
 
@@ -257,15 +421,34 @@ theorem deltasOk_sound {e : Entry} {ds : List Nat} (h : deltasOk e ds = true) :
 
 /-! ### Whole certificates (what `odp verify --kernel` asks the kernel to decide) -/
 
-/-- One step of a certificate: its row, and its optional `blocks E… ; realized k` (Lemma 4) and
-`deltas Δ…` (Lemma 6) rows. -/
+/-- A certificate's `mech` row: which mechanism made the round (`kind`), its numeric parameters
+and, for an iterative mechanism, its step groups. -/
+structure MechRow where
+  kind : Nat
+  params : List Nat
+  groups : List StepGroup
+
+/-- The `mech` row of a round taken as declared (what a step without a `mech` row means). -/
+def MechRow.declared : MechRow := ⟨kindDeclared, [], []⟩
+
+/-- One step of a certificate: its row, its optional `blocks E… ; realized k` (Lemma 4) and
+`deltas Δ…` (Lemma 6) rows, and its `mech` row (the mechanism and its parameters). -/
 structure CertStep where
   entry : Entry
   blocks : Option (List Nat × Nat)
   deltas : Option (List Nat)
+  mech : MechRow
 
-/-- The rules of a step besides `admits`: its Lemma 4 row, its Lemma 6 row, and no refund without
-a `blocks` row (`refundJustified`). The generated Python checker applies the same four rules. -/
+/-- The step's `mech` row passes `mechOk` against its `step` and `blocks` rows. -/
+def stepMechOk (c : CertStep) : Bool :=
+  match c.blocks with
+  | some (bs, _) => mechOk c.entry bs true c.mech.kind c.mech.params c.mech.groups
+  | none => mechOk c.entry [] false c.mech.kind c.mech.params c.mech.groups
+
+/-- The rules of a step besides `admits`: its Lemma 4 row, its Lemma 6 row, its `mech` row (the
+classes, costs and `δ` are those of the named mechanism with its parameters), and no refund
+without a `blocks` row (`refundJustified`). The generated Python checker applies the same five
+rules, in this order. -/
 def stepRowsOk (c : CertStep) : Bool :=
   (match c.blocks with
     | some (bs, k) => blocksOk c.entry bs k
@@ -273,6 +456,7 @@ def stepRowsOk (c : CertStep) : Bool :=
   (match c.deltas with
     | some ds => deltasOk c.entry ds
     | none => true) &&
+  stepMechOk c &&
   refundJustified c.entry c.blocks.isSome
 
 /-- Replay a whole certificate: every step passes `admits` and `stepRowsOk`. -/
@@ -337,5 +521,91 @@ theorem checkCert_sound (cs : List CertStep) :
         | tail _ hmem => exact h2 d hmem
     · rw [if_neg hc] at h
       cases h
+
+/-! ### What an accepted `mech` row certifies -/
+
+/-- An accepted step passes its `mech` row. -/
+theorem stepRowsOk_mech {c : CertStep} (h : stepRowsOk c = true) : stepMechOk c = true :=
+  band_right (band_left h)
+
+/-- Every step of a certificate the kernel accepted passes its `mech` row. -/
+theorem checkCert_mech (cs : List CertStep) (s t : State) (h : checkCert s cs = some t) :
+    ∀ c ∈ cs, stepMechOk c = true :=
+  fun c hc => stepRowsOk_mech ((checkCert_sound cs s t h).2 c hc)
+
+/-- `listEq` is equality. -/
+theorem listEq_eq : ∀ (xs ys : List Nat), listEq xs ys = true → xs = ys
+  | [], [], _ => rfl
+  | x :: xs, y :: ys, h => by
+    have h' : (decide (x = y) && listEq xs ys) = true := h
+    rw [of_decide_eq_true (band_left h'), listEq_eq xs ys (band_right h')]
+  | [], _ :: _, h => by cases h
+  | _ :: _, [], h => by cases h
+
+/-- With a `blocks` row, `costsAre` fixes the classes' costs and `δ`. -/
+theorem costsAre_blocks {e : Entry} {bs expected : List Nat} {d : Nat}
+    (h : costsAre e bs true expected d = true) : bs = expected ∧ e.delta = d := by
+  have h' : (decide (e.delta = d) && listEq bs expected) = true := h
+  exact ⟨listEq_eq bs expected (band_right h'), of_decide_eq_true (band_left h')⟩
+
+/-- Without a `blocks` row (a round charged its sup), `costsAre` fixes `supEps` and `δ`. -/
+theorem costsAre_sup {e : Entry} {bs expected : List Nat} {d : Nat}
+    (h : costsAre e bs false expected d = true) : e.supEps = listMax expected ∧ e.delta = d := by
+  have h' : (decide (e.delta = d) && decide (e.supEps = listMax expected)) = true := h
+  exact ⟨of_decide_eq_true (band_right h'), of_decide_eq_true (band_left h')⟩
+
+/-- A user's DP charge (Lemma 3) has exactly one class, costing its `supEps`. -/
+theorem mechOk_dp {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindDp ps gs = true) : bs = [e.supEps] := by
+  have h' : (arity ps gs 0 && listEq bs [e.supEps]) = true := h
+  exact listEq_eq bs [e.supEps] (band_right h')
+
+/-- An M_toy round lists the classes (values, ⊥) at costs `(ε, 0)` for its parameter `ε`,
+with `δ = 0`. -/
+theorem mechOk_toy {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindToy ps gs = true) :
+    bs = toyBlocks (blockAt 0 ps) ∧ e.delta = 0 := by
+  have h' : (arity ps gs 1 && costsAre e bs true (toyBlocks (blockAt 0 ps)) 0) = true := h
+  exact costsAre_blocks (band_right h')
+
+/-- An SVT round with a `blocks` row: `c ≥ 1`, `δ = 0`, and its classes `0 … c` cost
+`ε1 + (c'/c)·ε2` (as `svtFrom` compares them). -/
+theorem mechOk_svt {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindSvt ps gs = true) :
+    0 < blockAt 0 ps ∧ e.delta = 0 ∧
+      svtFrom (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps) 0 bs = true := by
+  have h' : (arity ps gs 3 && svtOk e bs true (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps))
+      = true := h
+  have h2 : (decide (0 < blockAt 0 ps) && decide (e.delta = 0)
+      && svtFrom (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps) 0 bs) = true := band_right h'
+  exact ⟨of_decide_eq_true (band_left (band_left h2)), of_decide_eq_true (band_right (band_left h2)),
+    band_right h2⟩
+
+/-- Each class of an accepted SVT list costs `ε1 + (c'/c)·ε2` (times `c`), for `c' = k + j`. -/
+theorem svtFrom_at (c e1 e2 : Nat) (bs : List Nat) :
+    ∀ (k j : Nat), svtFrom c e1 e2 k bs = true → j < listLen bs →
+      blockAt j bs * c = e1 * c + (k + j) * e2 := by
+  induction bs with
+  | nil => intro k j _ hj; exact absurd hj (Nat.not_lt_zero j)
+  | cons b bs ih =>
+    intro k j h hj
+    have h' : (if decide (b * c = e1 * c + k * e2) then svtFrom c e1 e2 (k + 1) bs else false)
+        = true := h
+    by_cases hb : b * c = e1 * c + k * e2
+    · rw [if_pos (decide_eq_true hb)] at h'
+      rw [blockAt_cons]
+      by_cases hj0 : j = 0
+      · rw [if_pos (decide_eq_true hj0), hj0, Nat.add_zero]
+        exact hb
+      · rw [if_neg (fun h0 : decide (j = 0) = true => hj0 (of_decide_eq_true h0))]
+        have hlen : listLen (b :: bs) = listLen bs + 1 := rfl
+        have hj' : j - 1 < listLen bs := by omega
+        have := ih (k + 1) (j - 1) h' hj'
+        rw [this]
+        have e3 : k + 1 + (j - 1) = k + j := by omega
+        rw [e3]
+    · rw [if_neg (fun h0 : decide (b * c = e1 * c + k * e2) = true => hb (of_decide_eq_true h0))]
+        at h'
+      cases h'
 
 end Odp.LedgerCore

@@ -6,25 +6,33 @@ Inside it, only this subset of Lean 4 is accepted (anything else is refused with
 number, never guessed):
 
 * ``structure Name where`` with one ``field : Nat`` per line, and an optional ``deriving`` line;
-* ``def name (a : T) … : R :=`` followed by one expression;
+* ``def name (a : T) … : R :=`` followed by one expression (on the same line or the next ones);
 * ``def name (a : T) … : List E → R`` followed by exactly two lines ``| [] => e`` and
   ``| x :: xs => e`` (structural recursion on the list);
+* ``def name (a : T) … : List A → List B → R`` followed by exactly three lines
+  ``| [], [] => e``, ``| x :: xs, y :: ys => e`` and ``| _, _ => e`` (recursion on two lists at
+  once; the recursive calls keep the leading parameters and end with ``xs ys``);
 * expressions: ℕ literals, variables, field access ``x.f``, application of defs of the region,
   parentheses, ``a + b``, ``a - b`` (ℕ subtraction, truncated at 0 as in Lean), ``a * b``,
-  ``decide (a ≤ b)``, ``decide (a < b)``, ``decide (a = b)``, ``a && b``, ``a || b``, ``!a``,
-  ``if c then a else b``, ``⟨a, b⟩`` and ``{ f := a, g := b }`` for structures, ``some a``,
-  ``none``, ``true``, ``false``.
+  ``decide (a ≤ b)``, ``decide (a < b)``, ``decide (a = b)`` (on ℕ), ``a && b``, ``a || b``,
+  ``!a``, ``if c then a else b``, ``⟨a, b⟩`` and ``{ f := a, g := b }`` for structures, list
+  literals ``[a, b]``/``[]`` and ``a :: l`` (Lean's ``infixr:67``: tighter than ``+``, looser
+  than ``*``), ``some a``, ``none``, ``true``, ``false``.
 
 Translation: structures become frozen dataclasses whose fields must be natural numbers;
-``Option T`` is ``T | None``; recursion whose recursive calls all pass the leading parameters
-unchanged is evaluated as a right fold over the list (no Python recursion depth limit, and a
-def that calls itself twice stays linear), and recursion whose recursive calls are all in tail
+``Option T`` is ``T | None``; lists are tuples; recursion whose recursive calls all pass the
+leading parameters unchanged is evaluated as a right fold over the list (no Python recursion
+depth limit, and a def that calls itself twice stays linear) — a map ``f (x :: xs) = h :: f xs``
+is built front to back in linear time — and recursion whose recursive calls are all in tail
 position becomes a loop.  Signatures carry Python annotations (``Nat`` -> ``int``, ``List T`` ->
 ``Sequence[T]``, ``Option T`` -> ``T | None``).  When the region defines ``admits``, ``update``,
-``blocksOk``, ``deltasOk`` and ``refundJustified`` over ``State``/``Entry``, the output ends with
-``check_step`` — the one step check every caller uses (run-time enforcement, certificate
-verification), a fixed composition of those generated rules.  The output names the source file
-and its SHA-256, and the SHA-256 of every Lean file that certificates cite.
+``blocksOk``, ``deltasOk``, ``mechOk`` and ``refundJustified`` over ``State``/``Entry``/
+``StepGroup``, the output ends with ``check_step`` — the one step check every caller uses
+(run-time enforcement, certificate verification), a fixed composition of those generated rules
+(``Odp.LedgerCore.stepRowsOk`` and ``admits``).  The output names the source file and its
+SHA-256, the SHA-256 of every Lean file that certificates cite, and (``LEAN_THEOREMS``) the
+theorems of the compiled modules under ``Odp/Mech`` — the proofs of the built-in mechanisms'
+guarantees that a certificate may cite (:mod:`odp.certs.mechanisms`).
 
     python scripts/gen_rules.py [--source Odp/LedgerCore.lean] [--output python/odp/_lean_rules.py]
 """
@@ -175,6 +183,17 @@ class Const:
     value: object  # None / True / False
 
 
+@dataclass
+class ListLit:
+    items: list
+
+
+@dataclass
+class Cons:
+    head: object
+    tail: object
+
+
 # ----------------------------------------------------------------------------------- parsing
 
 KEYWORDS = {"if", "then", "else", "decide", "some", "none", "true", "false", "fun", "let",
@@ -243,16 +262,25 @@ class ExprParser:
         return self.additive()
 
     def additive(self):
-        left = self.multiplicative()
+        left = self.cons()
         while self.at("+") or self.at("-"):
             op = self.peek().text
             self.i += 1
-            left = BinOp(op, left, self.multiplicative())
+            left = BinOp(op, left, self.cons())
         tok = self.peek()
         if tok is not None and tok.text in ("≤", "<", "="):
             raise self.error("comparisons are only supported as decide (a ≤ b), decide (a < b) "
                              "or decide (a = b)")
         return left
+
+    def cons(self):
+        """``a :: l`` (right associative, binding tighter than ``+`` and looser than ``*``, as
+        Lean's ``infixr:67``)."""
+        head = self.multiplicative()
+        if self.at("::"):
+            self.i += 1
+            return Cons(head, self.cons())
+        return head
 
     def multiplicative(self):
         left = self.application()
@@ -288,18 +316,18 @@ class ExprParser:
         return self.atom()
 
     def additive_no_cmp(self):
-        left = self.multiplicative()
+        left = self.cons()
         while self.at("+") or self.at("-"):
             op = self.peek().text
             self.i += 1
-            left = BinOp(op, left, self.multiplicative())
+            left = BinOp(op, left, self.cons())
         return left
 
     def starts_atom(self) -> bool:
         tok = self.peek()
         if tok is None:
             return False
-        if tok.kind == "num" or tok.text in ("(", "⟨", "{"):
+        if tok.kind == "num" or tok.text in ("(", "⟨", "{", "["):
             return True
         return tok.kind == "ident" and tok.text not in KEYWORDS - {"none", "true", "false"}
 
@@ -315,6 +343,16 @@ class ExprParser:
             e = self.expr()
             self.expect(")")
             return self.fields(e)
+        if tok.text == "[":
+            self.i += 1
+            elems = []
+            if not self.at("]"):
+                elems.append(self.expr())
+                while self.at(","):
+                    self.i += 1
+                    elems.append(self.expr())
+            self.expect("]")
+            return ListLit(elems)
         if tok.text == "⟨":
             self.i += 1
             items = [self.expr()]
@@ -380,6 +418,8 @@ class Def:
     nil: object = None
     cons: tuple | None = None  # (head, tail, expr)
     line: int = 0
+    #: recursion on two lists: (elem A, elem B, [] [] case, (x, xs, y, ys, expr), other case)
+    list2: tuple | None = None
 
 
 TYPE_RE = re.compile(r"^(Nat|Bool|Option [A-Z][A-Za-z0-9_]*|List [A-Z][A-Za-z0-9_]*|[A-Z][A-Za-z0-9_]*)$")
@@ -411,33 +451,88 @@ def py_type(t: str) -> str:
 STEP_CHECK_NEEDS = {
     "blocksOk": [("e", "Entry"), ("bs", "List Nat"), ("k", "Nat")],
     "deltasOk": [("e", "Entry"), ("ds", "List Nat")],
+    "mechOk": [("e", "Entry"), ("bs", "List Nat"), ("hasBlocks", "Bool"), ("kind", "Nat"),
+               ("ps", "List Nat"), ("gs", "List StepGroup")],
     "refundJustified": [("e", "Entry"), ("hasBlocks", "Bool")],
     "admits": [("s", "State"), ("e", "Entry")],
     "update": [("s", "State"), ("e", "Entry")],
+    "kindDeclared": [],
 }
 STEP_CHECK = '''
 
 #: The rules :func:`check_step` applies, in order (their Lean names in ``LEAN_NAMESPACE``).
-STEP_RULES = ('blocksOk', 'deltasOk', 'refundJustified', 'admits', 'update')
+STEP_RULES = ('blocksOk', 'deltasOk', 'mechOk', 'refundJustified', 'admits', 'update')
+
+#: A ``mech`` row as :func:`check_step` takes it: ``(kind, params, groups)``.
+MechArgs = tuple[int, Sequence[int], Sequence[StepGroup]]
 
 
 def check_step(s: State, e: Entry, *, blocks: Sequence[int] | None = None,
-               realized: int | None = None, deltas: Sequence[int] | None = None
-               ) -> tuple[State, None] | tuple[None, str]:
-    """One ledger step under the generated rules: ``(update(s, e), None)`` when the step's
-    optional Lemma 4 row (``blocks``, ``realized``) passes ``blocksOk``, its optional Lemma 6 row
-    (``deltas``) passes ``deltasOk``, the charge passes ``refundJustified`` and ``admits``
-    accepts it; else ``(None, rule)`` naming the first rule that fails."""
+               realized: int | None = None, deltas: Sequence[int] | None = None,
+               mech: MechArgs | None = None) -> tuple[State, None] | tuple[None, str]:
+    """One ledger step under the generated rules (``Odp.LedgerCore.stepRowsOk`` and ``admits``):
+    ``(update(s, e), None)`` when the step's optional Lemma 4 row (``blocks``, ``realized``)
+    passes ``blocksOk``, its optional Lemma 6 row (``deltas``) passes ``deltasOk``, its ``mech``
+    row passes ``mechOk`` (none: a declared round, ``kindDeclared``), the charge passes
+    ``refundJustified`` and ``admits`` accepts it; else ``(None, rule)`` naming the first rule
+    that fails."""
     if blocks is not None and (realized is None or not blocksOk(e, blocks, realized)):
         return None, 'blocksOk'
     if deltas is not None and not deltasOk(e, deltas):
         return None, 'deltasOk'
+    kind, params, groups = mech if mech is not None else (kindDeclared(), (), ())
+    if not mechOk(e, blocks if blocks is not None else (), blocks is not None, kind, params,
+                  groups):
+        return None, 'mechOk'
     if not refundJustified(e, blocks is not None):
         return None, 'refundJustified'
     if not admits(s, e):
         return None, 'admits'
     return update(s, e), None
 '''
+
+#: Where ``scan_theorems`` looks for the theorems that prove the built-in mechanisms'
+#: guarantees (compiled modules only: files whose header is ``module``).
+THEOREM_DIR = "Odp/Mech"
+_THEOREM = re.compile(r"^\s*(?:@\[[^\]]*\]\s*)*(private\s+|protected\s+)?(?:theorem|lemma)\s+"
+                      r"([^\s:({\[]+)")
+
+
+def is_module(text: str) -> bool:
+    """The header rule of ``scripts/lean_check.py``: the first non-comment word is ``module``."""
+    return re.match(r"\s*module\b", strip_comments(text)) is not None
+
+
+def scan_theorems(root: Path) -> dict[str, str]:
+    """Full name -> file of every non-private ``theorem`` in the compiled Lean modules under
+    ``THEOREM_DIR`` (namespaces and sections tracked line by line)."""
+    found: dict[str, str] = {}
+    base = root / THEOREM_DIR
+    if not base.is_dir():
+        return found
+    for path in sorted(base.rglob("*.lean")):
+        text = path.read_text(encoding="utf-8")
+        if not is_module(text):
+            continue
+        rel = str(path.relative_to(root))
+        scopes: list[str | None] = []  # namespace names; None for a section
+        for line in strip_comments(text).splitlines():
+            words = line.split()
+            if words[:1] == ["namespace"] and len(words) == 2:
+                scopes.append(words[1])
+            elif "section" in words[:2] and words[0] in ("section", "noncomputable", "public"):
+                scopes.append(None)
+            elif words[:1] == ["end"] and scopes:
+                scopes.pop()
+            m = _THEOREM.match(line)
+            if m and not m.group(1):
+                name = m.group(2)
+                if name.startswith("_root_."):
+                    full = name[len("_root_."):]
+                else:
+                    full = ".".join([s for s in scopes if s] + [name])
+                found[full] = rel
+    return found
 
 
 def split_decls(region: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
@@ -497,14 +592,19 @@ def parse_def(lines, structs, funcs) -> Def:
     if not rest.startswith(":"):
         raise GenerationError(f"line {lineno}: expected ': Type' after the binders of {name}")
     rest = rest[1:].strip()
-    if rest.endswith(":="):
-        ret = parse_type(rest[:-2], lineno, structs)
-        body_text = " ".join(t for _, t in lines[1:])
+    if ":=" in rest:  # `: R :=` then the body, on this line and/or the next ones
+        ret_text, first = rest.split(":=", 1)
+        ret = parse_type(ret_text, lineno, structs)
+        body_text = " ".join([first] + [t for _, t in lines[1:]])
         if not body_text.strip():
             raise GenerationError(f"line {lineno}: {name} has no body")
-        toks = tokenize(body_text, lines[1][0] if len(lines) > 1 else lineno)
+        toks = tokenize(body_text, lineno if first.strip() or len(lines) == 1 else lines[1][0])
         body = ExprParser(toks, funcs | {name}).parse()
         return Def(name, params, ret, body=body, line=lineno)
+    l2 = re.match(r"^List\s+([A-Z][A-Za-z0-9_]*)\s*→\s*List\s+([A-Z][A-Za-z0-9_]*)\s*→\s*(.+)$",
+                  rest)
+    if l2:
+        return parse_def2(name, params, lineno, lines, l2, structs, funcs)
     lm = re.match(r"^List\s+([A-Z][A-Za-z0-9_]*)\s*→\s*(.+)$", rest)
     if not lm:
         raise GenerationError(f"line {lineno}: {name}: expected ':= …' or ': List T → R'")
@@ -522,6 +622,30 @@ def parse_def(lines, structs, funcs) -> Def:
     nil = ExprParser(tokenize(nm.group(1), ln0), funcs | {name}).parse()
     cons = (cm.group(1), cm.group(2), ExprParser(tokenize(cm.group(3), ln1), funcs | {name}).parse())
     return Def(name, params, ret, list_elem=elem, nil=nil, cons=cons, line=lineno)
+
+
+def parse_def2(name, params, lineno, lines, m, structs, funcs) -> Def:
+    """``def f (…) : List A → List B → R`` by simultaneous recursion on the two lists, written as
+    exactly ``| [], [] => e``, ``| x :: xs, y :: ys => e`` and ``| _, _ => e``."""
+    elems = (parse_type(m.group(1), lineno, structs), parse_type(m.group(2), lineno, structs))
+    ret = parse_type(m.group(3), lineno, structs)
+    cases = [(ln, t.strip()) for ln, t in lines[1:]]
+    shape = (f"line {lineno}: {name}: recursion on two lists needs exactly the three lines "
+             "'| [], [] => …', '| x :: xs, y :: ys => …' and '| _, _ => …'")
+    if len(cases) != 3:
+        raise GenerationError(shape)
+    (ln0, nil_text), (ln1, cons_text), (ln2, other_text) = cases
+    nm = re.match(r"^\|\s*\[\s*\]\s*,\s*\[\s*\]\s*=>\s*(.+)$", nil_text)
+    cm = re.match(r"^\|\s*([a-z][A-Za-z0-9_]*)\s*::\s*([a-z][A-Za-z0-9_]*)\s*,\s*"
+                  r"([a-z][A-Za-z0-9_]*)\s*::\s*([a-z][A-Za-z0-9_]*)\s*=>\s*(.+)$", cons_text)
+    om = re.match(r"^\|\s*_\s*,\s*_\s*=>\s*(.+)$", other_text)
+    if not nm or not cm or not om:
+        raise GenerationError(shape)
+    fs = funcs | {name}
+    nil = ExprParser(tokenize(nm.group(1), ln0), fs).parse()
+    cons = cm.group(1, 2, 3, 4) + (ExprParser(tokenize(cm.group(5), ln1), fs).parse(),)
+    other = ExprParser(tokenize(om.group(1), ln2), fs).parse()
+    return Def(name, params, ret, line=lineno, list2=(elems[0], elems[1], nil, cons, other))
 
 
 def parse_region(text: str) -> tuple[dict[str, Struct], dict[str, Def]]:
@@ -563,6 +687,8 @@ class Gen:
         params = [t for _, t in d.params]
         if d.list_elem is not None:
             params.append(f"List {d.list_elem}")
+        if d.list2 is not None:
+            params += [f"List {d.list2[0]}", f"List {d.list2[1]}"]
         return params, d.ret
 
     def typeof(self, e, env) -> str:
@@ -593,6 +719,12 @@ class Gen:
             if e.struct is None:
                 raise GenerationError("a structure constructor needs a known expected type")
             return e.struct
+        if isinstance(e, ListLit):
+            if not e.items:
+                raise GenerationError("an empty list literal needs a known expected type")
+            return "List " + self.typeof(e.items[0], env)
+        if isinstance(e, Cons):
+            return "List " + self.typeof(e.head, env)
         raise GenerationError(f"cannot type {e!r}")
 
     def check(self, e, env, expected: str):
@@ -610,6 +742,15 @@ class Gen:
         if isinstance(e, Const) and e.value is None:
             if not expected.startswith("Option "):
                 raise GenerationError(f"'none' where {expected} is expected")
+            return
+        if isinstance(e, (ListLit, Cons)):
+            if not expected.startswith("List "):
+                raise GenerationError(f"a list where {expected} is expected")
+            elem = expected.split(" ", 1)[1]
+            for sub in (e.items if isinstance(e, ListLit) else [e.head]):
+                self.check(sub, env, elem)
+            if isinstance(e, Cons):
+                self.check(e.tail, env, expected)
             return
         if isinstance(e, Ctor):
             if expected not in self.structs:
@@ -678,6 +819,10 @@ class Gen:
                 names = self.structs[e.struct].fields
                 args = ", ".join(f"{n}={self.py(x, rec)}" for n, x in zip(names, e.fields))
             return f"{e.struct}({args})"
+        if isinstance(e, ListLit):
+            return "(" + "".join(f"{self.py(x, rec)}, " for x in e.items).rstrip(" ") + ")"
+        if isinstance(e, Cons):
+            return f"(({self.py(e.head, rec)},) + tuple({self.py(e.tail, rec)}))"
         if isinstance(e, Call):
             if rec is not None and e.func == rec[0]:
                 return rec[1](e)
@@ -703,6 +848,10 @@ class Gen:
         if isinstance(e, Ctor):
             parts = (x for _, x in e.fields) if e.named else e.fields
             return any(self.uses(x, name) for x in parts)
+        if isinstance(e, ListLit):
+            return any(self.uses(x, name) for x in e.items)
+        if isinstance(e, Cons):
+            return self.uses(e.head, name) or self.uses(e.tail, name)
         raise GenerationError(f"cannot analyse {e!r}")
 
     # -- recursion analysis
@@ -727,6 +876,12 @@ class Gen:
         elif isinstance(e, Ctor):
             for sub in (x for _, x in e.fields) if e.named else e.fields:
                 self.rec_calls(sub, name, False, out)
+        elif isinstance(e, ListLit):
+            for sub in e.items:
+                self.rec_calls(sub, name, False, out)
+        elif isinstance(e, Cons):
+            self.rec_calls(e.head, name, False, out)
+            self.rec_calls(e.tail, name, False, out)
         return out
 
     def emit_plain(self, d: Def):
@@ -759,6 +914,19 @@ class Gen:
                         + [f"{lst}: {py_type('List ' + d.list_elem)}"])
         sig += f") -> {py_type(d.ret)}"
         bind_head = [f"        {head} = {lst}[_i]"] if self.uses(cons, head) else []
+        if (constant and d.ret.startswith("List ") and isinstance(cons, Cons)
+                and isinstance(cons.tail, Call)
+                and cons.tail.func == d.name and not self.rec_calls(cons.head, d.name)):
+            # a map: f (x :: xs) = h x :: f xs, built front to back in linear time
+            self.lines += [
+                f"def {d.name}({sig}:",
+                f"    {lst} = tuple({lst})",
+                f"    _out: list[{py_type(d.ret.split(' ', 1)[1])}] = []",
+                f"    for _i in range(len({lst})):",
+            ] + bind_head + [
+                f"        _out.append({self.py(cons.head)})",
+                f"    return tuple(_out) + tuple({self.py(d.nil)})", "", ""]
+            return
         if constant:  # right fold: value(i) from value(i + 1)
             self.lines += [
                 f"def {d.name}({sig}:",
@@ -795,6 +963,61 @@ class Gen:
         ] + bind_head + tail_stmt(cons, 8) + ["", ""]
 
 
+def emit_list2(gen: "Gen", d: Def) -> None:
+    """Simultaneous recursion on two lists (``| [], [] | x :: xs, y :: ys | _, _``): the
+    recursive calls must pass the leading parameters unchanged and ``xs ys`` last; evaluated
+    as a right fold over the common prefix, started from the ``[], []`` case when the lists
+    have the same length and from the ``_, _`` case otherwise."""
+    elem_a, elem_b, nil, (x, xs, y, ys, cons), other = d.list2
+    env = dict(d.params)
+    gen.check(nil, env, d.ret)
+    gen.check(other, env, d.ret)
+    gen.check(cons, {**env, x: elem_a, xs: f"List {elem_a}", y: elem_b, ys: f"List {elem_b}"},
+              d.ret)
+    pnames = [p for p, _ in d.params]
+    for e in (nil, other):
+        if gen.rec_calls(e, d.name):
+            raise GenerationError(f"{d.name}: recursion outside the 'x :: xs, y :: ys' case")
+    for call, _ in gen.rec_calls(cons, d.name):
+        last = call.args[-2:]
+        if not (len(last) == 2 and all(isinstance(a, Var) for a in last)
+                and [a.name for a in last] == [xs, ys]):
+            raise GenerationError(f"{d.name}: recursive calls must be on the tails '{xs} {ys}'")
+        if not all(isinstance(a, Var) and a.name == p for a, p in zip(call.args[:-2], pnames)):
+            raise GenerationError(f"{d.name}: recursion on two lists must keep its leading "
+                                  "parameters")
+    def outside(e) -> bool:  # does e use the tails other than in a recursive call?
+        if isinstance(e, Call) and e.func == d.name:
+            return any(outside(a) for a in e.args[:-2])
+        if isinstance(e, Var):
+            return e.name in (xs, ys)
+        if isinstance(e, (Num, Const)):
+            return False
+        children = {Field: lambda: [e.obj], Call: lambda: e.args,
+                    BinOp: lambda: [e.left, e.right], Decide: lambda: [e.left, e.right],
+                    Not: lambda: [e.arg], Some: lambda: [e.arg],
+                    If: lambda: [e.cond, e.then, e.other], ListLit: lambda: e.items,
+                    Cons: lambda: [e.head, e.tail],
+                    Ctor: lambda: [x for _, x in e.fields] if e.named else e.fields}
+        return any(outside(c) for c in children[type(e)]())
+
+    if outside(cons):
+        raise GenerationError(f"{d.name}: the tails '{xs}', '{ys}' may only be passed to the "
+                              "recursive call")
+    sig = ", ".join([f"{p}: {py_type(t)}" for p, t in d.params]
+                    + [f"_a: {py_type('List ' + elem_a)}", f"_b: {py_type('List ' + elem_b)}"])
+    binds = ([f"        {x} = _a[_i]"] if gen.uses(cons, x) else []) + (
+        [f"        {y} = _b[_i]"] if gen.uses(cons, y) else [])
+    gen.lines += [
+        f"def {d.name}({sig}) -> {py_type(d.ret)}:",
+        "    _a, _b = tuple(_a), tuple(_b)",
+        f"    _acc = {gen.py(nil)} if len(_a) == len(_b) else {gen.py(other)}",
+        "    for _i in range(min(len(_a), len(_b)) - 1, -1, -1):",
+    ] + binds + [
+        f"        _acc = {gen.py(cons, (d.name, lambda c: '_acc'))}",
+        "    return _acc", "", ""]
+
+
 def generate(source: Path, root: Path = ROOT) -> str:
     text = source.read_text(encoding="utf-8")
     structs, defs = parse_region(text)
@@ -805,8 +1028,9 @@ def generate(source: Path, root: Path = ROOT) -> str:
     except ValueError:
         rel_name = source.name
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    theorems = scan_theorems(root)
     cited = {}
-    for name in CITED_FILES:
+    for name in list(CITED_FILES) + sorted(set(theorems.values())):
         p = root / name
         if name == rel_name:
             cited[name] = digest
@@ -834,6 +1058,11 @@ def generate(source: Path, root: Path = ROOT) -> str:
     ] + [f"    {k!r}: {v!r}," for k, v in cited.items()] + [
         "}",
         f"LEAN_NAMESPACE = {'Odp.LedgerCore'!r}",
+        f"#: Theorems of the compiled Lean modules under {THEOREM_DIR} (full name -> file): what",
+        "#: a certificate may cite as proving a round's guarantee (odp.certs.mechanisms).",
+        "LEAN_THEOREMS: dict[str, str] = {",
+    ] + [f"    {k!r}: {v!r}," for k, v in sorted(theorems.items())] + [
+        "}",
         "#: The whole Lean source, for kernel checks of certificates (`odp verify --kernel`).",
         "LEAN_TEXT = (",
     ] + [f"    {line!r}" for line in text.splitlines(keepends=True)] + [
@@ -860,14 +1089,16 @@ def generate(source: Path, root: Path = ROOT) -> str:
         out += [f"        _nat(self.{f}, {s.name + '.' + f!r})" for f in s.fields]
         out += ["", ""]
     for d in defs.values():
-        if d.list_elem is None:
+        if d.list2 is not None:
+            emit_list2(gen, d)
+        elif d.list_elem is None:
             gen.emit_plain(d)
         else:
             gen.emit_list(d)
     while out and gen.lines and gen.lines[-1] == "":
         gen.lines.pop()
     body = "\n".join(out + gen.lines) + "\n"
-    if {"State", "Entry"} <= set(structs) and all(
+    if {"State", "Entry", "StepGroup"} <= set(structs) and all(
             name in defs and defs[name].params == params
             for name, params in STEP_CHECK_NEEDS.items()):
         body += STEP_CHECK

@@ -16,7 +16,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 from odp import _lean_rules as lean  # noqa: E402
 from odp.certs.format import parse  # noqa: E402
+from odp.certs.mechanisms import lean_args  # noqa: E402
 from odp.errors import CertificateError  # noqa: E402
+
+#: The generated rule that failed -> the word odpcheck's answer starts with.
+_WORDS = {"blocksOk": "blocks", "deltasOk": "deltas", "mechOk": "mech",
+          "refundJustified": "refund", "admits": "admits"}
 
 
 def answer(text: str) -> str:
@@ -27,15 +32,11 @@ def answer(text: str) -> str:
     s = lean.State(cert.budget_eps, cert.budget_delta)
     for i, step in enumerate(cert.steps, 1):
         e = lean.Entry(step.sup_eps, step.charged, step.delta)
-        if step.blocks is not None and not lean.blocksOk(e, step.blocks, step.realized):
-            return f"FAIL at row {i}: blocks"
-        if step.deltas is not None and not lean.deltasOk(e, step.deltas):
-            return f"FAIL at row {i}: deltas"
-        if not lean.refundJustified(e, step.blocks is not None):
-            return f"FAIL at row {i}: refund"
-        if not lean.admits(s, e):
-            return f"FAIL at row {i}: admits"
-        s = lean.update(s, e)
+        after, rule = lean.check_step(s, e, blocks=step.blocks, realized=step.realized,
+                                      deltas=step.deltas, mech=lean_args(step.mech))
+        if after is None:
+            return f"FAIL at row {i}: {_WORDS[rule]}"
+        s = after
     return f"OK eps={s.eps} delta={s.delta}"
 
 

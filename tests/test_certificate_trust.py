@@ -99,7 +99,8 @@ def test_a_signed_certificate_states_what_it_established(tmp_path, owner, capsys
     assert "established: the 3 transitions obey the ledger rules" in out
     assert f"whose head (row 6) has hash {owner['head'].split(':')[1]}" in out
     assert "established: signed by Ed25519 key" in out and "(the key you gave)" in out
-    assert "NOT established: that the releases happened as written" in out
+    assert "NOT established: that each release was made by the mechanism its round names" in out
+    assert "NOT established: the declared guarantees of round(s) 1, 2, 3 (a user" in out
     assert "anyone can write" not in out  # the owner's key and head anchor it
 
 

@@ -178,7 +178,7 @@ def test_verify_lean_without_toolchain_says_so_and_exits_2(tmp_path, capsys, mon
 def test_enforcement_mismatch_charges_sup_and_raises(monkeypatch):
     calls = []
 
-    def disagree(*args):
+    def disagree(*args, **kwargs):
         calls.append(args)
         return False
 

@@ -98,6 +98,9 @@ def test_natural_subtraction_is_truncated_as_in_lean():
 REGION = """-- BEGIN GENERATOR SUBSET
 structure State where
   eps : Nat
+def listLen : List Nat → Nat
+  | [] => 0
+  | x :: xs => listLen xs + 1
 {extra}
 -- END GENERATOR SUBSET
 """
@@ -117,6 +120,18 @@ structure State where
     ("def g (k : Nat) : List Nat → Nat\n  | [] => 0\n  | x :: xs => x + g (k + 1) xs", "tail position"),
     ("def f (s : State) : State :=\n  ⟨s.eps, 1⟩", "needs 1 components"),
     ("def f (s : State) : Nat :=\n  s.missing", "has no field"),
+    ("def f (s : State) : Nat := [s.eps]", "a list where Nat is expected"),
+    ("def f (s : State) : List Nat := s.eps :: s.eps", "expected List Nat, got Nat"),
+    ("def g : List Nat → List Nat → Bool\n  | [], [] => true\n  | x :: xs, y :: ys => g ys xs"
+     "\n  | _, _ => false", "recursive calls must be on the tails"),
+    ("def g (k : Nat) : List Nat → List Nat → Bool\n  | [], [] => true\n"
+     "  | x :: xs, y :: ys => g (k + 1) xs ys\n  | _, _ => false", "keep its leading parameters"),
+    ("def g : List Nat → List Nat → Bool\n  | [], [] => true\n  | _, _ => false",
+     "needs exactly the three lines"),
+    ("def g : List Nat → List Nat → Bool\n  | [], [] => g [] []\n"
+     "  | x :: xs, y :: ys => g xs ys\n  | _, _ => false", "recursion outside"),
+    ("def g : List Nat → List Nat → Nat\n  | [], [] => 0\n"
+     "  | x :: xs, y :: ys => listLen xs + g xs ys\n  | _, _ => 0", "may only be passed"),
 ])
 def test_generator_refuses_constructs_outside_the_subset(tmp_path, extra, message):
     src = tmp_path / "Odp" / "LedgerCore.lean"
@@ -187,3 +202,90 @@ def test_cited_declarations_exist_in_their_files():
         assert re.search(rf"^(theorem|def|lemma)\s+{re.escape(short)}\b", text, re.M), (name, path)
         namespace = ".".join(name.split(".")[:-1])
         assert f"namespace {namespace}" in text, (name, namespace)
+
+
+# ------------------------------------------------------------------ the grammar added for mech rows
+
+EXTRA = """-- BEGIN GENERATOR SUBSET
+structure State where
+  eps : Nat
+def seven : Nat := 7
+def pair (a : Nat) : List Nat := [a, a * 2 + seven]
+def twice (s : State) : List Nat := s.eps :: pair s.eps
+def eq2 : List Nat → List Nat → Bool
+  | [], [] => true
+  | x :: xs, y :: ys => decide (x = y) && eq2 xs ys
+  | _, _ => false
+def dot (c : Nat) : List Nat → List Nat → Nat
+  | [], [] => 0
+  | x :: xs, y :: ys => c * x * y + dot c xs ys
+  | _, _ => 1000
+def bump (c : Nat) : List Nat → List Nat
+  | [] => [c]
+  | x :: xs => (x + c) :: bump c xs
+-- END GENERATOR SUBSET
+"""
+
+
+def test_list_literals_cons_and_two_list_recursion(tmp_path):
+    mod = _generate_module(tmp_path, EXTRA, "extra")
+    assert mod.seven() == 7 and list(mod.pair(3)) == [3, 13]
+    assert list(mod.twice(mod.State(2))) == [2, 2, 11]
+    assert mod.eq2([1, 2], [1, 2]) and not mod.eq2([1, 2], [1]) and not mod.eq2([], [0])
+    assert mod.dot(2, [1, 2], [3, 4]) == 2 * 3 + 2 * 8
+    assert mod.dot(1, [1, 2], [3]) == 3 + 1000  # Lean: the `_, _` case once one list ends
+    assert list(mod.bump(5, [1, 2])) == [6, 7, 5]  # a map: built front to back
+    assert list(mod.bump(1, range(200_000)))[-2:] == [200_000, 1]  # linear, no recursion
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(nats, max_size=6), st.lists(nats, max_size=6))
+def test_list_eq_mirror(xs, ys):
+    """Mirror of ``Odp.LedgerCore.listEq_eq`` (and its converse)."""
+    assert lean.listEq(xs, ys) == (xs == ys)
+    assert lean.listEq(xs, list(xs))
+
+
+groups_st = st.lists(st.builds(lean.StepGroup, st.integers(0, 5), nats, nats), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(groups_st, st.integers(0, 25), nats)
+def test_prefix_sums_over_step_groups(gs, k, acc):
+    """``prefixEps``/``prefixDelta`` are the prefix sums of the expanded step list."""
+    eps = [g.eps for g in gs for _ in range(g.count)]
+    dlt = [g.delta for g in gs for _ in range(g.count)]
+    assert lean.prefixEps(k, acc, gs) == acc + sum(eps[:k])
+    assert lean.prefixDelta(k, acc, gs) == acc + sum(dlt[:k])
+    assert lean.stepCount(gs) == len(eps) and lean.groupsLen(gs) == len(gs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), nats, nats, st.lists(nats, max_size=8))
+def test_svt_from_mirror(c, e1, e2, bs):
+    """Mirror of ``Odp.LedgerCore.svtFrom_at``: accepted lists are exactly ε1 + (c'/c)·ε2."""
+    ok = lean.svtFrom(c, e1, e2, 0, bs)
+    assert ok == (len(bs) == c + 1 and all(b * c == e1 * c + k * e2 for k, b in enumerate(bs)))
+
+
+def test_scan_theorems_reads_compiled_modules_with_their_namespaces(tmp_path):
+    mech = tmp_path / "Odp" / "Mech"
+    mech.mkdir(parents=True)
+    (mech / "A.lean").write_text(
+        "/- header -/\nmodule\n\npublic import Odp.LedgerCore\n\nnamespace Odp.Mech\n"
+        "noncomputable section\n-- theorem commented_out : True := trivial\n"
+        "theorem toy_odp : True := trivial\nprivate theorem hidden : True := trivial\n"
+        "@[simp] theorem svt_odp : True := trivial\nend\nnamespace Inner\n"
+        "theorem deep : True := trivial\nend Inner\nend Odp.Mech\n"
+        "theorem _root_.top_level : True := trivial\n")
+    (mech / "B.lean").write_text("import Mathlib\nnamespace Odp.Mech\ntheorem not_compiled : True"
+                                 " := trivial\nend Odp.Mech\n")
+    found = gen.scan_theorems(tmp_path)
+    assert found == {"Odp.Mech.toy_odp": "Odp/Mech/A.lean", "Odp.Mech.svt_odp": "Odp/Mech/A.lean",
+                     "Odp.Mech.Inner.deep": "Odp/Mech/A.lean", "top_level": "Odp/Mech/A.lean"}
+
+
+def test_generated_module_lists_this_trees_mechanism_theorems():
+    assert lean.LEAN_THEOREMS == gen.scan_theorems(ROOT)
+    for name, path in lean.LEAN_THEOREMS.items():
+        assert path in lean.LEAN_SOURCES and name.split(".")[-1] in (ROOT / path).read_text()

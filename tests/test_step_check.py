@@ -49,3 +49,29 @@ def test_run_time_enforcement_goes_through_the_step_check():
     assert not generated_check(f(1), f(1, 10), f(1, 2), f(1, 4), f(0))  # refund, no class
     assert not generated_check(f(1, 4), f(0), f(1, 2), f(1, 2), f(0))  # over budget
     assert not generated_check(f(-1), f(0), f(0), f(0), f(0))  # not a natural number of units
+
+
+kinds = st.sampled_from([lean.kindDeclared(), lean.kindDp(), lean.kindToy(), lean.kindLaplace(),
+                         lean.kindPtr(), lean.kindSvt(), lean.kindIter(), 99])
+groups = st.lists(st.builds(lean.StepGroup, st.integers(0, 4), nat, nat), max_size=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(nat, nat, nat, nat, nat, st.one_of(st.none(), st.lists(nat, min_size=1, max_size=3)),
+       nat, kinds, st.lists(nat, max_size=3), groups)
+def test_check_step_applies_mech_ok_after_the_lemma_rows(eps, dlt, sup, charged, delta, blocks,
+                                                         k, kind, params, gs):
+    """``check_step`` with a ``mech`` row is ``stepRowsOk`` (blocks, deltas, mech, refund) and
+    ``admits``, in that order, as ``Odp.LedgerCore.stepRowsOk`` composes them."""
+    s, e = lean.State(eps, dlt), lean.Entry(sup, charged, delta)
+    realized = k if blocks is not None else None
+    after, rule = lean.check_step(s, e, blocks=blocks, realized=realized,
+                                  mech=(kind, params, gs))
+    mech_ok = lean.mechOk(e, blocks or [], blocks is not None, kind, params, gs)
+    rows = [("blocksOk", blocks is None or lean.blocksOk(e, blocks, k)), ("mechOk", mech_ok),
+            ("refundJustified", lean.refundJustified(e, blocks is not None)),
+            ("admits", lean.admits(s, e))]
+    first = next((name for name, ok in rows if not ok), None)
+    assert rule == first and (after is None) == (first is not None)
+    if kind == 99:
+        assert not mech_ok  # an unknown mechanism is refused

@@ -3,7 +3,9 @@
 * :func:`build_certificate` / ``Accountant.certificate()`` / ``odp certify`` export a run;
 * :func:`verify` / ``odp verify`` replay it with the checker *generated* from
   ``Odp/LedgerCore.lean`` (``odp._lean_rules``), check the ledger's hash chain it records
-  and say what was and was not established (:mod:`odp.certs.trust`);
+  and say what was and was not established (:mod:`odp.certs.trust`), including per round
+  whether its guarantee is proved in Lean or declared (:mod:`odp.certs.mechanisms`: each
+  round's ``mech`` row, the mechanism and its parameters, and the table of built-ins);
 * :mod:`odp.certs.lean` runs the compiled Lean checker ``odpcheck`` (and kernel-checked
   certificates) where a Lean toolchain exists;
 * :mod:`odp.certs.enforce` re-checks each transition at run time (``Accountant(enforce=…)``).

@@ -6,6 +6,11 @@ run id, each round's mechanism, parameters, declared classes and costs, realised
 Lean declarations each row relies on with the SHA-256 of their files; plus the final budget the
 replay must reach and the SHA-256 of the text.
 
+Text version 2 (sidecar key ``"text_version": 2``) gives every round a ``mech`` row: the
+mechanism that made it and its exact parameters, derived from the recorded mechanism name and
+``params`` (:mod:`odp.certs.mechanisms`), which the checkers hold the round's classes, costs and δ
+to.  The amounts of those parameters count towards ``D``.
+
 Sidecar version 2 also records the ledger's hash chain (``"ledger"``: its genesis, every row's
 exact values with its hash, and the head), so ``odp verify`` can check that the text is exactly
 what those rows produce and name the ledger by its head hash; and optionally a ``"signature"``
@@ -29,12 +34,14 @@ from ..guarantees import GuaranteeRecord, Label
 from ..ledger import Ledger, RoundRecord
 from ..ledger.chain import CHAIN_VERSION, ROW_FIELDS, EventRow, Genesis
 from ..ledger.records import BudgetState, apply_row
-from . import rules
+from . import mechanisms, rules
 from .format import CertificateText, Step, common_denominator, in_units
 
 FORMAT = "odp-certificate"
-VERSION = 2  # of the sidecar; the text format is unchanged (odp.certs.format, v1)
+VERSION = 2  # of the sidecar (2: with the ledger's hash chain)
 READABLE_VERSIONS = (1, 2)
+#: Text version 2: every step has a ``mech`` row (odp.certs.format); 1: none (all declared).
+TEXT_VERSION = 2
 
 
 @dataclass
@@ -109,11 +116,14 @@ def chain_json(genesis: Genesis, events: list[tuple[EventRow, str]]) -> dict[str
 
 
 def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str,
-                      chain: tuple[Genesis, list[tuple[EventRow, str]]] | None = None
-                      ) -> Certificate:
+                      chain: tuple[Genesis, list[tuple[EventRow, str]]] | None = None,
+                      text_version: int = TEXT_VERSION) -> Certificate:
     """Build the certificate of a run from its budget and rounds (reservation order).  With
     ``chain`` (the ledger's genesis and verified rows) the sidecar is version 2 and records
-    the chain; without it, version 1 (no binding to a ledger)."""
+    the chain; without it, version 1 (no binding to a ledger).  ``text_version=1`` writes the
+    text without ``mech`` rows (how certificates were written before them)."""
+    if text_version not in (1, 2):
+        raise CertificateError(f"unknown certificate text version {text_version!r}")
     held_eps = sum((r.epsilon_held for r in rounds), Fraction(0))
     held_delta = sum((r.delta for r in rounds), Fraction(0))
     if held_eps > budget.epsilon or held_delta > budget.delta:
@@ -122,17 +132,22 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str,
             "by a custom admission rule (a privacy filter); certificates replay the sum rule "
             "(Odp/LedgerCore.lean) and do not apply to it")
     values = [budget.epsilon, budget.delta]
+    derived: list[mechanisms.Derived | None] = []
     for r in rounds:
         values += [r.sup_epsilon, r.epsilon_held, r.delta]
         values += [c for _, c in _costs(r.guarantee)]
         values += _class_deltas(r.guarantee) or []
+        mech = (mechanisms.row_for(r.mechanism, r.params, _costs(r.guarantee))
+                if text_version >= 2 else None)
+        derived.append(mech)
+        values += mech.amounts() if mech is not None else []
     d = common_denominator(values)
     text = CertificateText(d, in_units(budget.epsilon, d), in_units(budget.delta, d), comments=[
-        f"odp certificate v1, run {run_id}",
+        f"odp certificate v{text_version}, run {run_id}",
         f"{len(rounds)} rounds; amounts are natural numbers in units of 1/D (rules: Odp/LedgerCore.lean)",
     ])
     sidecar_rounds = []
-    for r in rounds:
+    for r, mech in zip(rounds, derived):
         step = Step(in_units(r.sup_epsilon, d), in_units(r.epsilon_held, d), in_units(r.delta, d))
         costs = _costs(r.guarantee)
         cited = list(rules.STEP_RULES)
@@ -151,8 +166,13 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str,
         if class_deltas is not None:
             step.deltas = [in_units(x, d) for x in class_deltas]
             cited += rules.DELTAS_RULES
+        if mech is not None:
+            step.mech = mech.row(d)
+            cited += rules.mech_rules(mech.kind)
         text.steps.append(step)
+        extra = {} if step.mech is None else {"mech": step.mech.render()}
         sidecar_rounds.append({
+            **extra,
             "index": r.index,
             "round_id": r.round_id,
             "mechanism": r.mechanism,
@@ -188,6 +208,7 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str,
         "D": str(d),
         "budget": budget.to_json(),
         "expected_final": {"eps": final.eps, "delta": final.delta},
+        **({"text_version": text_version} if text_version >= 2 else {}),
         "text_sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
         "lean": {
             "namespace": lean.LEAN_NAMESPACE,

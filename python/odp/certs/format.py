@@ -1,4 +1,4 @@
-"""The certificate text format (v1): the ledger format that ``odpcheck`` reads.
+"""The certificate text format: the ledger format that ``odpcheck`` reads.
 
     # comment lines and blank lines are ignored
     D <n>                                   all amounts below are natural numbers in units of 1/D
@@ -6,56 +6,30 @@
     step <supEps·D> <charged·D> <δ_i·D>     one per round, in reservation (Alg. 1) order
     blocks <E_1·D> … <E_m·D> ; realized <k> optional, after its step: Lemma 4 (0-based k)
     deltas <Δ_1·D> … <Δ_m·D>                optional, after its step: Lemma 6
+    mech <name> <p_1> … [; <n ε·D δ·D> …]    optional, after its step: the mechanism and its
+                                            parameters (odp.certs.mechanisms); none: declared
 
 The rules that give these rows their meaning are ``Odp.LedgerCore.{admits, update, replay,
-blocksOk, deltasOk}`` (``Odp/LedgerCore.lean``).  Parsing is strict: any other row, a missing
-header, a stray ``blocks`` row or a malformed number is a :class:`~odp.errors.CertificateError`.
+blocksOk, deltasOk, mechOk, refundJustified}`` (``Odp/LedgerCore.lean``).  Parsing is strict:
+any other row, a missing header, a stray or repeated ``blocks``/``deltas``/``mech`` row, an
+unknown mechanism, a wrong number of parameters or a malformed number is a
+:class:`~odp.errors.CertificateError`.  Text written before ``mech`` rows existed (no
+``text_version`` in the sidecar) has none: its rounds are all declared.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Iterable
 
 from ..errors import CertificateError
+from .mechanisms import KINDS, MechRow
+from .units import common_denominator, in_units, to_units
+
+__all__ = ["CertificateText", "MechRow", "Step", "parse", "common_denominator", "in_units",
+           "to_units"]
 
 _NAT = re.compile(r"^(0|[1-9][0-9]*)$")
-
-
-def common_denominator(values: Iterable[Fraction]) -> int:
-    """D: the lcm of the denominators, so that every value is a whole number of units 1/D."""
-    return math.lcm(1, *((v if type(v) is Fraction else Fraction(v)).denominator
-                         for v in values))
-
-
-def in_units(x: Fraction, d: int) -> int:
-    """``x·D`` as a natural number (``x`` must be a non-negative multiple of ``1/D``).
-
-    Integer arithmetic only (this runs on every enforced transition): ``x = p/q`` in lowest
-    terms is a whole number of units ``1/D`` iff ``q`` divides ``D``, and then ``x·D = p·(D/q)``.
-    """
-    f = x if type(x) is Fraction else Fraction(x)
-    units, rest = divmod(d, f.denominator)
-    if rest or f.numerator < 0:
-        raise CertificateError(f"{x} is not a natural number of units 1/{d}")
-    return f.numerator * units
-
-
-def to_units(values: Iterable[Fraction]) -> tuple[int, list[int]]:
-    """``(D, [v·D for v in values])`` with ``D = common_denominator(values)``, in one pass of
-    integer arithmetic (the same numbers as :func:`common_denominator` and :func:`in_units`;
-    this runs on every enforced transition).  A negative value raises :class:`CertificateError`
-    like :func:`in_units`."""
-    ratios = [(v if type(v) is Fraction else Fraction(v)).as_integer_ratio() for v in values]
-    d = math.lcm(1, *[q for _, q in ratios])
-    scaled = [n * (d // q) for n, q in ratios]
-    if scaled and min(scaled) < 0:
-        n, q = next((n, q) for n, q in ratios if n < 0)
-        raise CertificateError(f"{Fraction(n, q)} is not a natural number of units 1/{d}")
-    return d, scaled
 
 
 @dataclass
@@ -67,6 +41,7 @@ class Step:
     realized: int | None = None
     deltas: list[int] | None = None
     line: int = 0  # line number in the text (for messages)
+    mech: MechRow | None = None
 
 
 @dataclass
@@ -86,6 +61,8 @@ class CertificateText:
                 lines.append("blocks " + " ".join(map(str, s.blocks)) + f" ; realized {s.realized}")
             if s.deltas is not None:
                 lines.append("deltas " + " ".join(map(str, s.deltas)))
+            if s.mech is not None:
+                lines.append(s.mech.render())
         return "\n".join(lines) + "\n"
 
 
@@ -93,6 +70,33 @@ def _nat(word: str, line: int, what: str) -> int:
     if not _NAT.match(word):
         raise CertificateError(f"line {line}: {what} must be a natural number, got {word!r}")
     return int(word)
+
+
+def _mech_row(words: list[str], line: int) -> MechRow:
+    """``<name> <p>… [; <n ε δ>…]`` with the name and parameter shape of its kind."""
+    if not words or words[0] not in KINDS:
+        raise CertificateError(f"line {line}: expected 'mech <name> …' with a known mechanism "
+                               f"({', '.join(KINDS)}), got {' '.join(words[:1])!r}")
+    kind = KINDS[words[0]]
+    rest = words[1:]
+    groups: tuple[tuple[int, int, int], ...] | None = None
+    if kind.groups:
+        if rest.count(";") != 1:
+            raise CertificateError(f"line {line}: expected 'mech {kind.name} <k_1> … ; "
+                                   "<count ε δ> …'")
+        cut = rest.index(";")
+        rest, tail = rest[:cut], rest[cut + 1:]
+        nums = [_nat(w, line, "a step-group number") for w in tail]
+        if not nums or len(nums) % 3:
+            raise CertificateError(f"line {line}: step groups come in threes (count ε δ)")
+        groups = tuple((nums[i], nums[i + 1], nums[i + 2]) for i in range(0, len(nums), 3))
+    params = tuple(_nat(w, line, "a mechanism parameter") for w in rest)
+    if (kind.arity is None and not params) or (kind.arity is not None
+                                               and len(params) != kind.arity):
+        want = "one or more" if kind.arity is None else str(kind.arity)
+        raise CertificateError(f"line {line}: 'mech {kind.name}' takes {want} parameters, "
+                               f"got {len(params)}")
+    return MechRow(kind.name, params, groups)
 
 
 def parse(text: str) -> CertificateText:
@@ -143,6 +147,10 @@ def parse(text: str) -> CertificateText:
             if cert is None or not cert.steps or cert.steps[-1].deltas is not None:
                 raise CertificateError(f"line {lineno}: a 'deltas' row must follow its step")
             cert.steps[-1].deltas = [_nat(w, lineno, "a class delta") for w in words[1:]]
+        elif kind == "mech":
+            if cert is None or not cert.steps or cert.steps[-1].mech is not None:
+                raise CertificateError(f"line {lineno}: a 'mech' row must follow its step")
+            cert.steps[-1].mech = _mech_row(words[1:], lineno)
         else:
             raise CertificateError(f"line {lineno}: unknown row type {kind!r}")
     if cert is None:

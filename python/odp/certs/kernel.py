@@ -2,8 +2,9 @@
 
 The certificate's rows become Lean data — a list of ``Odp.LedgerCore.CertStep`` — and the kernel
 is asked to decide ``checkCert budget steps = some final``: every step passes ``admits`` (Alg. 1,
-line 4) and its ``blocks``/``deltas``/refund rows (Lemmas 4 and 6), and the replay ends at the
-final budget the certificate records. ``Odp.LedgerCore.checkCert_sound`` then gives
+line 4), its ``blocks``/``deltas``/refund rows (Lemmas 4 and 6) and its ``mech`` row (``mechOk``:
+the round's classes, costs and δ are the named mechanism's for its parameters; a step without one
+is ``MechRow.declared``), and the replay ends at the final budget the certificate records. ``Odp.LedgerCore.checkCert_sound`` then gives
 ``replay budget (steps.map entry) = some final``, and ``Odp.Core.checkCert_certificate_sound``
 what that means for Theorem 7 (for a run of honest requests: the rows are exactly the
 accountant's, they fit the budget, and the run is (ε_t, δ_t)-DP).
@@ -31,7 +32,8 @@ from typing import Callable
 from .. import _lean_rules as rules
 from .. import lean_toolchain as lt
 from ..errors import CertificateError, OdpError
-from .format import CertificateText, Step, parse
+from .format import CertificateText, MechRow, Step, parse
+from .mechanisms import KINDS
 
 #: Steps per kernel decision.
 CHUNK = 2000
@@ -57,12 +59,20 @@ def _state(eps: int, delta: int) -> str:
     return f"⟨{eps}, {delta}⟩"
 
 
+def _mech(m: MechRow | None) -> str:
+    """A ``mech`` row as an ``Odp.LedgerCore.MechRow`` (none: ``MechRow.declared``)."""
+    if m is None:
+        return "MechRow.declared"
+    groups = ", ".join(f"⟨{n}, {e}, {d}⟩" for n, e, d in m.groups or ())
+    return f"⟨{KINDS[m.name].lean_kind}, [{', '.join(map(str, m.params))}], [{groups}]⟩"
+
+
 def _step(s: Step) -> str:
     entry = f"⟨{s.sup_eps}, {s.charged}, {s.delta}⟩"
     blocks = ("none" if s.blocks is None
               else f"some ([{', '.join(map(str, s.blocks))}], {s.realized})")
     deltas = "none" if s.deltas is None else f"some [{', '.join(map(str, s.deltas))}]"
-    return f"⟨{entry}, {blocks}, {deltas}⟩"
+    return f"⟨{entry}, {blocks}, {deltas}, {_mech(s.mech)}⟩"
 
 
 def lean_certificate(cert: CertificateText, final: tuple[int, int], *, chunk: int = CHUNK) -> str:

@@ -23,9 +23,11 @@ import shutil
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from ..errors import OdpError
 from .format import parse
+from .mechanisms import derive
 from .transition import transition_text
 
 _ANSWER = re.compile(r"^(OK eps=(\d+) delta=(\d+)|FAIL at row (\d+): (.*)|ERROR (.*))\s*$")
@@ -143,7 +145,10 @@ class LeanTransitionCheck:
 
     def __call__(self, eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
                  delta: Fraction, blocks: list[Fraction] | None = None,
-                 realized: int | None = None) -> bool:
-        text, _, expected = transition_text(eps_r, delta_r, sup, charged, delta, blocks, realized)
+                 realized: int | None = None, *, mechanism: str | None = None,
+                 params: dict[str, Any] | None = None) -> bool:
+        mech = None if mechanism is None else derive(mechanism, params)
+        text, _, expected = transition_text(eps_r, delta_r, sup, charged, delta, blocks, realized,
+                                            mech=mech)
         answer = self.process.check(text)
         return answer.ok and (answer.eps, answer.delta) == expected

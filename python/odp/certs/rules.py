@@ -46,6 +46,28 @@ DELTAS_RULES = (
 )
 
 
+#: A ``mech`` row: the round's classes, costs and δ are the named mechanism's for its parameters.
+MECH_RULES = (
+    ("Odp.LedgerCore.mechOk", LEDGER,
+     "the round's classes, costs and δ are those of the named mechanism for its recorded "
+     "parameters (or a declared round)"),
+    ("Odp.LedgerCore.checkCert_mech", LEDGER, "a kernel-accepted certificate passes every mech row"),
+)
+
+
+def mech_rules(kind: str) -> list[tuple[str, str, str]]:
+    """What a round's ``mech`` row cites: ``mechOk``, and the Lean theorem proving the named
+    mechanism's guarantee when this build's sources have it (:mod:`odp.certs.mechanisms`)."""
+    from .mechanisms import theorem_of
+
+    out = list(MECH_RULES)
+    theorem = theorem_of(kind)
+    if theorem is not None:
+        out.append((theorem, lean.LEAN_THEOREMS[theorem],
+                    "proves the mechanism's (𝒫, ℰ, δ)-ODP guarantee with these costs"))
+    return out
+
+
 def cite(rules: Iterable[tuple[str, str, str]]) -> list[dict[str, str]]:
     return [{"name": name, "file": path, "sha256": lean.LEAN_SOURCES.get(path, ""), "role": role}
             for name, path, role in rules]
@@ -53,5 +75,5 @@ def cite(rules: Iterable[tuple[str, str, str]]) -> list[dict[str, str]]:
 
 def all_cited() -> list[tuple[str, str]]:
     """(declaration, file) for every rule a certificate can cite."""
-    return [(n, p) for group in (STEP_RULES, BLOCKS_RULES, DP_RULES, DELTAS_RULES)
+    return [(n, p) for group in (STEP_RULES, BLOCKS_RULES, DP_RULES, DELTAS_RULES, MECH_RULES)
             for n, p, _ in group]

@@ -8,8 +8,12 @@ Shared by :mod:`odp.certs.enforce` (which may start the Lean checker) and :mod:`
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from .format import to_units
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .mechanisms import Derived
 
 __all__ = ["scale", "transition_text"]
 
@@ -22,13 +26,19 @@ def scale(*values: Fraction) -> tuple[int, list[int]]:
 
 def transition_text(eps_r: Fraction, delta_r: Fraction, sup: Fraction, charged: Fraction,
                     delta: Fraction, blocks: list[Fraction] | None = None,
-                    realized: int | None = None) -> tuple[str, int, tuple[int, int]]:
+                    realized: int | None = None, *, mech: "Derived | None" = None
+                    ) -> tuple[str, int, tuple[int, int]]:
     """A one-step certificate text for a transition (with its ``blocks`` row when a class is
-    realised), its D, and the expected final state."""
-    d, scaled = scale(eps_r, delta_r, sup, charged, delta, *(blocks or []))
+    realised, and its ``mech`` row when ``mech`` is given), its D, and the expected final
+    state."""
+    n = len(blocks or [])
+    d, scaled = scale(eps_r, delta_r, sup, charged, delta, *(blocks or []),
+                      *(mech.amounts() if mech is not None else []))
     e_r, d_r, s, c, dl = scaled[:5]
     text = f"D {d}\nbudget {e_r} {d_r}\nstep {s} {c} {dl}\n"
     if blocks is not None:
-        text += "blocks " + " ".join(map(str, scaled[5:])) + f" ; realized {realized}\n"
+        text += "blocks " + " ".join(map(str, scaled[5:5 + n])) + f" ; realized {realized}\n"
+    if mech is not None:
+        text += mech.row(d).render() + "\n"
     expected = (e_r - c, d_r - dl)
     return text, d, expected

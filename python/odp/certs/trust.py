@@ -94,7 +94,11 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
         if head != verifier.state.to_json():
             return (f"the recorded head {head} is not the chain's head "
                     f"{verifier.state.to_json()}"), []
-        rebuilt = build_certificate(state.budget, list(state.rounds), genesis.ledger_id)
+        text_version = sidecar.get("text_version", 1)
+        if text_version not in (1, 2):
+            return f"unknown certificate text version {text_version!r}", []
+        rebuilt = build_certificate(state.budget, list(state.rounds), genesis.ledger_id,
+                                    text_version=text_version)
     except LedgerError as exc:
         return str(exc), []
     except OdpError as exc:
@@ -111,17 +115,63 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
     return None, hashes
 
 
-def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int) -> TrustReport:
-    """Check the chain and what the auditor brought; say what that establishes."""
+def _round_list(ns: list[int]) -> str:
+    shown = ", ".join(map(str, ns[:12]))
+    return shown + (f" and {len(ns) - 12} more" if len(ns) > 12 else "")
+
+
+def guarantee_statements(guarantees: dict[str, Any] | None
+                         ) -> tuple[list[str], list[str]]:
+    """(established, not established) about the rounds' guarantees
+    (:func:`odp.certs.mechanisms.guarantees`)."""
+    if guarantees is None:
+        return [], ["that each mechanism's declared guarantee is true (Theorem 7 takes them as "
+                    "hypotheses)"]
+    rounds = guarantees["rounds"]
+    proved = [r for r in rounds if r["status"] == "proved"]
+    declared = [r["round"] for r in rounds
+                if r["status"] == "declared" and r["mechanism"] in ("declared", "dp")]
+    unproved = [r for r in rounds
+                if r["status"] == "declared" and r["mechanism"] not in ("declared", "dp")]
+    established, missing = [], []
+    if proved:
+        theorems = sorted({r["theorem"] for r in proved})
+        established.append(
+            f"the guarantees of {len(proved)} of the {len(rounds)} rounds are proved in Lean: "
+            "each names a built-in mechanism whose classes, costs and δ are the cost function "
+            "of its parameters (Odp.LedgerCore.mechOk), which "
+            + ", ".join(theorems) + " prove")
+    if declared:
+        missing.append(
+            f"the declared guarantees of round(s) {_round_list(declared)} (a user's own "
+            "mechanism or DP charge): Theorem 7 takes them as hypotheses")
+    if unproved:
+        kinds = ", ".join(sorted({r["mechanism"] for r in unproved}))
+        missing.append(
+            f"the guarantees of round(s) {_round_list([r['round'] for r in unproved])} ({kinds}): "
+            "their classes and costs are the named mechanism's (Odp.LedgerCore.mechOk), but no "
+            "Lean theorem in this odp's sources proves that mechanism's guarantee (or its δ is "
+            "a numerical bound)")
+    missing.append(
+        "that each release was made by the mechanism its round names, with the recorded "
+        "parameters, and that its samplers draw from the distributions the Lean proofs assume "
+        "(the noise hypotheses: docs/certificates.md, trust model)")
+    return established, missing
+
+
+def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
+           guarantees: dict[str, Any] | None = None) -> TrustReport:
+    """Check the chain and what the auditor brought; say what that establishes (with
+    ``guarantees``, also which rounds' guarantees are proved and which declared)."""
     from .signing import check_signature
 
     trust = trust or Trust()
     report = TrustReport()
     report.established.append(f"the {rounds} transitions obey the ledger rules generated from "
                               "Odp/LedgerCore.lean")
-    report.not_established.append(
-        "that the releases happened as written, or that each mechanism's declared guarantee "
-        "is true (Theorem 7 takes them as hypotheses)")
+    proved, missing = guarantee_statements(guarantees)
+    report.established += proved
+    report.not_established += missing
     if sidecar.get("version") == 1 or "ledger" not in sidecar:
         if trust.public_key or trust.hmac_key or trust.expect_head or trust.ledger:
             report.failure = ("a version-1 certificate records no ledger chain: it cannot be "

@@ -1,8 +1,11 @@
 """Verify a certificate with the checker generated from the Lean rules.
 
 The replay uses only ``odp._lean_rules`` (generated from ``Odp/LedgerCore.lean``): each step
-must pass ``admits`` and its optional ``blocks`` / ``deltas`` rows must pass ``blocksOk`` /
-``deltasOk``; the final state must equal the budget the sidecar claims.  The text is also
+must pass ``admits``, its optional ``blocks`` / ``deltas`` rows must pass ``blocksOk`` /
+``deltasOk`` and its ``mech`` row ``mechOk`` (the round's classes, costs and δ are the named
+mechanism's for its parameters); the final state must equal the budget the sidecar claims.
+Each round is then reported as *proved* (by the Lean theorem its mechanism's guarantee has) or
+*declared* (:func:`odp.certs.mechanisms.guarantees`).  The text is also
 cross-checked against the sidecar row by row (so reordered, altered or missing rows are named)
 and against its SHA-256.  The first failure is reported with its row and the rule it breaks.
 
@@ -23,7 +26,8 @@ from typing import Any
 from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError
-from .export import FORMAT, READABLE_VERSIONS, sidecar_path
+from . import mechanisms
+from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSION, sidecar_path
 from .format import Step, parse
 from .trust import Trust, TrustReport, assess
 
@@ -36,6 +40,8 @@ class VerifyResult:
     row: int | None = None  # 1-based step number of the first failure
     rule: str | None = None  # the rule it breaks
     trust: TrustReport | None = None  # what was established and what was not
+    #: per round: proved (by which Lean theorem) or declared (odp.certs.mechanisms.guarantees)
+    guarantees: dict[str, Any] | None = None
 
     def statement_lines(self) -> list[str]:
         """The human-readable account of what this check established and what it did not."""
@@ -43,6 +49,21 @@ class VerifyResult:
             return []
         return ([f"established: {s}" for s in self.trust.established]
                 + [f"NOT established: {s}" for s in self.trust.not_established])
+
+    def guarantee_lines(self) -> list[str]:
+        """A short per-mechanism summary of which rounds' guarantees are proved."""
+        g = self.guarantees
+        if g is None:
+            return []
+        lines = [f"guarantees: {g['proved']} round(s) proved in Lean, {g['declared']} declared"]
+        groups: dict[tuple[str, str | None, str | None], list[int]] = {}
+        for r in g["rounds"]:
+            key = (r["mechanism"], r["theorem"], r.get("note"))
+            groups.setdefault(key, []).append(r["round"])
+        for (mech, theorem, note), rounds in groups.items():
+            how = f"proved ({theorem})" if theorem else f"declared ({note})"
+            lines.append(f"  {mech} x{len(rounds)}: {how} — rounds {_ranges(rounds)}")
+        return lines
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "message": self.message}
@@ -55,6 +76,17 @@ class VerifyResult:
         if self.rule is not None:
             out["rule"] = self.rule
         return out
+
+
+def _ranges(ns: list[int]) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
+    out: list[str] = []
+    for n in ns:
+        if out and out[-1].split("-")[-1] == str(n - 1):
+            out[-1] = out[-1].split("-")[0] + f"-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out)
 
 
 def _fail(message: str, row: int | None = None, rule: str | None = None) -> VerifyResult:
@@ -88,6 +120,11 @@ def _step_failure(rule: str | None, s: lean.State, e: lean.Entry, step: Step) ->
     if rule == "deltasOk":
         assert step.deltas is not None
         return f"the class deltas sum to {lean.listSum(step.deltas)} > delta {e.delta}"
+    if rule == "mechOk":
+        assert step.mech is not None  # a step without a mech row is declared and passes
+        return (f"its classes, costs or δ (blocks {step.blocks}, delta {e.delta}, supEps "
+                f"{e.supEps}) are not those of '{step.mech.render()}'"
+                + mechanisms.expected_text(step.mech))
     if rule == "refundJustified":
         return (f"charged {e.charged} < supEps {e.supEps} without a blocks row naming the "
                 "realised class")
@@ -110,12 +147,19 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     rounds = sidecar.get("rounds")
     if not isinstance(rounds, list):
         return _fail("the sidecar has no rounds", rule="sidecar")
+    text_version = sidecar.get("text_version", 1)
+    if text_version not in (1, TEXT_VERSION):
+        return _fail(f"certificate text version {text_version!r} is not 1 or {TEXT_VERSION}",
+                     rule="sidecar")
     s = lean.State(cert.budget_eps, cert.budget_delta)
     entries = []
     for i, step in enumerate(cert.steps, 1):
+        if text_version >= 2 and step.mech is None:
+            return _fail("a step without its 'mech' row (the sidecar says every step has one)",
+                         i, "format")
         e = lean.Entry(step.sup_eps, step.charged, step.delta)
         after, rule = lean.check_step(s, e, blocks=step.blocks, realized=step.realized,
-                                      deltas=step.deltas)
+                                      deltas=step.deltas, mech=mechanisms.lean_args(step.mech))
         if after is None:
             return _fail(_step_failure(rule, s, e, step), i, f"Odp.LedgerCore.{rule}")
         s = after
@@ -147,13 +191,16 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
         return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",
                      rule="sidecar")
     remaining = Budget(Fraction(s.eps, d), Fraction(s.delta, d))
-    report = assess(text, sidecar, trust, len(cert.steps))
+    guarantees = mechanisms.guarantees([st.mech for st in cert.steps],
+                                       [r.get("mechanism") for r in rounds])
+    report = assess(text, sidecar, trust, len(cert.steps), guarantees)
     if report.failure is not None:
         rule = "chain" if report.failure.startswith("chain:") else "trust"
         return VerifyResult(False, report.failure, rule=rule, trust=report)
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
                               f"from Odp/LedgerCore.lean; "
-                              f"remaining {remaining}", remaining=remaining, trust=report)
+                              f"remaining {remaining}", remaining=remaining, trust=report,
+                        guarantees=guarantees)
 
 
 def _compare_round(d: int, step: Step, rnd: object) -> str | None:
@@ -173,6 +220,16 @@ def _compare_round(d: int, step: Step, rnd: object) -> str | None:
         costs = [Fraction(c) for _, c in rnd["classes"]]
         if not costs or max(costs) != Fraction(rnd["sup_epsilon"]):
             return "the round's declared sup is not its largest class cost"
+        if step.mech is not None:
+            expected = mechanisms.row_for(rnd["mechanism"], rnd["params"],
+                                          [(label, Fraction(c)) for label, c in rnd["classes"]])
+            try:
+                row = expected.row(d)
+            except CertificateError as exc:
+                return f"the round's recorded mechanism parameters are not whole units: {exc}"
+            if row != step.mech:
+                return (f"the mech row '{step.mech.render()}' is not the one its recorded "
+                        f"mechanism {rnd['mechanism']!r} and parameters give ('{row.render()}')")
         charged = Fraction(rnd["charged"])
         idx = rnd.get("realized_index")
         if idx is None:

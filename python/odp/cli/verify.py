@@ -17,7 +17,10 @@ def register(subparsers: Subparsers) -> None:
         "verify",
         help="check a certificate against the rules generated from Odp/LedgerCore.lean",
         description=(
-            "Replay CERT (with CERT.json) under the checker generated from the Lean rules. "
+            "Replay CERT (with CERT.json) under the checker generated from the Lean rules, "
+            "including each round's mech row (its classes, costs and δ must be those of the "
+            "named mechanism for its parameters), and say per round whether its guarantee is "
+            "proved in Lean (and by which theorem) or only declared. "
             "Exit 0 with the remaining budget, 1 naming the first failing row and the rule it "
             "breaks, 2 for usage errors or when --lean/--kernel find no Lean toolchain (a Lean "
             "check that did not happen is never reported). --kernel writes the certificate as "
@@ -57,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
     from ..certs.trust import trust_from_args
 
     result = verify(text, sidecar, trust_from_args(args))
-    report = {"generated_checker": result.to_json()}
+    report: dict[str, Any] = {"generated_checker": result.to_json()}
+    if result.guarantees is not None:
+        report["guarantees"] = result.guarantees
     code = 0 if result.ok else 1
     if result.ok and args.lean and sidecar is not None:
         code = _lean_checks(text, sidecar, report)
@@ -68,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(result.message if result.ok else
               "FAIL " + result.message + (f" [rule {result.rule}]" if result.rule else ""))
-        for line in result.statement_lines() if result.ok else []:
+        for line in (result.statement_lines() + result.guarantee_lines()) if result.ok else []:
             print(line)
         for key in ("lean", "kernel"):
             if key in report:

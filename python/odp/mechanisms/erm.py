@@ -407,7 +407,8 @@ class TestedLogisticRegression(Mechanism):
     def params(self) -> dict[str, Any]:
         return {**self.erm.params(), "epsilon2": str(self.epsilon2), "n_test": self.n_test,
                 "threshold": str(self.threshold), "a": str(self.a),
-                "test_granularity": str(self.test_granularity)}
+                "test_granularity": str(self.test_granularity), "units": self.units,
+                "units_test": self.units_test, "units_train": self.units_train}
 
     def check_public(self, data: Any) -> None:
         """``data = (x_train, y_train, x_test, y_test)`` with the declared public sizes

@@ -1,0 +1,326 @@
+"""Which mechanism made a round, and which Lean theorem proves its guarantee: the one table.
+
+A certificate (text v2) gives every round a ``mech`` row after its ``step``: the mechanism and
+its exact parameters, amounts in units of ``1/D`` like every other number of the certificate and
+counts (the SVT cut-off, stopping points, grid sensitivities) as they are::
+
+    mech toy 200000                      M_toy with ε = 0.2 (D = 10^6)
+    mech svt 8 150000 850000             SVT: c = 8, ε1, ε2
+    mech iter 10 20 30 40 ; 40 5000 0    Alg. 3: stopping points ; groups (count ε_k δ_k)
+    mech dp                              a user's DP charge (Lemma 3: one class)
+    mech declared                        a user's own mechanism
+
+The checker generated from ``Odp/LedgerCore.lean`` (``mechOk``) and the Lean kernel
+(``checkCert``) recompute the round's classes, costs and δ from the row and compare them with the
+round's ``step`` and ``blocks`` rows; a round of a user's own mechanism is accepted as declared.
+
+:data:`KINDS` is the table: for each row name, the Lean constant that names it
+(``Odp.LedgerCore.kind…``), the theorem of ``Odp/Mech`` that proves the guarantee (``None``:
+none yet), the shape of its parameters and what the check fixes.  A theorem counts only if it
+is in the Lean sources this odp was generated from (``odp._lean_rules.LEAN_THEOREMS``, read by
+``scripts/gen_rules.py`` from the compiled modules under ``Odp/Mech``): a round is reported
+*proved* only then, and *declared* otherwise.  :data:`RECORDED` maps the mechanism names odp's
+own mechanisms record in the ledger (``laplace``, ``noisy_gd``, …; a ``[label]`` suffix such as
+``laplace[entry 3]`` is allowed) to the function that reads their recorded ``params``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .. import _lean_rules as lean
+from ..guarantees import ALL, Label
+from .units import in_units
+
+__all__ = ["MechRow", "Kind", "KINDS", "RECORDED", "Units", "Derived", "derive", "row_for", "lean_args",
+           "theorem_of", "guarantees", "expected_text"]
+
+
+@dataclass(frozen=True)
+class MechRow:
+    """A ``mech`` row: the mechanism's name (a key of :data:`KINDS`), its
+    numeric parameters and, for an iterative mechanism, its step groups ``(count, ε, δ)``."""
+
+    name: str
+    params: tuple[int, ...] = ()
+    groups: tuple[tuple[int, int, int], ...] | None = None
+
+    def render(self) -> str:
+        words = ["mech", self.name, *map(str, self.params)]
+        if self.groups is not None:
+            words += [";", *(str(x) for g in self.groups for x in g)]
+        return " ".join(words)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of ``mech`` row."""
+
+    name: str  #: the row's name in the certificate text
+    lean_kind: str  #: the Lean constant (``Odp.LedgerCore.<lean_kind>``) that numbers it
+    theorem: str | None  #: the theorem proving the guarantee (if in this build's sources)
+    arity: int | None  #: number of numeric parameters (None: one or more stopping points)
+    groups: bool  #: takes step groups ``; count ε δ …`` (iterative mechanisms)
+    checked: str  #: what ``mechOk`` fixes, for the report
+
+    @property
+    def number(self) -> int:
+        """The kind's number, from the generated Lean constant."""
+        value = getattr(lean, self.lean_kind)()
+        assert isinstance(value, int)
+        return value
+
+
+_ONE = "one class costing ε (Lemma 3)"
+#: The table (the lead's merge adjusts theorem names here and nowhere else).
+KINDS: dict[str, Kind] = {k.name: k for k in (
+    Kind("declared", "kindDeclared", None, 0, False,
+         "nothing: a user's own mechanism, its guarantee is declared"),
+    Kind("dp", "kindDp", None, 0, False,
+         "one class costing the round's sup ε (a DP guarantee through Lemma 3); the DP "
+         "guarantee itself is declared"),
+    Kind("laplace", "kindLaplace", "Odp.Mech.laplace_odp", 1, False, _ONE + ", δ = 0"),
+    Kind("gaussian", "kindGaussian", "Odp.Mech.gaussian_odp", 2, False, _ONE + " and its δ"),
+    Kind("rr", "kindRr", "Odp.Mech.rr_odp", 1, False, _ONE + ", δ = 0"),
+    Kind("median", "kindMedian", None, 1, False, _ONE + ", δ = 0"),
+    Kind("erm", "kindErm", None, 1, False, _ONE + ", δ = 0"),
+    Kind("toy", "kindToy", "Odp.Mech.toy_odp", 1, False, "classes (values, ⊥) costing (ε, 0), δ = 0"),
+    Kind("svt", "kindSvt", "Odp.Mech.svt_odp", 3, False,
+         "classes c' = 0..c costing ε1 + (c'/c)·ε2 (Lemma 8), δ = 0"),
+    Kind("ptr", "kindPtr", "Odp.Mech.ptr_odp", 2, False,
+         "classes (values, ⊥) costing (2ε, ε) and δ (Sec. 4.2)"),
+    Kind("iqr", "kindIqr", "Odp.Mech.iqr_odp", 2, False,
+         "classes (values, ⊥) costing (3ε, 2ε) and δ (Lemma 10)"),
+    Kind("iter", "kindIter", "Odp.Mech.iter_odp_basic", None, True,
+         "one class per stopping point costing the prefix sum of the step ε's, δ = the sum "
+         "over the stops of the prefix sums of the step δ's (Lemma 11, basic composition)"),
+    Kind("iter_costs", "kindIterCosts", None, None, True,
+         "one class per stopping point costing the prefix sum of the step ε's (Lemma 11); its δ "
+         "is a numerical bound (privacy buckets or OptDel) and is declared"),
+    Kind("test_release", "kindTestRelease", "Odp.Mech.test_release_odp", 5, False,
+         "classes (values, ⊥) costing max(ε1, (u_test/u)·ε2) and min(that, "
+         "(max(u_train, u_test)/u)·ε2), δ = 0 (Thm. 17 on odp's grid)"),
+)}
+
+
+@dataclass(frozen=True)
+class Units:
+    """An amount of a ``mech`` row (written in units of ``1/D``)."""
+
+    value: Fraction
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A round's ``mech`` row before scaling: the kind, its parameters (amounts as
+    :class:`Units`, counts as ``int``) and, for an iterative mechanism, its step groups
+    ``(count, ε_k, δ_k)``."""
+
+    kind: str
+    params: tuple[Units | int, ...] = ()
+    groups: tuple[tuple[int, Fraction, Fraction], ...] | None = None
+
+    def amounts(self) -> list[Fraction]:
+        """The amounts that ``D`` must make whole numbers."""
+        out = [p.value for p in self.params if isinstance(p, Units)]
+        for _, eps, delta in self.groups or ():
+            out += [eps, delta]
+        return out
+
+    def row(self, d: int) -> MechRow:
+        """The row in units of ``1/d``."""
+        params = tuple(in_units(p.value, d) if isinstance(p, Units) else p for p in self.params)
+        groups = (None if self.groups is None else
+                  tuple((n, in_units(e, d), in_units(x, d)) for n, e, x in self.groups))
+        return MechRow(self.kind, params, groups)
+
+
+def _amount(params: Mapping[str, Any], key: str) -> Units:
+    value = params[key]
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"{key} is not an exact number")
+    out = Fraction(value)
+    if out < 0:
+        raise ValueError(f"{key} is negative")
+    return Units(out)
+
+
+def _count(params: Mapping[str, Any], key: str) -> int:
+    value = params[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"{key} is not a natural number")
+    return value
+
+
+def _dp(kind: str, *keys: str) -> Callable[[Mapping[str, Any]], Derived]:
+    return lambda p: Derived(kind, tuple(_amount(p, k) for k in keys))
+
+
+def _svt(p: Mapping[str, Any]) -> Derived:
+    return Derived("svt", (_count(p, "c"), _amount(p, "epsilon1"), _amount(p, "epsilon2")))
+
+
+def _iterative(p: Mapping[str, Any]) -> Derived | None:
+    """Alg. 3's recorded ``stops``, ``steps`` (run-length groups), ``costs`` and δ ``rule``
+    (:func:`odp.composition.iterative_guarantee`).  Custom costs (not the prefix sums) have no
+    Lean cost function: such a round is declared."""
+    stops = p["stops"]
+    if not isinstance(stops, list) or not all(
+            isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in stops):
+        raise TypeError("stops")
+    groups = []
+    for g in p["steps"]:
+        step = g["step"]
+        groups.append((_count(g, "count"), _amount(step, "epsilon").value,
+                       _amount(step, "delta").value))
+    costs = [Fraction(c) for c in p["costs"]]
+    prefix_sums = []
+    for k in stops:  # the basic-composition costs Σ_{t ≤ k} ε_t
+        total, left = Fraction(0), k
+        for n, eps, _ in groups:
+            take = min(n, left)
+            total += take * eps
+            left -= take
+        prefix_sums.append(total)
+    if costs != prefix_sums:
+        return None
+    rule = p["rule"]
+    basic = rule == {"name": "lemma11", "composition": {"name": "basic"}}
+    return Derived("iter" if basic else "iter_costs", tuple(stops), tuple(groups))
+
+
+def _test_release(p: Mapping[str, Any]) -> Derived:
+    return Derived("test_release", (_amount(p, "epsilon"), _amount(p, "epsilon2"),
+                                    _count(p, "units"), _count(p, "units_test"),
+                                    _count(p, "units_train")))
+
+
+#: Recorded mechanism name (odp's built-ins) -> reader of its recorded ``params``.
+RECORDED: dict[str, Callable[[Mapping[str, Any]], Derived | None]] = {
+    "laplace": _dp("laplace", "epsilon"),
+    "gaussian": _dp("gaussian", "epsilon", "delta"),
+    "randomized_response": _dp("rr", "epsilon"),
+    "median": _dp("median", "epsilon"),
+    "erm_output_perturbation": _dp("erm", "epsilon"),
+    "toy": _dp("toy", "epsilon"),
+    "svt": _svt,
+    "ptr": _dp("ptr", "epsilon", "delta"),
+    "ptr_iqr": _dp("ptr", "epsilon", "delta"),
+    "iqr": _dp("iqr", "epsilon", "delta"),
+    "iterative": _iterative,
+    "noisy_gd": _iterative,
+    "logreg_with_test": _test_release,
+}
+
+_NAME = re.compile(r"^([a-z_]+)(\[.*\])?$", re.S)
+
+
+def derive(mechanism: str, params: Mapping[str, Any] | None) -> Derived | None:
+    """The ``mech`` row of a round recorded under ``mechanism`` with ``params``, if the name is
+    one of odp's built-in mechanisms and the parameters it needs are recorded; else ``None``.
+    (The row is then checked against the round's declared guarantee: a round recorded under a
+    built-in's name must declare that mechanism's guarantee for its parameters.)"""
+    m = _NAME.match(mechanism) if isinstance(mechanism, str) else None
+    reader = RECORDED.get(m.group(1)) if m else None
+    if reader is None or not isinstance(params, Mapping):
+        return None
+    try:
+        return reader(params)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
+
+
+def row_for(mechanism: str, params: Mapping[str, Any] | None,
+            classes: Sequence[tuple[Label, Fraction]]) -> Derived:
+    """The ``mech`` row of a round: a built-in's (:func:`derive`), else ``dp`` for a DP
+    guarantee (the one class of Lemma 3), else ``declared``."""
+    derived = derive(mechanism, params)
+    if derived is not None:
+        return derived
+    if [label for label, _ in classes] == [ALL]:
+        return Derived("dp")
+    return Derived("declared")
+
+
+def lean_args(row: MechRow | None) -> lean.MechArgs | None:
+    """The row as ``odp._lean_rules.check_step`` takes it (``None``: no row, a declared round)."""
+    if row is None:
+        return None
+    groups = [lean.StepGroup(n, e, d) for n, e, d in row.groups or ()]
+    return KINDS[row.name].number, list(row.params), groups
+
+
+def theorem_of(kind: str) -> str | None:
+    """The Lean theorem proving ``kind``'s guarantee, if this build's Lean sources have it."""
+    name = KINDS[kind].theorem
+    return name if name is not None and name in lean.LEAN_THEOREMS else None
+
+
+_NOTES = {
+    "declared": "a user's own mechanism: its guarantee is declared",
+    "dp": "a user's DP charge: its one class is checked, the DP guarantee is declared",
+    "iter_costs": "costs checked; its δ is a numerical bound (privacy buckets or OptDel), "
+                  "declared",
+}
+
+
+def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
+               ) -> dict[str, Any]:
+    """What was established about each round's guarantee (``odp verify``): *proved* (by the
+    Lean theorem named) when its ``mech`` row names a mechanism with a theorem in this build's
+    sources — ``mechOk`` has then checked the round's classes, costs and δ against the cost
+    function of that theorem — else *declared*, with a note saying why.  ``names``: the
+    recorded mechanism names."""
+    out = []
+    for i, row in enumerate(rows):
+        kind = KINDS[row.name if row is not None else "declared"]
+        theorem = theorem_of(kind.name)
+        entry: dict[str, Any] = {
+            "round": i + 1, "mechanism": kind.name,
+            "name": names[i] if i < len(names) else None,
+            "theorem": theorem, "status": "proved" if theorem else "declared",
+            "checked": kind.checked if row is not None else "nothing (no mech row)"}
+        if theorem is None:
+            if kind.name in _NOTES:
+                entry["note"] = _NOTES[kind.name]
+            elif kind.theorem is None:
+                entry["note"] = "costs checked; no Lean theorem proves this mechanism's guarantee yet"
+            else:
+                entry["note"] = (f"costs checked; the Lean theorem {kind.theorem} is not in the "
+                                 "Lean sources of this odp")
+        out.append(entry)
+    proved = sum(1 for e in out if e["status"] == "proved")
+    return {"proved": proved, "declared": len(out) - proved, "rounds": out}
+
+
+def expected_text(row: MechRow) -> str:
+    """For a failure message: the classes' costs and δ the row's mechanism has (computed with
+    the generated Lean cost functions), where they are a plain list."""
+    p = row.params
+    blocks: Sequence[int | Fraction] | None = None
+    delta: int | None = None
+    if row.name in ("laplace", "rr", "median", "erm") and len(p) == 1:
+        blocks, delta = lean.dpBlocks(p[0]), 0
+    elif row.name == "gaussian" and len(p) == 2:
+        blocks, delta = lean.dpBlocks(p[0]), p[1]
+    elif row.name == "toy" and len(p) == 1:
+        blocks, delta = lean.toyBlocks(p[0]), 0
+    elif row.name in ("ptr", "iqr") and len(p) == 2:
+        blocks = (lean.ptrBlocks if row.name == "ptr" else lean.iqrBlocks)(p[0])
+        delta = p[1]
+    elif row.name in ("iter", "iter_costs"):
+        groups = [lean.StepGroup(*g) for g in row.groups or ()]
+        blocks = lean.iterBlocks(groups, p)
+        delta = lean.iterDelta(groups, p) if row.name == "iter" else None
+    elif row.name == "svt" and len(p) == 3 and p[0] > 0:
+        c, e1, e2 = p
+        blocks = [Fraction(e1 * c + k * e2, c) for k in range(c + 1)]
+        delta = 0
+    if blocks is None:
+        return ""
+    shown = ", ".join(str(b) for b in blocks)
+    return f" (the mechanism's: blocks [{shown}]" + ("" if delta is None else f", delta {delta}") + ")"

@@ -1,0 +1,38 @@
+"""The two forgeries of issue 25 against the Lean kernel (``odp verify --kernel``'s check):
+a real run's certificate with an M_toy round relabelled as free, or a DP(0.1) charge halved
+with an invented two-class ``blocks`` row, is rejected by the kernel deciding
+``Odp.LedgerCore.checkCert`` — the step that fails is named (one step per chunk).
+
+Each check compiles one Lean file with the real toolchain (about a minute); without it the
+tests are skipped, unless ``ODP_REQUIRE_LEAN=1``."""
+
+from __future__ import annotations
+
+import pytest
+
+from odp import _lean_rules as rules
+from odp.certs.format import parse
+from odp.certs.kernel import check_kernel, lean_certificate
+
+from lean_support import toolchain  # noqa: F401  (fixture)
+from test_cert_mechanisms import _forge, _real_run
+
+
+def _replayed(text: str) -> tuple[int, int]:
+    """The final budget a forger would claim: the forged rows' own replay."""
+    cert = parse(text)
+    s = rules.State(cert.budget_eps, cert.budget_delta)
+    for st in cert.steps:
+        s = rules.update(s, rules.Entry(st.sup_eps, st.charged, st.delta))
+    return s.eps, s.delta
+
+
+@pytest.mark.parametrize("kind", ["toy", "dp"])
+def test_the_kernel_rejects_the_forgery_at_its_round(toolchain, kind):  # noqa: F811
+    cert = _real_run().certificate()
+    forged, n = _forge(cert.text, kind)
+    source = lean_certificate(parse(forged), _replayed(forged), chunk=1)
+    assert "⟨kindToy, [200000], []⟩" in source and "⟨kindDp, [], []⟩" in source
+    result = check_kernel(forged, _replayed(forged), chunk=1)
+    assert not result.ok, result.message
+    assert "rejected" in result.message and f"chunk{n - 1}_ok" in result.message
