@@ -4,7 +4,8 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 # Trust boundary of the PTR, M_IQR and test-and-release proofs
 
 **This file is part of the trust boundary.** Everything that `Odp/Mech/PTR.lean`,
-`Odp/Mech/IQR.lean`, `Odp/Mech/IQRPipeline.lean` and `Odp/Mech/TestRelease.lean` assume about the
+`Odp/Mech/PTRLaws.lean`, `Odp/Mech/IQR.lean`, `Odp/Mech/IQRPipeline.lean` and
+`Odp/Mech/TestRelease.lean` assume about the
 noise primitives and about the deterministic data statistics of the mechanisms is defined here,
 as structures and predicates that the theorems take as *arguments* (never as axioms). Nothing
 else is assumed there. For each hypothesis: what it says, which real distribution (or which
@@ -31,7 +32,7 @@ deterministic function of odp's Python code) satisfies it, and why.
   Laplace with scale `b` for `c = 1/b` (re-index the sum and use the pointwise ratio above).
 * `IntLaw.ShiftWithin W n ε` — a shift by any `s` with `|s| ≤ n` costs `e^ε` on every event.
   Follows from `ShiftBound W c` when `n·c ≤ ε` (proved: `IntLaw.shiftWithin_of_shiftBound` in
-  `Odp/Mech/IQR.lean`); for `n = 0` every law satisfies it (`IntLaw.shiftWithin_zero`, below).
+  `Odp/Mech/PTRLaws.lean`); for `n = 0` every law satisfies it (`IntLaw.shiftWithin_zero`, below).
   Used for the release noise of the log-bin IQR PTR function: scale `(L − 1)/ε` (one step costs
   `ε/(L − 1)`, `L − 1` steps cost `ε`), and no noise at all for `L = 1` (the point mass at 0).
 * The pass tail `δ'` of the PTR test is not a structure: the theorems take `Z.G K ≤ δ'`
@@ -68,6 +69,10 @@ deterministic function of odp's Python code) satisfies it, and why.
 * `TestSensitivity NbrTe score m` — changing one test record moves the test score (grid units)
   of every model by at most `m` (Lemma 21, part 2: `2/n_test`, plus float error, in units:
   the Python constant `units_test`). Stated, not proved.
+* `MedianDP Nbr med` — the median of the IQR-then-median pipeline, run with budget `e ≥ 0`, is
+  `e`-DP (odp's `ExponentialMedian`: the exponential mechanism of McSherry and Talwar on a
+  public grid, `P(y) ∝ exp(e·u(y)/2)` with a utility `u` of sensitivity 1; the utility's
+  sensitivity is a property of ranks). Stated, not proved.
 
 ## Finiteness
 
@@ -87,7 +92,8 @@ that limit step is not formalised.
   support), and an infinitely supported one needs infinite sums, which an abstract `ExpField`
   does not have: for `L ≥ 2` the witness is the discrete Laplace over ℝ (Mathlib layer, stated).
 * `IQRDataFacts.const` (a constant statistic `A ≡ 1`), `ERMRelease.const` (a release that does
-  not depend on the training set, with the diagonal coupling), `TestSensitivity.const`.
+  not depend on the training set, with the diagonal coupling), `TestSensitivity.const`,
+  `MedianDP.const` (a median that ignores the data).
 -/
 module
 
@@ -169,6 +175,11 @@ structure ERMRelease {Xtr V T : Type} [Enum V] (NbrTr : Xtr → Xtr → Prop)
 (Lemma 21, part 2, on the grid). Stated, not proved. -/
 def TestSensitivity {V T : Type} (NbrTe : T → T → Prop) (score : V → T → Int) (m : Nat) : Prop :=
   ∀ v t t', NbrTe t t' → (score v t - score v t').natAbs ≤ m
+
+/-- The median mechanism of the IQR-then-median pipeline is `e`-DP (δ = 0) for every budget
+`e ≥ 0` it is run with. Stated, not proved. -/
+def MedianDP {X Y : Type} [Enum Y] (Nbr : X → X → Prop) (med : R → Mechanism X Y R) : Prop :=
+  ∀ e, 0 ≤ e → DP Nbr (med e) e 0
 
 /-! ### Non-vacuity -/
 
@@ -337,6 +348,14 @@ theorem ERMRelease.const {Xtr V T : Type} [Enum V] [DecidableEq V] (NbrTr : Xtr 
       by_cases hv : v' = v
       · subst hv; simp
       · simp [hv] at h
+
+/-- A median that ignores the data is `e`-DP for every `e ≥ 0`. -/
+theorem MedianDP.const {X Y : Type} [Enum Y] (Nbr : X → X → Prop) (d : R → Dist Y R) :
+    MedianDP Nbr (fun e (_ : X) => d e) := by
+  intro e he _ _ _ S
+  have h1 := one_le_exp he
+  have := mul_le_mul_right' (Pr (d e) S) h1 (Pr_nonneg (d e) S)
+  grind
 
 /-- A score that ignores the test set is insensitive to it. -/
 theorem TestSensitivity.const {V T : Type} (NbrTe : T → T → Prop) (f : V → Int) (m : Nat) :
