@@ -336,6 +336,18 @@ theorem iqr_logBin_odp (Nbr : X → X → Prop) {ε δ : R} (hε : 0 ≤ ε) (h�
   rw [half_add_half] at h
   exact h
 
+/-- The hypotheses of `iqr_logBin_odp` are jointly satisfiable over any `ExpField` (a degenerate
+test noise `G ≡ 0`, no release noise with `L = 1`, a constant stability statistic): they are
+not contradictory. -/
+theorem iqr_logBin_hyps_satisfiable (Nbr : X → X → Prop) {ε δ : R} (hε : 0 ≤ ε) (hδ : 0 ≤ δ) :
+    ∃ (Z : TailNoise R ε) (W : IntLaw R), Z.G 0 ≤ δ / 2 ∧ W.ShiftWithin (1 - 1) ε ∧
+      IQRDataFacts Nbr (fun _ => 1) (fun _ => none) 1 := by
+  refine ⟨TailNoise.zero ε hε, IntLaw.dirac 0, ?_, IntLaw.shiftWithin_zero _ hε,
+    IQRDataFacts.const Nbr _ 1⟩
+  show (0 : R) ≤ δ / 2
+  have := half_add_half δ
+  grind
+
 end LogBin
 
 end

@@ -70,9 +70,14 @@ deterministic function of odp's Python code) satisfies it, and why.
   of every model by at most `m` (Lemma 21, part 2: `2/n_test`, plus float error, in units:
   the Python constant `units_test`). Stated, not proved.
 * `MedianDP Nbr med` — the median of the IQR-then-median pipeline, run with budget `e ≥ 0`, is
-  `e`-DP (odp's `ExponentialMedian`: the exponential mechanism of McSherry and Talwar on a
-  public grid, `P(y) ∝ exp(e·u(y)/2)` with a utility `u` of sensitivity 1; the utility's
-  sensitivity is a property of ranks). Stated, not proved.
+  `e`-DP: the interface of `Odp/Mech/IQRPipeline.lean`. For odp's `ExponentialMedian` (the
+  exponential mechanism of McSherry and Talwar on a public grid, `P(y) ∝ exp(e·u(y)/2)`) it is
+  *proved* (`expMedian_dp`, `Odp/Mech/IQRMedian.lean`) from:
+* `UtilitySensitivity Nbr u` — the utility `u(y) = −max(#{xᵢ < y}, #{xᵢ > y})` changes by at
+  most 1 between neighbours (replacing one record moves each count by at most 1). A property
+  of counts; stated (tested in Python), not proved. That odp's rejection sampler draws exactly
+  `P(y) ∝ exp(e·u(y)/2)` (uniform proposal, exact `Bernoulli(exp(−γ))` acceptance) is, like
+  every sampler's correctness, a property of the noise primitive, not proved here.
 
 ## Finiteness
 
@@ -93,7 +98,7 @@ that limit step is not formalised.
   does not have: for `L ≥ 2` the witness is the discrete Laplace over ℝ (Mathlib layer, stated).
 * `IQRDataFacts.const` (a constant statistic `A ≡ 1`), `ERMRelease.const` (a release that does
   not depend on the training set, with the diagonal coupling), `TestSensitivity.const`,
-  `MedianDP.const` (a median that ignores the data).
+  `MedianDP.const` (a median that ignores the data), `UtilitySensitivity.const`.
 -/
 module
 
@@ -180,6 +185,12 @@ def TestSensitivity {V T : Type} (NbrTe : T → T → Prop) (score : V → T →
 `e ≥ 0` it is run with. Stated, not proved. -/
 def MedianDP {X Y : Type} [Enum Y] (Nbr : X → X → Prop) (med : R → Mechanism X Y R) : Prop :=
   ∀ e, 0 ≤ e → DP Nbr (med e) e 0
+
+/-- The median's utility `u x y` (odp's `ExponentialMedian.utilities`:
+`u(y) = −max(#{xᵢ < y}, #{xᵢ > y})`) changes by at most 1 between neighbours. Stated, not
+proved. -/
+def UtilitySensitivity {X Y : Type} (Nbr : X → X → Prop) (u : X → Y → Int) : Prop :=
+  ∀ x x' y, Nbr x x' → u x y ≤ u x' y + 1 ∧ u x' y ≤ u x y + 1
 
 /-! ### Non-vacuity -/
 
@@ -356,6 +367,13 @@ theorem MedianDP.const {X Y : Type} [Enum Y] (Nbr : X → X → Prop) (d : R →
   have h1 := one_le_exp he
   have := mul_le_mul_right' (Pr (d e) S) h1 (Pr_nonneg (d e) S)
   grind
+
+/-- A utility that ignores the data has sensitivity 0. -/
+theorem UtilitySensitivity.const {X Y : Type} (Nbr : X → X → Prop) (f : Y → Int) :
+    UtilitySensitivity Nbr (fun (_ : X) y => f y) := by
+  intro _ _ y _
+  show f y ≤ f y + 1 ∧ f y ≤ f y + 1
+  omega
 
 /-- A score that ignores the test set is insensitive to it. -/
 theorem TestSensitivity.const {V T : Type} (NbrTe : T → T → Prop) (f : V → Int) (m : Nat) :
