@@ -29,7 +29,8 @@ What is proved here:
   `Odp/Mech/NoisePTR.lean`. `logBinPTR_isPTR`: the same as a PTR function of its proposal
   (Definition 9 with condition 1).
 * `iqr_logBin_odp`: odp's `M_IQR(ε, δ)` — both discretisations with `δ/2` — is
-  `({values, ⊥}, iqrCosts ε, δ)`-ODP from those hypotheses.
+  `({values, ⊥}, iqrCosts ε, δ)`-ODP from those hypotheses; `iqr_logBin_hyps_satisfiable`:
+  those hypotheses are jointly satisfiable over any `ExpField` (degenerate witnesses).
 
 The released value is any finite post-processing `out` of the released index (see
 `Odp/Mech/NoisePTR.lean`, "Finiteness").

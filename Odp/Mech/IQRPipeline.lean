@@ -20,8 +20,14 @@ whose ε depends on round 1's block), the tree is valid for the budget `(3ε₁ 
 Theorem 7 (`Odp.Core.odp_composition`) gives, for every set `𝒱` of views `(o_IQR, o_median)`,
 `Pr(view ∈ 𝒱 | x) ≤ e^{3ε₁ + ε₂} Pr(view ∈ 𝒱 | x') + δ₁` (`iqr_median_dp`).
 `iqr_median_dp_logBin` instantiates it with odp's `M_IQR` (`Odp/Mech/IQR.lean`), from the noise
-hypotheses and stated data facts there. The median's ε-DP is the hypothesis `MedianDP`
-(`Odp/Mech/NoisePTR.lean`: the exponential mechanism, McSherry–Talwar).
+hypotheses and stated data facts there. The median's ε-DP is the interface `MedianDP`
+(`Odp/Mech/NoisePTR.lean`); for odp's exponential median it is proved in
+`Odp/Mech/IQRMedian.lean` (`expMedian_dp`, from the stated utility sensitivity), which also
+states the pipeline with both of odp's mechanisms (`iqr_median_dp_expMedian`).
+
+Scope: the theorem is about the two rounds on their own, for the plan `(3ε₁ + ε₂, δ₁)` that
+`iqr_then_median` checks; inside a longer accountant session the same tree is a subtree of a
+larger valid adversary, and Theorem 7 applies to that adversary as a whole.
 
 The single output type of the Core's adversary trees is `Option V ⊕ Y` (IQR outputs on the left,
 median outputs on the right); a round's mechanism is embedded on its side (`embL`, `embR`),
