@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .. import _lean_rules as lean
@@ -147,11 +148,18 @@ class Derived:
         return MechRow(self.kind, params, groups)
 
 
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Fraction:
+    """``Fraction(text)``, cached: the run-time check reads the same recorded parameters round
+    after round, and parsing a decimal string dominates its cost (fractions are immutable)."""
+    return Fraction(text)
+
+
 def _exact(value: Any, what: str) -> Fraction:
     """A recorded amount: an exact number (a string or an int, never a float), not negative."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise TypeError(f"{what} is not an exact number")
-    out = Fraction(value)
+    out = _parsed(value) if isinstance(value, str) else Fraction(value)
     if out < 0:
         raise ValueError(f"{what} is negative")
     return out
