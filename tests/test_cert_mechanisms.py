@@ -281,6 +281,11 @@ def test_a_certificate_with_lemma_11_rounds_verifies_everywhere(tmp_path, capsys
     for r in result.guarantees["rounds"]:
         assert r["status"] == "proved" and r["theorem"] == "Odp.Mech.lemma11"
         assert "tested Python code" in r["checked"] and "hypothesis" in r["checked"]
+        assert r["hypothesis"] == mechanisms.HYPOTHESES["lemma11"]
+    assert any(s.startswith("the hypothesis of the proved guarantees of round(s) 1, 2 (lemma11)")
+               for s in result.trust.not_established)
+    assert "lemma11 x2: proved (Odp.Mech.lemma11) from a stated hypothesis" in "\n".join(
+        result.guarantee_lines())
     with OdpCheckProcess(FAKE, timeout=30) as proc:  # NOT a Lean check: the protocol only
         assert proc.check(cert.text).ok
         # the buckets round's δ one unit below Σ_i δ^{k_i} (and the budget rows consistent)

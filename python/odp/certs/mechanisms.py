@@ -38,8 +38,8 @@ from .. import _lean_rules as lean
 from ..guarantees import ALL, Label
 from .units import in_units
 
-__all__ = ["MechRow", "Kind", "KINDS", "RECORDED", "Units", "Derived", "derive", "row_for", "lean_args",
-           "theorem_of", "guarantees", "expected_text"]
+__all__ = ["MechRow", "Kind", "KINDS", "RECORDED", "HYPOTHESES", "Units", "Derived", "derive",
+           "row_for", "lean_args", "theorem_of", "guarantees", "expected_text"]
 
 
 @dataclass(frozen=True)
@@ -299,6 +299,14 @@ _NOTES = {
 }
 
 
+#: Kinds whose theorem rests on a hypothesis that odp computes numerically (outside Lean).
+HYPOTHESES = {
+    "lemma11": "each prefix M^{k_i} is (ε^{k_i}, δ^{k_i})-DP with the row's δ^{k_i}: numerical "
+               "upper bounds computed by tested Python code (odp.composition: privacy buckets, "
+               "the optimal composition or RDP), not by Lean",
+}
+
+
 def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
                ) -> dict[str, Any]:
     """What was established about each round's guarantee (``odp verify``): *proved* (by the
@@ -315,6 +323,8 @@ def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
             "name": names[i] if i < len(names) else None,
             "theorem": theorem, "status": "proved" if theorem else "declared",
             "checked": kind.checked if row is not None else "nothing (no mech row)"}
+        if theorem is not None and kind.name in HYPOTHESES:
+            entry["hypothesis"] = HYPOTHESES[kind.name]
         if theorem is None:
             if kind.name in _NOTES:
                 entry["note"] = _NOTES[kind.name]
