@@ -7,7 +7,8 @@ counts (the SVT cut-off, stopping points, grid sensitivities) as they are::
     mech toy 200000                      M_toy with ε = 0.2 (D = 10^6)
     mech svt 8 150000 850000             SVT: c = 8, ε1, ε2
     mech iter 10 20 30 40 ; 40 5000 0    Alg. 3: stopping points ; groups (count ε_k δ_k)
-    mech lemma11 ; 10 20000 3 20 30000 4 Alg. 3, Lemma 11 with another COMP: per stop k_i ε^{k_i} δ^{k_i}
+    mech lemma11 ; 1 20000 3 2 30000 4   Alg. 3, Lemma 11 with another COMP (buckets, RDP):
+                                         per stop k_i ε^{k_i} δ^{k_i}
     mech dp                              a user's DP charge (Lemma 3: one class)
     mech declared                        a user's own mechanism
 
