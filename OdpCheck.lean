@@ -28,7 +28,8 @@ For each step the checks run in this order: its `blocks` row (`blocksOk`), its `
 (`deltasOk`), its `mech` row (`mechOk`: the round's classes, costs and δ are the named
 mechanism's for its parameters), `refundJustified` (a charge below the declared sup needs a
 `blocks` row), then `admits` against the remaining budget; the first failing step is reported.
-The mechanism names and their parameter shapes are those of `python/odp/certs/mechanisms.py`.
+The mechanism names and their parameter shapes are those of `python/odp/certs/mechanisms.py`
+(`mech lemma11 ; <k_i ε^{k_i} δ^{k_i}> …` has no parameter before the `;`).
 The `OK` verdict is printed only when `replay` (whose soundness is `replay_sound`) accepts.
 
 This file imports no Mathlib and uses only the long-standing core API `String.toList`,
@@ -151,6 +152,7 @@ def mechKind (name : List Char) : Option (Nat × Option Nat × Bool) :=
   else if name == "iter".toList then some (kindIter, none, true)
   else if name == "iter_costs".toList then some (kindIterCosts, none, true)
   else if name == "test_release".toList then some (kindTestRelease, some 5, false)
+  else if name == "lemma11".toList then some (kindLemma11, some 0, true)
   else none
 
 /-- Step groups `count ε δ`, in threes. -/

@@ -131,6 +131,7 @@ def kindIqr : Nat := 10
 def kindIter : Nat := 11
 def kindIterCosts : Nat := 12
 def kindTestRelease : Nat := 13
+def kindLemma11 : Nat := 14
 
 /-- `count` consecutive steps of an iterative mechanism (Alg. 3), each `(eps, delta)`-DP. -/
 structure StepGroup where
@@ -213,6 +214,30 @@ def svtFrom (c e1 e2 k : Nat) : List Nat → Bool
   | [] => decide (k = c + 1)
   | b :: bs => if decide (b * c = e1 * c + k * e2) then svtFrom c e1 e2 (k + 1) bs else false
 
+/-- Lemma 11 with any COMP (`kindLemma11`): the row gives one `StepGroup` per stop,
+`(k_i, ε^{k_i}, δ^{k_i})` — the stop, its cost and the `δ` for which the prefix `M^{k_i}` is
+`(ε^{k_i}, δ^{k_i})`-DP (the `count` field holds `k_i`). The classes cost `ε^{k_1}, …, ε^{k_n}`. -/
+def stopCosts : List StepGroup → List Nat
+  | [] => []
+  | g :: gs => g.eps :: stopCosts gs
+
+/-- Lemma 11 with any COMP: `δ^{k_1} + … + δ^{k_n}`. -/
+def stopDeltas : List StepGroup → Nat
+  | [] => 0
+  | g :: gs => g.delta + stopDeltas gs
+
+/-- The stops `k_i` of Lemma 11 rows increase strictly, all above `prev`. -/
+def stopsAbove (prev : Nat) : List StepGroup → Bool
+  | [] => true
+  | g :: gs => if decide (prev < g.count) then stopsAbove g.count gs else false
+
+/-- Lemma 11 with any COMP (paper 002, Sec. 5): at least one stop, `1 ≤ k_1 < … < k_n`; the
+classes cost `ε^{k_i}` (with a `blocks` row exactly these, without one the `supEps` is the
+largest); the round's `δ` covers `Σ_i δ^{k_i}`. -/
+def lemma11Ok (e : Entry) (bs : List Nat) (hasBlocks : Bool) (gs : List StepGroup) : Bool :=
+  decide (0 < groupsLen gs) && stopsAbove 0 gs && decide (stopDeltas gs ≤ e.delta) &&
+    (if hasBlocks then listEq bs (stopCosts gs) else decide (e.supEps = listMax (stopCosts gs)))
+
 /-- The round's `δ` is `d`; with a `blocks` row the classes cost exactly `expected`, without one
 (a round charged its sup) its `supEps` is the largest of them. -/
 def costsAre (e : Entry) (bs : List Nat) (hasBlocks : Bool) (expected : List Nat) (d : Nat) : Bool :=
@@ -243,8 +268,10 @@ row `e` and its `blocks` row `bs` (`hasBlocks`; `bs = []` without one): the roun
 and `δ` are the named mechanism's for these parameters. A round of a user's own mechanism
 (`kindDeclared`) is taken as declared; a user's DP charge (`kindDp`, Lemma 3) must have one class,
 costing its `supEps`. An unknown kind or a wrong number of parameters fails. For `kindIterCosts`
-(an iterative mechanism whose `δ` comes from a numerical rule: privacy buckets, OptDel) the
-costs are checked and `δ` is not. -/
+(an iterative mechanism whose `δ` comes from OptDel, Thm. 15, a numerical bound) the
+costs are checked and `δ` is not. For `kindLemma11` (Lemma 11 with another COMP: privacy
+buckets, the optimal composition, RDP) the row gives the stops with their costs and prefix `δ`'s,
+and the round's `δ` must cover their sum (`lemma11Ok`). -/
 def mechOk (e : Entry) (bs : List Nat) (hasBlocks : Bool) (kind : Nat) (ps : List Nat) (gs : List StepGroup) : Bool :=
   if decide (kind = kindDeclared) then arity ps gs 0
   else if decide (kind = kindDp) then arity ps gs 0 && (if hasBlocks then listEq bs [e.supEps] else true)
@@ -260,6 +287,7 @@ def mechOk (e : Entry) (bs : List Nat) (hasBlocks : Bool) (kind : Nat) (ps : Lis
   else if decide (kind = kindIter) then stopsOk gs ps && costsAre e bs hasBlocks (iterBlocks gs ps) (iterDelta gs ps)
   else if decide (kind = kindIterCosts) then stopsOk gs ps && costsAre e bs hasBlocks (iterBlocks gs ps) e.delta
   else if decide (kind = kindTestRelease) then arity ps gs 5 && testReleaseOk e bs hasBlocks (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps) (blockAt 3 ps) (blockAt 4 ps)
+  else if decide (kind = kindLemma11) then decide (listLen ps = 0) && lemma11Ok e bs hasBlocks gs
   else false
 
 -- END GENERATOR SUBSET
@@ -580,6 +608,19 @@ theorem mechOk_svt {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
       && svtFrom (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps) 0 bs) = true := band_right h'
   exact ⟨of_decide_eq_true (band_left (band_left h2)), of_decide_eq_true (band_right (band_left h2)),
     band_right h2⟩
+
+/-- A Lemma 11 round (any COMP) with a `blocks` row: its classes cost `ε^{k_1}, …, ε^{k_n}` as the
+row gives them, and its `δ` covers `Σ_i δ^{k_i}`. (`Odp.Mech.lemma11` gives the guarantee with
+`δ = Σ_i δ^{k_i}` from the hypothesis that each prefix `M^{k_i}` is `(ε^{k_i}, δ^{k_i})`-DP;
+`Odp.Certs.Lemma11.lemma11_le` with a larger `δ`.) -/
+theorem mechOk_lemma11 {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindLemma11 ps gs = true) :
+    bs = stopCosts gs ∧ stopDeltas gs ≤ e.delta := by
+  have h' : (decide (listLen ps = 0) && lemma11Ok e bs true gs) = true := h
+  have h2 : (decide (0 < groupsLen gs) && stopsAbove 0 gs && decide (stopDeltas gs ≤ e.delta)
+      && listEq bs (stopCosts gs)) = true := band_right h'
+  exact ⟨listEq_eq bs (stopCosts gs) (band_right h2),
+    of_decide_eq_true (band_right (band_left h2))⟩
 
 /-- Each class of an accepted SVT list costs `ε1 + (c'/c)·ε2` (times `c`), for `c' = k + j`. -/
 theorem svtFrom_at (c e1 e2 : Nat) (bs : List Nat) :

@@ -27,11 +27,13 @@ from odp.certs.format import parse
 from odp.certs.lean import OdpCheckProcess
 from odp.certs.units import common_denominator, in_units
 from odp.cli import main
-from odp.composition import Lemma11, OptDel, StepSpec
+from odp.composition import (BucketsComposition, Lemma11, OptDel, RDPComposition,
+                             ReplaceOneComposition, StepSpec)
 from odp.errors import CertificateError, InvalidParameter
 from odp.guarantees import as_odp
 from odp.ledger.chain import ChainVerifier, EventRow, Genesis
 from odp.ledger.head import HeadRecord, head_path, write_head
+from odp.mechanisms.dpsgd import DPSGD, LogisticRegressionModel
 from odp.mechanisms.erm import OutputPerturbationERM, TestedLogisticRegression
 from odp.mechanisms.iterative import IterativeMechanism, NoisyGradientDescent
 from odp.mechanisms.noise import (GaussianMechanism, LaplaceMechanism, RandomizedResponse,
@@ -76,7 +78,12 @@ def _agrees(mech, kind: str):
             assert not lean.mechOk(lean.Entry(max(bad), bad[k], delta), bad, True, number, ps,
                                    gs), (k, bad, row)
     assert not lean.mechOk(lean.Entry(sup, sup, delta), bs + [0], True, number, ps, gs)
-    if kind != "iter_costs":  # the one kind whose δ is declared
+    if kind == "lemma11":  # δ must cover Σ_i δ^{k_i}: one unit below is refused
+        floor = lean.stopDeltas(gs)
+        assert floor <= delta
+        assert lean.mechOk(lean.Entry(sup, sup, floor), bs, True, number, ps, gs)
+        assert not lean.mechOk(lean.Entry(sup, sup, floor - 1), bs, True, number, ps, gs)
+    elif kind != "iter_costs":  # the one kind whose δ is declared
         assert not lean.mechOk(lean.Entry(sup, sup, delta + 1), bs, True, number, ps, gs)
     assert not lean.mechOk(lean.Entry(sup + 1, sup + 1, delta), [], False, number, ps, gs)
     return bs, delta, row
@@ -178,6 +185,122 @@ def test_iterative_with_a_numerical_delta_rule_checks_the_costs_only():
     assert mechanisms.theorem_of("iter_costs") is None  # its δ is a numerical bound: declared
 
 
+def _lemma11_reference(stops, steps, costs, composition):
+    """The per-stop ``δ^{k_i}`` computed directly with the COMP (not through
+    ``iterative_guarantee``): ``COMP(M_1..M_{k_i}; ε^{k_i})``."""
+    return [Fraction(composition.delta_upper(list(steps[:k]), Fraction(c)))
+            for k, c in zip(stops, costs)]
+
+
+def _lemma11_row_is(mech, stops, costs, deltas):
+    """The mech row of ``mech`` is ``lemma11`` with exactly these (k_i, ε^{k_i}, δ^{k_i})."""
+    derived = mechanisms.derive(mech.name, mech.params())
+    assert derived is not None and derived.kind == "lemma11" and derived.params == ()
+    assert derived.groups == tuple(zip(stops, [Fraction(c) for c in costs], deltas))
+    return _agrees(mech, "lemma11")
+
+
+@pytest.mark.parametrize("costs", [None, ["1/4", "1/2"]])
+def test_iterative_with_privacy_buckets_is_a_lemma_11_round(costs):
+    """Lemma 11 with privacy buckets (generic (ε, δ) steps: the optimal composition's worst
+    case): the row carries each stop's cost and the δ the COMP certifies for its prefix; the
+    declared δ is their sum, and mechOk refuses one unit less."""
+    steps = [StepSpec(Fraction(1, 10), Fraction(1, 10**6))] * 3
+    comp = BucketsComposition()
+    mech = IterativeMechanism(lambda h, x, rng: 0, stops=[1, 3], steps=steps, costs=costs,
+                              rule=Lemma11(comp))
+    want_costs = costs or ["1/10", "3/10"]
+    deltas = _lemma11_reference([1, 3], steps, want_costs, comp)
+    assert mech.guarantee.delta == sum(deltas)
+    bs, delta, row = _lemma11_row_is(mech, [1, 3], want_costs, deltas)
+    assert delta == lean.stopDeltas([lean.StepGroup(*g) for g in row.groups])
+    assert mechanisms.theorem_of("lemma11") == "Odp.Mech.lemma11"  # in this build's sources
+
+
+def test_noisy_gradient_descent_with_buckets_is_a_lemma_11_round():
+    comp = BucketsComposition()
+    mech = NoisyGradientDescent(n=50, dim=2, epsilon_step="1/10", stops=[2, 4],
+                                rule=Lemma11(comp))
+    steps = [StepSpec(Fraction(1, 10))] * 4
+    _lemma11_row_is(mech, [2, 4], ["1/5", "2/5"],
+                    _lemma11_reference([2, 4], steps, ["1/5", "2/5"], comp))
+
+
+@pytest.mark.parametrize("neighbours", ["add-remove", "replace-one"])
+def test_dpsgd_is_a_lemma_11_round_whose_target_covers_the_sum(neighbours):
+    """DP-SGD (Lemma 11 with RDP as COMP, or its replace-one form): the row carries the costs
+    ε^{k_i} and the RDP δ^{k_i} of each prefix; the declared δ is the target, above their sum —
+    accepted (δ ≥ Σ), and so is the sum itself; one unit below the sum is refused."""
+    mech = DPSGD(LogisticRegressionModel(1), n=3, sampling_rate=1, noise_multiplier=1,
+                 epochs=2, delta="1e-3", clip=1, granularity="1/4", neighbours=neighbours)
+    inner = RDPComposition()
+    comp = inner if neighbours == "add-remove" else ReplaceOneComposition(inner)
+    steps = [mech.steps[0]] * mech.stops[-1]
+    costs = [c for _, c in as_odp(mech.guarantee).record().classes]
+    deltas = _lemma11_reference(mech.stops, steps, costs, comp)
+    assert sum(deltas) == mech.lemma11_delta < mech.guarantee.delta == Fraction(1, 1000)
+    bs, delta, row = _lemma11_row_is(mech, list(mech.stops), costs, deltas)
+    assert delta > lean.stopDeltas([lean.StepGroup(*g) for g in row.groups])
+
+
+def test_lemma_11_rows_need_increasing_stops_and_no_parameters():
+    gs = [lean.StepGroup(10, 2, 3), lean.StepGroup(20, 3, 4)]
+    k = lean.kindLemma11()
+    assert lean.mechOk(lean.Entry(3, 2, 7), [2, 3], True, k, [], gs)
+    assert lean.mechOk(lean.Entry(3, 3, 7), [], False, k, [], gs)  # charged its sup
+    assert not lean.mechOk(lean.Entry(3, 3, 7), [], False, k, [], [])  # no stop
+    assert not lean.mechOk(lean.Entry(3, 2, 7), [2, 3], True, k, [5], gs)  # a parameter
+    swapped = [lean.StepGroup(20, 2, 3), lean.StepGroup(10, 3, 4)]
+    assert not lean.mechOk(lean.Entry(3, 2, 7), [2, 3], True, k, [], swapped)
+    zero = [lean.StepGroup(0, 2, 3), lean.StepGroup(20, 3, 4)]
+    assert not lean.mechOk(lean.Entry(3, 2, 7), [2, 3], True, k, [], zero)
+    assert not lean.mechOk(lean.Entry(3, 2, 7), [3, 2], True, k, [], gs)  # class order
+    assert not lean.mechOk(lean.Entry(4, 4, 7), [], False, k, [], gs)  # sup not the largest
+
+
+def test_a_certificate_with_lemma_11_rounds_verifies_everywhere(tmp_path, capsys):
+    """A real run with a buckets round and a DP-SGD round: the generated checker accepts it and
+    reports both rounds proved by Odp.Mech.lemma11 (with its stated hypothesis); the stand-in
+    odpcheck (NOT a Lean check) parses the rows; a δ edited below the sum is refused."""
+    import numpy as np
+
+    acc = odp.Accountant("40", "1e-2", rng=odp.SeededRandom(2))
+    it = IterativeMechanism(lambda h, x, rng: 0, stops=[1, 3],
+                            steps=StepSpec(Fraction(1, 10), Fraction(1, 10**6)),
+                            rule=Lemma11(BucketsComposition()))
+    acc.run(it, None)
+    sgd = DPSGD(LogisticRegressionModel(1), n=3, sampling_rate=1, noise_multiplier=1,
+                epochs=2, delta="1e-3", clip=1, granularity="1/4")
+    acc.run(sgd, (np.array([[0.5], [-2.0], [3.0]]), np.array([1.0, -1.0, 1.0])))
+    cert = acc.certificate()
+    rows = [s.mech for s in parse(cert.text).steps]
+    assert [r.name for r in rows] == ["lemma11", "lemma11"]
+    assert cert.text.count("\nmech lemma11 ; ") == 2
+    result = verify(cert.text, cert.sidecar)
+    assert result.ok, result.message
+    for r in result.guarantees["rounds"]:
+        assert r["status"] == "proved" and r["theorem"] == "Odp.Mech.lemma11"
+        assert "tested Python code" in r["checked"] and "hypothesis" in r["checked"]
+        assert r["hypothesis"] == mechanisms.HYPOTHESES["lemma11"]
+    assert any(s.startswith("the hypothesis of the proved guarantees of round(s) 1, 2 (lemma11)")
+               for s in result.trust.not_established)
+    assert "lemma11 x2: proved (Odp.Mech.lemma11) from a stated hypothesis" in "\n".join(
+        result.guarantee_lines())
+    with OdpCheckProcess(FAKE, timeout=30) as proc:  # NOT a Lean check: the protocol only
+        assert proc.check(cert.text).ok
+        # the buckets round's δ one unit below Σ_i δ^{k_i} (and the budget rows consistent)
+        text = parse(cert.text)
+        first = text.steps[0]
+        short = first.delta - 1
+        forged = cert.text.replace(f"step {first.sup_eps} {first.charged} {first.delta}\n",
+                                   f"step {first.sup_eps} {first.charged} {short}\n", 1)
+        assert forged != cert.text
+        answer = proc.check(forged)
+        assert not answer.ok and answer.row == 1 and answer.message.startswith("mech")
+    result = verify(forged, cert.sidecar)
+    assert not result.ok and result.row == 1
+
+
 def test_iterative_with_custom_costs_is_declared():
     mech = IterativeMechanism(lambda h, x, rng: 0, stops=[1, 2], steps=StepSpec(Fraction(1, 4)),
                               costs=["1/2", "1"], rule=Lemma11())
@@ -234,6 +357,9 @@ def test_every_kind_has_its_lean_constant_and_a_distinct_number():
     ("mech iter 1 ; 1 1", "threes"),
     ("mech iter ; 1 1 1", "one or more"),
     ("mech dp -1", "natural number"),
+    ("mech lemma11", "expected 'mech lemma11 ; <k_i ε δ>"),
+    ("mech lemma11 1 ; 1 1 1", "takes 0 parameters"),
+    ("mech lemma11 ; 1 1", "threes"),
 ])
 def test_mech_rows_are_parsed_strictly(row, message):
     text = f"D 10\nbudget 10 0\nstep 1 1 0\n{row}\n"
@@ -249,6 +375,9 @@ def test_mech_row_placement():
     cert = parse("D 10\nbudget 10 0\nstep 3 3 0\nmech iter 1 2 ; 2 1 0 1 1 0\n")
     assert cert.steps[0].mech == mechanisms.MechRow("iter", (1, 2), ((2, 1, 0), (1, 1, 0)))
     assert cert.render().endswith("mech iter 1 2 ; 2 1 0 1 1 0\n")
+    cert = parse("D 10\nbudget 10 9\nstep 3 3 7\nmech lemma11 ; 1 2 3 2 3 4\n")
+    assert cert.steps[0].mech == mechanisms.MechRow("lemma11", (), ((1, 2, 3), (2, 3, 4)))
+    assert cert.render().endswith("mech lemma11 ; 1 2 3 2 3 4\n")
 
 
 # ------------------------------------------------------------------------------ the forgeries
@@ -458,13 +587,16 @@ def _demo_guarantees(tmp_path: Path, capsys, name: str) -> dict:
 
 def test_demo_rounds_are_all_bound_to_built_in_mechanisms(tmp_path, capsys, monkeypatch):
     """``odp demo`` then ``odp certify`` and ``odp verify --json``: every round's mech row
-    names a built-in mechanism whose costs mechOk checked; a round is proved exactly when its
-    theorem is in this build's Lean sources.  With the theorems of the table present (as after
-    the merge of Odp/Mech) every round is proved except the exponential-mechanism median, for
-    which the table names no theorem."""
+    names a built-in mechanism whose costs mechOk checked (the DP-SGD round: Lemma 11 with RDP
+    as COMP); a round is proved exactly when its theorem is in this build's Lean sources.  With
+    the theorems of the table present (as after the merge of Odp/Mech, mech-ptr included) EVERY
+    round is proved."""
     g = _demo_guarantees(tmp_path, capsys, "now")
     kinds = [r["mechanism"] for r in g["rounds"]]
-    assert {"laplace", "svt", "iqr", "median", "iter", "test_release"} == set(kinds)
+    names = [r["name"] for r in g["rounds"]]
+    assert {"laplace", "svt", "iqr", "median", "iter", "test_release", "lemma11"} == set(kinds)
+    assert kinds[names.index("dpsgd")] == "lemma11"
+    assert kinds[names.index("noisy_gd")] == "iter"
     for r in g["rounds"]:
         theorem = mechanisms.theorem_of(r["mechanism"])
         assert r["theorem"] == theorem and r["status"] == ("proved" if theorem else "declared")
@@ -472,5 +604,8 @@ def test_demo_rounds_are_all_bound_to_built_in_mechanisms(tmp_path, capsys, monk
         k.theorem: "Odp/Mech/X.lean" for k in mechanisms.KINDS.values() if k.theorem})
     monkeypatch.setitem(lean.LEAN_SOURCES, "Odp/Mech/X.lean", "0" * 64)
     g = _demo_guarantees(tmp_path, capsys, "merged")
+    assert [r["mechanism"] for r in g["rounds"]] == kinds
     unproved = {r["mechanism"] for r in g["rounds"] if r["status"] != "proved"}
-    assert unproved == {"median"} and g["declared"] == kinds.count("median")
+    assert unproved == set() and g["declared"] == 0 and g["proved"] == len(kinds)
+    for r in g["rounds"]:
+        assert r["theorem"] == mechanisms.KINDS[r["mechanism"]].theorem

@@ -80,7 +80,7 @@ def test_one_step_charges_keep_the_same_books_as_reserve_and_settle(script):
 
 def test_a_failing_check_on_the_one_step_path_charges_the_sup_and_raises():
     acc = odp.Accountant(epsilon=1)
-    acc._check = lambda *args: False  # a checker that disagrees with every transition
+    acc._check = lambda *args, **kwargs: False  # a checker that disagrees with every transition
     toy = ODP(lambda r: r, {"hi": "0.3", "lo": "0.1"}, 0)
     with pytest.raises(CertificateError, match="enforcement-mismatch"):
         acc.charge(toy, "lo")

@@ -4,6 +4,7 @@ and nothing written (or a documented behaviour).  Real files, the real CLI entry
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,18 @@ def test_empty_paths_are_named_as_empty(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["ledger", "init", "", "--epsilon", "1"]) == 2
     assert "empty" in _one_line_error(capsys.readouterr().err, "ledger")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_verify_of_an_empty_path_says_empty(tmp_path, capsys, monkeypatch):
+    """``odp verify ''`` is one line naming the empty path (not "Is a directory: '.'"),
+    exit 2, nothing written; with --json the same message in the JSON error."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", ""]) == 2
+    line = _one_line_error(capsys.readouterr().err, "verify")
+    assert line == "odp verify: empty path: give the certificate file"
+    assert main(["verify", "", "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"] == "empty path: give the certificate file"
     assert list(tmp_path.iterdir()) == []
 
 

@@ -16,6 +16,11 @@ forgeries of issue 25 — the toy round relabelled as free (`step 0 0 0`, `block
 `blocks` rows pass `blocksOk`. The same forged rows under `MechRow.declared` are accepted: a
 declared round's guarantee is the mechanism author's claim, which is why `odp verify` reports such
 rounds as declared, not proved.
+
+The last part is Lemma 11 with a COMP other than basic composition (`kindLemma11`: privacy
+buckets, the optimal composition, DP-SGD's RDP): the row lists per stop `(k_i, ε^{k_i}, δ^{k_i})`;
+the classes must cost the `ε^{k_i}` and the round's `δ` must cover `Σ_i δ^{k_i}` (DP-SGD declares
+its target, above the sum). A cheaper class or a `δ` below the sum is rejected.
 -/
 module
 
@@ -88,6 +93,35 @@ theorem iter_ok :
       [⟨⟨400000, 200000, 6⟩, some ([200000, 400000], 0), none,
         ⟨kindIter, [2, 4], [⟨4, 100000, 1⟩]⟩⟩]
       = some ⟨800000, 4⟩ := by
+  decide
+
+/-- Lemma 11 with another COMP (D = 10^6): stops `10, 20` costing `(0.2, 0.3)`, the prefixes
+`(0.2, 3·10^-6)`- and `(0.3, 4·10^-6)`-DP. Round 1 declares `δ = 7·10^-6` (the sum) and stops at
+10; round 2 declares `δ = 9·10^-6` (a target above the sum, as DP-SGD does) and runs to 20. -/
+theorem lemma11_ok :
+    checkCert ⟨1000000, 20⟩
+      [⟨⟨300000, 200000, 7⟩, some ([200000, 300000], 0), none,
+        ⟨kindLemma11, [], [⟨10, 200000, 3⟩, ⟨20, 300000, 4⟩]⟩⟩,
+       ⟨⟨300000, 300000, 9⟩, some ([200000, 300000], 1), none,
+        ⟨kindLemma11, [], [⟨10, 200000, 3⟩, ⟨20, 300000, 4⟩]⟩⟩]
+      = some ⟨500000, 4⟩ := by
+  decide
+
+/-- The same round declaring `δ = 6·10^-6`, below `Σ_i δ^{k_i}`: rejected. -/
+theorem lemma11_delta_short_rejected :
+    checkCert ⟨1000000, 20⟩
+      [⟨⟨300000, 200000, 6⟩, some ([200000, 300000], 0), none,
+        ⟨kindLemma11, [], [⟨10, 200000, 3⟩, ⟨20, 300000, 4⟩]⟩⟩]
+      = none := by
+  decide
+
+/-- The same round with its first class relabelled cheaper (`0.1` instead of `ε^{10} = 0.2`): its
+`blocks` row passes `blocksOk`, its `mech` row fails. -/
+theorem lemma11_cheaper_class_rejected :
+    checkCert ⟨1000000, 20⟩
+      [⟨⟨300000, 100000, 7⟩, some ([100000, 300000], 0), none,
+        ⟨kindLemma11, [], [⟨10, 200000, 3⟩, ⟨20, 300000, 4⟩]⟩⟩]
+      = none := by
   decide
 
 end Odp.Certs.Example

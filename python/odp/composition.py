@@ -468,7 +468,10 @@ def iterative_guarantee(stops: Any, steps: StepSpec | Sequence[StepSpec],
 
     Returns ``(guarantee, details)``: classes are the stop lengths ``k_i`` (int labels),
     ``ℰ(P_i)`` the given ``costs`` (default: basic-composition prefix sums), and δ from
-    ``rule`` (default: Lemma 11 with basic composition).  ``details`` is JSON-able."""
+    ``rule`` (default: Lemma 11 with basic composition).  ``details`` is JSON-able; with a
+    :class:`Lemma11` rule it records the per-stop ``δ^{k_i} = COMP(M_1..M_{k_i}; ε^{k_i})``
+    (``stop_deltas``, summing to the δ), which a certificate's ``mech lemma11`` row carries
+    (:mod:`odp.certs.mechanisms`)."""
     stops = parse_stops(stops)
     spec = expand_steps(steps, stops[-1])
     if costs is None:
@@ -479,7 +482,9 @@ def iterative_guarantee(stops: Any, steps: StepSpec | Sequence[StepSpec],
             raise InvalidParameter(f"give one cost per stopping point ({len(stops)}), "
                                    f"got {len(cost_list)}")
     rule = rule if rule is not None else Lemma11()
-    delta = Fraction(rule.delta_upper(stops, spec, cost_list))
+    per_stop = rule.per_stop(stops, spec, cost_list) if isinstance(rule, Lemma11) else None
+    delta = (sum(per_stop, Fraction(0)) if per_stop is not None
+             else Fraction(rule.delta_upper(stops, spec, cost_list)))
     if delta >= 1:
         raise InvalidParameter(f"the {rule.name} delta is {format_fraction(delta)} >= 1: "
                                "lower the step deltas or raise the costs")
@@ -491,6 +496,8 @@ def iterative_guarantee(stops: Any, steps: StepSpec | Sequence[StepSpec],
         "rule": rule.to_json(),
         "steps": _compress_steps(spec),
     }
+    if per_stop is not None:  # Lemma 11's δ^{k_i}, for the certificate's ``mech lemma11`` row
+        details["stop_deltas"] = [str(d) for d in per_stop]
     return guarantee, details
 
 

@@ -82,8 +82,8 @@ def _mech_row(words: list[str], line: int) -> MechRow:
     groups: tuple[tuple[int, int, int], ...] | None = None
     if kind.groups:
         if rest.count(";") != 1:
-            raise CertificateError(f"line {line}: expected 'mech {kind.name} <k_1> … ; "
-                                   "<count ε δ> …'")
+            shape = ("; <k_i ε δ> …" if kind.arity == 0 else "<k_1> … ; <count ε δ> …")
+            raise CertificateError(f"line {line}: expected 'mech {kind.name} {shape}'")
         cut = rest.index(";")
         rest, tail = rest[:cut], rest[cut + 1:]
         nums = [_nat(w, line, "a step-group number") for w in tail]

@@ -7,6 +7,8 @@ counts (the SVT cut-off, stopping points, grid sensitivities) as they are::
     mech toy 200000                      M_toy with ε = 0.2 (D = 10^6)
     mech svt 8 150000 850000             SVT: c = 8, ε1, ε2
     mech iter 10 20 30 40 ; 40 5000 0    Alg. 3: stopping points ; groups (count ε_k δ_k)
+    mech lemma11 ; 1 20000 3 2 30000 4   Alg. 3, Lemma 11 with another COMP (buckets, RDP):
+                                         per stop k_i ε^{k_i} δ^{k_i}
     mech dp                              a user's DP charge (Lemma 3: one class)
     mech declared                        a user's own mechanism
 
@@ -30,14 +32,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .. import _lean_rules as lean
 from ..guarantees import ALL, Label
 from .units import in_units
 
-__all__ = ["MechRow", "Kind", "KINDS", "RECORDED", "Units", "Derived", "derive", "row_for", "lean_args",
-           "theorem_of", "guarantees", "expected_text"]
+__all__ = ["MechRow", "Kind", "KINDS", "RECORDED", "HYPOTHESES", "Units", "Derived", "derive",
+           "row_for", "lean_args", "theorem_of", "guarantees", "expected_text"]
 
 
 @dataclass(frozen=True)
@@ -86,21 +89,28 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("laplace", "kindLaplace", "Odp.Mech.laplace_odp", 1, False, _ONE + ", δ = 0"),
     Kind("gaussian", "kindGaussian", "Odp.Mech.gaussian_odp", 2, False, _ONE + " and its δ"),
     Kind("rr", "kindRr", "Odp.Mech.rr_odp", 1, False, _ONE + ", δ = 0"),
-    Kind("median", "kindMedian", None, 1, False, _ONE + ", δ = 0"),
+    Kind("median", "kindMedian", "Odp.Mech.expMedian_dp", 1, False, _ONE + ", δ = 0"),
     Kind("erm", "kindErm", None, 1, False, _ONE + ", δ = 0"),
     Kind("toy", "kindToy", "Odp.Mech.toy_odp", 1, False, "classes (values, ⊥) costing (ε, 0), δ = 0"),
     Kind("svt", "kindSvt", "Odp.Mech.svt_odp", 3, False,
          "classes c' = 0..c costing ε1 + (c'/c)·ε2 (Lemma 8), δ = 0"),
     Kind("ptr", "kindPtr", "Odp.Mech.ptr_odp", 2, False,
          "classes (values, ⊥) costing (2ε, ε) and δ (Sec. 4.2)"),
-    Kind("iqr", "kindIqr", "Odp.Mech.iqr_odp", 2, False,
+    Kind("iqr", "kindIqr", "Odp.Mech.iqr_logBin_odp", 2, False,
          "classes (values, ⊥) costing (3ε, 2ε) and δ (Lemma 10)"),
     Kind("iter", "kindIter", "Odp.Mech.iter_odp_basic", None, True,
          "one class per stopping point costing the prefix sum of the step ε's, δ = the sum "
          "over the stops of the prefix sums of the step δ's (Lemma 11, basic composition)"),
     Kind("iter_costs", "kindIterCosts", None, None, True,
-         "one class per stopping point costing the prefix sum of the step ε's (Lemma 11); its δ "
-         "is a numerical bound (privacy buckets or OptDel) and is declared"),
+         "one class per stopping point costing the prefix sum of the step ε's; its δ is a "
+         "numerical bound with no Lean theorem (OptDel, Thm. 15) and is declared"),
+    Kind("lemma11", "kindLemma11", "Odp.Mech.lemma11", 0, True,
+         "one class per stopping point k_i costing the row's ε^{k_i}, and δ ≥ Σ_i δ^{k_i} "
+         "(Lemma 11 with a COMP other than basic composition: privacy buckets, the optimal "
+         "composition, RDP). Proved from the stated hypothesis that each prefix M^{k_i} is "
+         "(ε^{k_i}, δ^{k_i})-DP, a numerical bound computed by tested Python code "
+         "(odp.composition), not by Lean; a δ above the sum (DP-SGD declares its target) by "
+         "Odp.Certs.Lemma11.lemma11_le"),
     Kind("test_release", "kindTestRelease", "Odp.Mech.test_release_odp", 5, False,
          "classes (values, ⊥) costing max(ε1, (u_test/u)·ε2) and min(that, "
          "(max(u_train, u_test)/u)·ε2), δ = 0 (Thm. 17 on odp's grid)"),
@@ -139,14 +149,25 @@ class Derived:
         return MechRow(self.kind, params, groups)
 
 
-def _amount(params: Mapping[str, Any], key: str) -> Units:
-    value = params[key]
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Fraction:
+    """``Fraction(text)``, cached: the run-time check reads the same recorded parameters round
+    after round, and parsing a decimal string dominates its cost (fractions are immutable)."""
+    return Fraction(text)
+
+
+def _exact(value: Any, what: str) -> Fraction:
+    """A recorded amount: an exact number (a string or an int, never a float), not negative."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise TypeError(f"{key} is not an exact number")
-    out = Fraction(value)
+        raise TypeError(f"{what} is not an exact number")
+    out = _parsed(value) if isinstance(value, str) else Fraction(value)
     if out < 0:
-        raise ValueError(f"{key} is negative")
-    return Units(out)
+        raise ValueError(f"{what} is negative")
+    return out
+
+
+def _amount(params: Mapping[str, Any], key: str) -> Units:
+    return Units(_exact(params[key], key))
 
 
 def _count(params: Mapping[str, Any], key: str) -> int:
@@ -165,19 +186,31 @@ def _svt(p: Mapping[str, Any]) -> Derived:
 
 
 def _iterative(p: Mapping[str, Any]) -> Derived | None:
-    """Alg. 3's recorded ``stops``, ``steps`` (run-length groups), ``costs`` and δ ``rule``
-    (:func:`odp.composition.iterative_guarantee`).  Custom costs (not the prefix sums) have no
-    Lean cost function: such a round is declared."""
+    """Alg. 3's recorded ``stops``, ``steps`` (run-length groups), ``costs``, δ ``rule`` and,
+    for a Lemma 11 rule, the per-stop ``stop_deltas`` (:func:`odp.composition.
+    iterative_guarantee`; DP-SGD records the same).  Lemma 11 with a COMP other than basic
+    composition (privacy buckets, the optimal composition, RDP) gives a ``lemma11`` row: per stop
+    ``(k_i, ε^{k_i}, δ^{k_i})``.  Otherwise custom costs (not the prefix sums) have no Lean cost
+    function: such a round is declared."""
     stops = p["stops"]
     if not isinstance(stops, list) or not all(
             isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in stops):
         raise TypeError("stops")
+    costs = [_exact(c, "a cost") for c in p["costs"]]
+    rule = p["rule"]
+    composition = (rule.get("composition") if isinstance(rule, Mapping)
+                   and rule.get("name") == "lemma11" else None)
+    basic = composition == {"name": "basic"}
+    if composition is not None and not basic and "stop_deltas" in p:
+        deltas = [_exact(x, "a stop delta") for x in p["stop_deltas"]]
+        if not len(stops) == len(costs) == len(deltas):
+            raise ValueError("one cost and one delta per stop")
+        return Derived("lemma11", (), tuple(zip(stops, costs, deltas)))
     groups = []
     for g in p["steps"]:
         step = g["step"]
         groups.append((_count(g, "count"), _amount(step, "epsilon").value,
                        _amount(step, "delta").value))
-    costs = [Fraction(c) for c in p["costs"]]
     prefix_sums = []
     for k in stops:  # the basic-composition costs Σ_{t ≤ k} ε_t
         total, left = Fraction(0), k
@@ -188,8 +221,6 @@ def _iterative(p: Mapping[str, Any]) -> Derived | None:
         prefix_sums.append(total)
     if costs != prefix_sums:
         return None
-    rule = p["rule"]
-    basic = rule == {"name": "lemma11", "composition": {"name": "basic"}}
     return Derived("iter" if basic else "iter_costs", tuple(stops), tuple(groups))
 
 
@@ -213,6 +244,7 @@ RECORDED: dict[str, Callable[[Mapping[str, Any]], Derived | None]] = {
     "iqr": _dp("iqr", "epsilon", "delta"),
     "iterative": _iterative,
     "noisy_gd": _iterative,
+    "dpsgd": _iterative,
     "logreg_with_test": _test_release,
 }
 
@@ -263,8 +295,16 @@ def theorem_of(kind: str) -> str | None:
 _NOTES = {
     "declared": "a user's own mechanism: its guarantee is declared",
     "dp": "a user's DP charge: its one class is checked, the DP guarantee is declared",
-    "iter_costs": "costs checked; its δ is a numerical bound (privacy buckets or OptDel), "
-                  "declared",
+    "iter_costs": "costs checked; its δ is a numerical bound with no Lean theorem (OptDel, "
+                  "Thm. 15), declared",
+}
+
+
+#: Kinds whose theorem rests on a hypothesis that odp computes numerically (outside Lean).
+HYPOTHESES = {
+    "lemma11": "each prefix M^{k_i} is (ε^{k_i}, δ^{k_i})-DP with the row's δ^{k_i}: numerical "
+               "upper bounds computed by tested Python code (odp.composition: privacy buckets, "
+               "the optimal composition or RDP), not by Lean",
 }
 
 
@@ -284,6 +324,8 @@ def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
             "name": names[i] if i < len(names) else None,
             "theorem": theorem, "status": "proved" if theorem else "declared",
             "checked": kind.checked if row is not None else "nothing (no mech row)"}
+        if theorem is not None and kind.name in HYPOTHESES:
+            entry["hypothesis"] = HYPOTHESES[kind.name]
         if theorem is None:
             if kind.name in _NOTES:
                 entry["note"] = _NOTES[kind.name]
@@ -316,6 +358,12 @@ def expected_text(row: MechRow) -> str:
         groups = [lean.StepGroup(*g) for g in row.groups or ()]
         blocks = lean.iterBlocks(groups, p)
         delta = lean.iterDelta(groups, p) if row.name == "iter" else None
+    elif row.name == "lemma11":
+        groups = [lean.StepGroup(*g) for g in row.groups or ()]
+        blocks = lean.stopCosts(groups)
+        shown = ", ".join(str(b) for b in blocks)
+        return (f" (the mechanism's: blocks [{shown}], delta at least "
+                f"{lean.stopDeltas(groups)})")
     elif row.name == "svt" and len(p) == 3 and p[0] > 0:
         c, e1, e2 = p
         blocks = [Fraction(e1 * c + k * e2, c) for k in range(c + 1)]

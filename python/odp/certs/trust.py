@@ -152,6 +152,13 @@ def guarantee_statements(guarantees: dict[str, Any] | None
             "their classes and costs are the named mechanism's (Odp.LedgerCore.mechOk), but no "
             "Lean theorem in this odp's sources proves that mechanism's guarantee (or its δ is "
             "a numerical bound)")
+    assumed: dict[str, tuple[str, list[int]]] = {}
+    for r in proved:
+        if r.get("hypothesis"):
+            assumed.setdefault(r["mechanism"], (r["hypothesis"], []))[1].append(r["round"])
+    for kind, (hypothesis, ns) in sorted(assumed.items()):
+        missing.append(f"the hypothesis of the proved guarantees of round(s) {_round_list(ns)} "
+                       f"({kind}): {hypothesis}")
     missing.append(
         "that each release was made by the mechanism its round names, with the recorded "
         "parameters, and that its samplers draw from the distributions the Lean proofs assume "

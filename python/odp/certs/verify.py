@@ -62,6 +62,8 @@ class VerifyResult:
             groups.setdefault(key, []).append(r["round"])
         for (mech, theorem, note), rounds in groups.items():
             how = f"proved ({theorem})" if theorem else f"declared ({note})"
+            if theorem and mech in mechanisms.HYPOTHESES:
+                how = f"proved ({theorem}) from a stated hypothesis (NOT established above)"
             lines.append(f"  {mech} x{len(rounds)}: {how} — rounds {_ranges(rounds)}")
         return lines
 

@@ -48,10 +48,13 @@ def run(args: argparse.Namespace) -> int:
     from ..certs import read_certificate, verify
 
     try:
+        if not args.certificate:  # Path('') is '.', which would be read as a directory
+            raise OSError("empty path")
         text, sidecar = read_certificate(args.certificate)
     except (OSError, UnicodeDecodeError) as exc:
         reason = "not a UTF-8 text certificate" if isinstance(exc, UnicodeDecodeError) else exc
-        message = f"cannot read {args.certificate}: {reason}"
+        message = (f"cannot read {args.certificate}: {reason}" if args.certificate
+                   else "empty path: give the certificate file")
         if args.json:
             print_json({"ok": False, "error": message, "type": "OSError"})
         else:

@@ -31,12 +31,14 @@ from .records import (
 Admission = Callable[[BudgetState, RoundRequest], bool]
 
 
-#: A transition check: ``check(eps_r, delta_r, sup_epsilon, charged, delta, blocks, realized)
-#: -> bool`` is called before a settle is committed, with (ε_r, δ_r) the Alg. 1 state just
-#: before the round, ``blocks`` the declared class costs and ``realized`` the index of the
-#: realised class (both None when the round is charged its sup without a class).  It re-checks
-#: the transition with independent rules (the checker generated from the Lean rules, or the
-#: Lean checker itself).  On ``False`` the round is charged its sup instead (reason
+#: A transition check: ``check(eps_r, delta_r, sup_epsilon, charged, delta, blocks, realized,
+#: *, mechanism, params) -> bool`` is called before a settle is committed, with (ε_r, δ_r) the
+#: Alg. 1 state just before the round, ``blocks`` the declared class costs and ``realized`` the
+#: index of the realised class (both None when the round is charged its sup without a class),
+#: and the round's recorded mechanism name and parameters (for a built-in mechanism the check
+#: includes its ``mech`` row: the declared classes, costs and δ must be the Lean cost function
+#: of those parameters, :mod:`odp.certs.mechanisms`).  It re-checks the transition with
+#: independent rules (the checker generated from the Lean rules, or the Lean checker itself).  On ``False`` the round is charged its sup instead (reason
 #: ``enforcement-mismatch``) and the ledger raises :class:`~odp.errors.CertificateError`.
 TransitionCheck = Callable[..., bool]
 
@@ -126,7 +128,8 @@ def settlement(state: BudgetState, round_id: str, label: Label | None, charged: 
     if check is not None:
         eps_r, delta_r = state.state_before(round_id)
         blocks, realized = realised_blocks(rec.guarantee, label)
-        if not check(eps_r, delta_r, rec.sup_epsilon, charged, rec.delta, blocks, realized):
+        if not check(eps_r, delta_r, rec.sup_epsilon, charged, rec.delta, blocks, realized,
+                     mechanism=rec.mechanism, params=rec.params):
             return None, rec.sup_epsilon, REASON_ENFORCED, True
     return label, charged, reason, False
 
@@ -360,7 +363,8 @@ class MemoryLedger(Ledger):
             raise budget_exceeded(state, req, admit)
         if check is not None:  # (ε_r, δ_r) before the round = what is left before reserving
             eps_r, delta_r = state.eps_left, state.delta_left
-            if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks, realized):
+            if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks, realized,
+                         mechanism=req.mechanism, params=req.params):
                 label, charged, reason, failed = None, req.sup_epsilon, REASON_ENFORCED, True
         reserve_seq, settle_seq = self._next_seq(), self._next_seq()
         rec = state.apply_charge(reserve_seq, settle_seq, req, label, charged=charged,

@@ -347,7 +347,7 @@ class ChainedLedger(Ledger):
         if check is not None:  # the round is not in the state yet: check against it directly
             blocks, realized = realised or realised_blocks(req.guarantee, label)
             if not check(state.eps_left, state.delta_left, req.sup_epsilon, charged, req.delta,
-                         blocks, realized):
+                         blocks, realized, mechanism=req.mechanism, params=req.params):
                 failed.append(req.round_id)
                 return self._append_charge(req, None, req.sup_epsilon, REASON_ENFORCED,
                                            now=now, texts=texts)
