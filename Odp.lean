@@ -21,6 +21,23 @@ import Odp.Composition
 import Odp.LedgerCore
 import Odp.Rules
 import Odp.Certs.Example
+import Odp.Mech.Basic
+import Odp.Mech.IQR
+import Odp.Mech.IQRMedian
+import Odp.Mech.IQRPipeline
+import Odp.Mech.IterComposition
+import Odp.Mech.IterEnum
+import Odp.Mech.IterModel
+import Odp.Mech.Iterative
+import Odp.Mech.Laplace
+import Odp.Mech.Noise
+import Odp.Mech.NoiseIter
+import Odp.Mech.NoisePTR
+import Odp.Mech.PTR
+import Odp.Mech.PTRLaws
+import Odp.Mech.SVT
+import Odp.Mech.TestRelease
+import Odp.Certs.Lemma11
 import Odp.Axioms
 
 set_option autoImplicit false
