@@ -357,7 +357,7 @@ def audit_source(modules: list[str], theorems: list[str]) -> str:
         if len(pattern.findall(text)) != 1:
             raise SystemExit(f"{AUDIT} has no line '… := [] -- {marker}'")
         array = ", ".join(f"`{n}" for n in names)
-        text = pattern.sub(lambda m: f"{m.group(1)} [{array}]", text)
+        text = pattern.sub(lambda m, array=array: f"{m.group(1)} [{array}]", text)
     return text
 
 
