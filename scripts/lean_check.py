@@ -103,6 +103,7 @@ RULES: list[tuple[re.Pattern[str], str]] = [(re.compile(p, re.M), why) for p, wh
     (_T + r"axiom" + _E, "`axiom`: a new axiom (hypotheses are theorem arguments)"),
     (_T + r"unsafe" + _E, "`unsafe`: declarations the kernel does not check"),
     (_T + r"partial" + _E, "`partial`: a definition opaque to the kernel"),
+    (_T + r"opaque" + _E, "`opaque`: a constant the kernel cannot unfold"),
     (_T + r"prelude" + _E, "`prelude`: a module without the core library"),
     (_T + r"export" + _E, "`export`: aliases (or exported code) in the theory"),
     (_T + r"(?:builtin_)?initialize" + _E, "`initialize`: code run when the module is loaded"),

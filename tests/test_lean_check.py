@@ -127,6 +127,7 @@ SCAN_PLANTS = [
     ("set_option pp.all true", "set_option pp.all"),
     ("unsafe def loop : Nat := loop", "`unsafe`"),
     ("partial def loop (n : Nat) : Nat := loop n", "`partial`"),
+    ("opaque secret : Nat", "`opaque`"),
     ("run_cmd pure ()", "metaprogramming"),
     ("#eval 1 + 1", "`#eval`"),
     ("elab \"x\" : term => pure (Lean.mkConst ``Nat)", "new syntax"),

@@ -13,8 +13,9 @@ the core library is shipped without its proofs (only the public `.olean` files).
 loads our compiled modules itself with `importModules`, which reads every part of each `.olean`
 (proofs included, `OLeanLevel.private`), and then:
 
-1. **Safety.** Every declaration of an `Odp` module must be safe: an `unsafe` or `partial`
-   constant fails (`ConstantInfo.isUnsafe`, `isPartial`). `Environment.replay` skips such
+1. **Safety.** Every declaration of an `Odp` module must be safe and transparent: an `unsafe`
+   or `partial` constant fails (`ConstantInfo.isUnsafe`, `isPartial`), and so does an `opaque`
+   one (what a `partial def` becomes for the kernel). The replay below skips unsafe and partial
    constants, so this check comes first.
 2. **Axioms.** No declaration of ours may be an `axiom`, or mention an axiom other than
    `propext`, `Classical.choice`, `Quot.sound` (so not `sorryAx`, `Lean.ofReduceBool`,
@@ -125,17 +126,18 @@ partial def walk (env : Environment) : List Name → NameSet → List Name → N
         | some (.axiomInfo _) => walk env rest visited axs (n + 1)
         | some ci => walk env (appendL (usedBy ci) rest) visited axs n
 
-/-- `f._unsafe_rec`, marked partial, is what the compiler generates to run a recursive `f`
-that the kernel knows by its (structural or well-founded) definition; it is ours only if `f` is
-ours and safe. It is not replayed (no kernel declaration may use it: one that did would fail the
-replay as using an unknown constant). -/
+/-- `f._unsafe_rec`, marked partial, is what the compiler generates to run a recursive
+definition `f` that the kernel knows by its (structural or well-founded) definition: it is
+exempt when `f` is a safe definition of ours. (A `partial def f` makes the same helper, but `f`
+is then an `opaque` constant, which fails on its own.) It is not replayed: a kernel declaration
+that used it would fail the replay as using an unknown constant. -/
 def compilerAux (env : Environment) (c : Name) : Bool :=
   match c with
   | .str f "_unsafe_rec" =>
     isOurs env f &&
       (match env.find? f with
-        | some fi => !fi.isUnsafe && !fi.isPartial
-        | none => false)
+        | some (.defnInfo fv) => fv.safety == .safe
+        | _ => false)
   | _ => false
 
 def moduleOf (env : Environment) (c : Name) : Name :=
@@ -175,7 +177,12 @@ def problemsOf (env : Environment) (c : Name) : List String :=
       if ci.isUnsafe then ["AUDIT-FAIL " ++ nameStr c ++ " is unsafe (an `unsafe` declaration)"]
       else if ci.isPartial && !compilerAux env c then
         ["AUDIT-FAIL " ++ nameStr c ++ " is partial (a `partial def`, opaque to the kernel)"]
-      else []
+      else
+        match ci with
+        | .opaqueInfo _ =>
+          ["AUDIT-FAIL " ++ nameStr c ++ " is opaque (a `partial def` or `opaque`: the kernel " ++
+            "cannot unfold it)"]
+        | _ => []
     let safety := appendL (nameProblems env c) safety
     match ci with
     | .axiomInfo _ => appendL safety ["AUDIT-FAIL " ++ nameStr c ++ " is a new axiom"]
