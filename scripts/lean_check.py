@@ -110,9 +110,8 @@ RULES: list[tuple[re.Pattern[str], str]] = [(re.compile(p, re.M), why) for p, wh
     (_T + r"(?:run_cmd|run_elab|run_meta|run_tac|by_elab)" + _E,
      "metaprogramming (runs code while elaborating)"),
     (r"#eval!?" + _E, "`#eval`: runs code while elaborating (it can change the environment)"),
-    (_T + r"(?:elab|elab_rules|macro|macro_rules|syntax|declare_syntax_cat|notation|infix|infixl"
-     r"|infixr|prefix|postfix|simproc|dsimproc|register_option|register_builtin_option"
-     r"|declare_simp_like_tactic)" + _E,
+    (_T + r"(?:elab|elab_rules|macro|macro_rules|syntax|notation|infix|infixl|infixr|prefix"
+     r"|postfix|simproc|dsimproc|register_\w+|declare_\w+)" + _E,
      "new syntax, notation, macros or elaborators (they change what the source reads as)"),
     (r"(?<![\w'!?])(?:addDecl|addAndCompile|Lean\.Elab|Lean\.Meta|Lean\.Environment|Lean\.Kernel"
      r"|Lean\.Compiler)" + _E, "metaprogramming (the environment or the kernel from code)"),
@@ -142,14 +141,21 @@ class Tree:
     refused: list[tuple[str, str]]
 
 
-def strip_comments(text: str) -> str:
+def strip_comments(text: str, problems: list[tuple[int, str]] | None = None) -> str:
     """Lean source without comments: each comment character becomes a space (newlines stay, so
     line numbers hold). Nested block comments, doc comments and line comments are comments;
     string literals (with escapes), raw strings ``r#"…"#``, character literals and «quoted
     names» are kept verbatim but read as units, so that a comment mark inside one is not taken
-    for a comment (Lean reads them the same way)."""
+    for a comment (Lean reads them the same way).
+
+    One construct could make this reading differ from Lean's: an interpolated string
+    (``s!"…{term}…"``), where the term may hold its own strings and comment marks. So a string
+    literal with ``{`` in it is reported in ``problems`` (position, reason) and the scan refuses
+    it: up to the first such string, this reading and Lean's agree. Unterminated comments and
+    strings are reported too."""
     out: list[str] = []
     i, n = 0, len(text)
+    report = problems.append if problems is not None else (lambda item: None)
 
     def blank(j: int, k: int) -> None:
         out.append("".join("\n" if c == "\n" else " " for c in text[j:k]))
@@ -167,6 +173,8 @@ def strip_comments(text: str) -> str:
                     depth, j = depth - 1, j + 2
                 else:
                     j += 1
+            if depth:
+                report((i, "an unterminated comment"))
             blank(i, j)
             i = j
         elif text.startswith("--", i):
@@ -178,6 +186,11 @@ def strip_comments(text: str) -> str:
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                report((i, "an unterminated string literal"))
+            elif "{" in text[i:j]:
+                report((i, "a string literal with `{` (an interpolated string can hold terms, "
+                           "strings and comment marks, so the scan could not tell where it ends)"))
             out.append(text[i:j + 1])
             i = j + 1
         elif c == "r" and not ident_before and re.match(r'r#*"', text[i:]):
@@ -190,6 +203,10 @@ def strip_comments(text: str) -> str:
         elif c == "'" and not ident_before and (m := re.match(r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'", text[i:])):
             out.append(m.group(0))
             i += len(m.group(0))
+        elif c == "'" and prev == "»":
+            report((i, "`»'` (whether this starts a character literal is unclear)"))
+            out.append(c)
+            i += 1
         elif c == "«":
             j = text.find("»", i)
             j = n if j < 0 else j + 1
@@ -243,8 +260,9 @@ def attribute_problems(code: str) -> list[tuple[int, str]]:
 
 def escape_hatches(text: str) -> list[tuple[int, str]]:
     """(line, reason) for every rule the source breaks (comments excluded)."""
-    code = strip_comments(text)
-    hits = []
+    lexing: list[tuple[int, str]] = []
+    code = strip_comments(text, lexing)
+    hits = [(_line(text, pos), why) for pos, why in lexing]
     for pattern, why in RULES:
         for m in pattern.finditer(code):
             hits.append((_line(code, m.start()), f"{why} ({m.group(0).strip()!r})"))
@@ -451,7 +469,10 @@ def _outputs(build: Path, m: str) -> list[Path]:
 
 class ModuleCache:
     """Compiled modules kept in the toolchain cache by key (:func:`module_keys`), each with a
-    record of its key and of the SHA-256 of every file (:func:`odp.lean_toolchain.write_stamp`)."""
+    record of its key and of the SHA-256 of every file (:func:`odp.lean_toolchain.write_stamp`).
+    At most :attr:`KEEP` entries are kept; the ones used least recently go first."""
+
+    KEEP = 300
 
     def __init__(self, root: Path):
         self.root = lt.secure_dir(root)
@@ -466,8 +487,17 @@ class ModuleCache:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(f, dest)
         # the copies must be the files the record describes
-        return all(lt.sha256_file(build / f.relative_to(entry)) == lt.sha256_file(f)
+        same = all(lt.sha256_file(build / f.relative_to(entry)) == lt.sha256_file(f)
                    for f in entry.rglob("*") if f.is_file() and f.name != lt.STAMP)
+        if same:
+            (entry / lt.STAMP).touch()  # recently used
+        return same
+
+    def prune(self) -> None:
+        entries = sorted((p for p in self.root.iterdir() if p.is_dir() and (p / lt.STAMP).exists()),
+                         key=lambda p: (p / lt.STAMP).stat().st_mtime, reverse=True)
+        for old in entries[self.KEEP:]:
+            shutil.rmtree(old, ignore_errors=True)
 
     def store(self, m: str, key: str, build: Path) -> None:
         entry = self.root / key[:32]
@@ -487,6 +517,7 @@ class ModuleCache:
                 if entry.exists():
                     shutil.rmtree(entry)
                 staging.rename(entry)
+                self.prune()
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 

@@ -109,6 +109,10 @@ def test_comments_are_not_code():
     "def c : Char := '\"'\nset_option debug.skipKernelTC true in\ndef s : String := \"\"\n",
     'def s : String := r#"/-"#\nrun_cmd pure ()\n',
     "def «/-» : Nat := 0\n#eval 1\n",
+    # an interpolated string: Lean reads `"/-"` as a term inside it, not as the string's end
+    'def s : String := s!"{"/-"}"\nset_option debug.skipKernelTC true in\ndef t := 0 -- -/\n',
+    # a plain string with a brace: refused too (whether it is interpolated depends on context)
+    'def s : String := "{/-"\ntheorem t : True := trivial\n',
 ])
 def test_strings_do_not_hide_code_from_the_scan(hidden):
     assert check.escape_hatches(hidden), hidden
@@ -137,6 +141,8 @@ SCAN_PLANTS = [
     ("notation a \" ≤ \" b => True", "new syntax"),
     ("infixl:65 \" +++ \" => Nat.add", "new syntax"),
     ("initialize pure ()", "`initialize`"),
+    ("register_simp_attr my_simp", "new syntax"),
+    ("def s : String := s!\"{1}\"", "interpolated string"),
     ("def f := Lean.addDecl", "metaprogramming"),
     ("@[macro Lean.Parser.Term.app] def m : Lean.Macro := fun _ => Lean.Macro.throwUnsupported",
      "attribute `macro`"),
@@ -335,6 +341,23 @@ def test_module_cache_reuses_only_identical_builds(tmp_path):
     assert not cache.fetch("Odp.Core.Field", "34" * 32, tmp_path / "other")
     (entry / "Odp" / "Core" / "Field.olean").write_bytes(b"tampered")
     assert not cache.fetch("Odp.Core.Field", key, tmp_path / "again")
+
+
+def test_module_cache_keeps_the_recently_used_entries(tmp_path, monkeypatch):
+    cache = check.ModuleCache(tmp_path / "modules")
+    build = tmp_path / "build"
+    (build / "Odp").mkdir(parents=True)
+    keys = [f"{i:02d}" * 32 for i in range(3)]
+    for i, key in enumerate(keys):
+        (build / "Odp" / "M.olean").write_bytes(bytes([i]))
+        cache.store("Odp.M", key, build)
+        os.utime(tmp_path / "modules" / key[:32] / lt.STAMP, (1000 + i, 1000 + i))
+    monkeypatch.setattr(cache, "KEEP", 2)
+    assert cache.fetch("Odp.M", keys[0], tmp_path / "use")  # the oldest, used again: kept
+    (build / "Odp" / "M.olean").write_bytes(b"x")
+    cache.store("Odp.M", "99" * 32, build)
+    left = sorted(p.name for p in (tmp_path / "modules").iterdir() if p.is_dir())
+    assert left == sorted([keys[0][:32], ("99" * 32)[:32]])
 
 
 def test_module_keys_follow_the_imports(tmp_path):

@@ -23,13 +23,17 @@ loads our compiled modules itself with `importModules`, which reads every part o
    ours and the core library's definitions collects every axiom they reach; it must be a subset
    of those three. A core-library theorem ends the walk: its proof is not shipped, so it is
    trusted with the toolchain (the count is printed).
-3. **Kernel replay** (lean4checker's method, `Lean.Environment.replay` of this toolchain): every
-   constant of our modules is sent to the kernel again, in dependency order, into a fresh
-   environment that holds only what our modules import from outside `Odp` (the core library).
-   This re-typechecks every definition and proof from the `.olean` data, so a declaration that
-   reached the `.olean` without the kernel's check (`set_option debug.skipKernelTC`, a
-   metaprogram calling `addDecl` without checking, a tampered `.olean`) fails here.
-4. For each main theorem it prints `AXIOMS <name>: <axioms>`; `lean_check.py` compares them with
+3. **Names.** Nothing outside a `….Spec` module is declared in the namespace `OdpSpec`, and
+   nothing in the root namespace: there it could be picked up instead of a name that
+   `Odp/Core/Spec.lean` uses to state the results.
+4. **Kernel replay** (lean4checker's method; see "Kernel replay" below for why this file does
+   not call `Lean.Environment.replay` itself): every constant of our modules is sent to the
+   kernel again, in dependency order, into a fresh environment that holds only what our modules
+   import from outside `Odp` (the core library). This re-typechecks every definition and proof
+   from the `.olean` data, so a declaration that reached the `.olean` without the kernel's check
+   (`set_option debug.skipKernelTC`, a metaprogram calling `addDecl` without checking, a
+   tampered `.olean`) fails here.
+5. For each main theorem it prints `AXIOMS <name>: <axioms>`; `lean_check.py` compares them with
    the sets pinned in `scripts/lean/pinned.txt`.
 
 Every problem is a line starting with `AUDIT-FAIL`; `AUDIT-OK` ends a clean run.
