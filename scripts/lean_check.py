@@ -494,7 +494,8 @@ class ModuleCache:
         return same
 
     def prune(self) -> None:
-        entries = sorted((p for p in self.root.iterdir() if p.is_dir() and (p / lt.STAMP).exists()),
+        entries = sorted((p for p in self.root.iterdir()
+                          if re.fullmatch(r"[0-9a-f]{32}", p.name) and (p / lt.STAMP).exists()),
                          key=lambda p: (p / lt.STAMP).stat().st_mtime, reverse=True)
         for old in entries[self.KEEP:]:
             shutil.rmtree(old, ignore_errors=True)
@@ -675,7 +676,10 @@ def compile_all_copied(tc, mods: dict[str, Module], selected: set[str], work: Pa
                     if warnings:
                         report(res, limit=20)
                     if module_cache is not None and keys:
-                        module_cache.store(m, keys[m], build)
+                        try:
+                            module_cache.store(m, keys[m], build)
+                        except OSError as exc:  # a cache that cannot be written is not an error
+                            print(f"      (not kept in the cache: {exc})")
                 else:
                     failed.add(m)
                     why = ("an unfinished proof (declaration uses `sorry`)"

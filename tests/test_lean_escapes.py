@@ -6,7 +6,7 @@ To keep the time down, a plant is compiled with ``--only`` the module it touches
 imports; modules whose source is unchanged come from the check's cache of builds of the same
 source bytes (``--cache``, hash-checked; the audit and the kernel replay still check every
 declaration). The weakened-statement case needs every module (the statement file imports them
-all), so it is the slow one the first time the cache is empty (about 10 compiles).
+all), so it is the slow one when the cache is empty, as in a fresh CI run (about 9 compiles).
 
 The scan-level escapes (set_option, #eval, run_cmd, partial, unsafe, …) are refused before any
 Lean runs; tests/test_lean_check.py covers each of them without the toolchain. Here the same
@@ -113,16 +113,7 @@ def test_a_weakened_statement_fails_the_statement_file(toolchain, tmp_path, caps
     code, out = _run(["--src", str(root), "--only", "Odp.Core.Spec"], capsys)
     assert code == 1, out
     assert "ok   Odp.Core.Ledger" in out  # the weakened theorem is still proved
-    assert "FAIL Odp.Core.Spec" in out and "error" in out
+    # … and the statement file fails at that statement only (the rest still holds)
+    spec = next(line for line in out.splitlines() if "FAIL Odp.Core.Spec" in line)
+    assert spec.endswith(": 1 error(s)"), spec
     assert "checkCert_certificate_sound" in out
-
-
-def test_the_unmodified_statement_file_compiles_and_passes_the_audit(toolchain, tmp_path, capsys):  # noqa: F811
-    """The control for the case above, on an unmodified copy: everything compiles (mostly from
-    the cache the case above filled) and the audit, with every pinned axiom set, passes."""
-    root = copy_tree(tmp_path)
-    code, out = _run(["--src", str(root), "--only", "Odp.Core.Spec", "--audit"], capsys)
-    assert code == 0, out
-    assert "AUDIT-FAIL" not in out and "replayed" in out
-    assert "Odp.Core.odp_composition: Classical.choice, propext" in out
-    assert "OdpSpec.theorem7: Classical.choice, propext" in out
