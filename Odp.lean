@@ -12,6 +12,7 @@ import Odp.Core.Lemmas
 import Odp.Core.Lemma20
 import Odp.Core.Composition
 import Odp.Core.Ledger
+import Odp.Core.Spec
 import Odp.Real
 import Odp.Prob
 import Odp.Defs
