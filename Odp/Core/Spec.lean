@@ -358,19 +358,25 @@ theorem certificate_rows_are (e : Entry) (bs : List Nat) (k b x : Nat) (hasBlock
   ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
 
 /-- What `odp verify --kernel` asks the kernel to decide: `checkCert` replays the certificate,
-each step passing `admits` and its rows (`stepRowsOk`). -/
+each step passing `admits` and its rows (`stepRowsOk`): the Lemma 4 row, the Lemma 6 row, the
+`mech` row (`stepMechOk`: the step's classes, costs and `δ` are the Lean cost function of the
+named built-in mechanism's parameters, `Odp.LedgerCore.mechOk`) and the refund rule. -/
 theorem checkCert_is (s : State) (c : CertStep) (cs : List CertStep) :
+    stepMechOk c = (match c.blocks with
+      | some (bs, _) => mechOk c.entry bs true c.mech.kind c.mech.params c.mech.groups
+      | none => mechOk c.entry [] false c.mech.kind c.mech.params c.mech.groups) ∧
     stepRowsOk c = ((match c.blocks with
         | some (bs, k) => blocksOk c.entry bs k
         | none => true) &&
       (match c.deltas with
         | some ds => deltasOk c.entry ds
         | none => true) &&
+      stepMechOk c &&
       refundJustified c.entry c.blocks.isSome) ∧
     checkCert s [] = some s ∧
     checkCert s (c :: cs)
       = (if admits s c.entry && stepRowsOk c then checkCert (update s c.entry) cs else none) :=
-  ⟨rfl, rfl, rfl⟩
+  ⟨rfl, rfl, rfl, rfl⟩
 
 theorem totals_are (e : Entry) (es : List Entry) :
     totalCharged [] = 0 ∧ totalCharged (e :: es) = e.charged + totalCharged es ∧
