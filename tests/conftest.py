@@ -160,3 +160,23 @@ class LedgerBackend:
 def backend(request, tmp_path):
     server = request.getfixturevalue("pg_server") if request.param == "postgres" else None
     return LedgerBackend(request.param, tmp_path, server)
+
+
+# ------------------------------------------------------------------------- test selection
+# The default run (``python -m pytest``; pyproject.toml's addopts ``-m "not slow"``) leaves out
+# the slow and heavy tests; ``python -m pytest -m slow`` runs exactly those, and .ci/run runs
+# both.  Every test that needs the Lean toolchain (the ``toolchain`` fixture of
+# tests/lean_support.py: the WebAssembly Lean under Node, minutes of CPU and gigabytes of memory
+# per test) is marked ``lean`` and ``slow`` here, so a new Lean test cannot land in the default
+# run by accident (tests/test_test_selection.py checks it).  ``tryfirst``: the marks must be on
+# the items before ``-m`` deselects.
+
+LEAN_FIXTURE = "toolchain"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if LEAN_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.lean)
+            item.add_marker(pytest.mark.slow)
