@@ -63,10 +63,26 @@ def pg_server():
             pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
         _PG_SKIPS.append(reason)
         pytest.skip(f"POSTGRESQL TESTS NOT RUN: {reason} (set {REQUIRE_ENV}=1 to fail instead)")
+    _PG_RUNNING.append(server)
     try:
         yield server
     finally:
+        _PG_RUNNING.remove(server)
         server.stop()
+
+
+_PG_RUNNING: list = []  # the session's server while it runs
+
+
+@pytest.fixture(autouse=True)
+def _drop_the_tests_databases():
+    """Every test's PostgreSQL databases are dropped when it ends (see PgServer.drop_databases:
+    a server full of old databases makes each later checkpoint, restart and the final cleanup
+    slow).  Autouse fixtures are set up first, so this runs after the test's own teardown."""
+    yield
+    for server in _PG_RUNNING:
+        if server.databases:
+            server.drop_databases()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
