@@ -136,12 +136,17 @@ def scaled_tail_interval(x: Interval, digits: int = 40) -> Interval:
     """An enclosure of ``SQ(t)`` for all ``t`` in ``x`` (``x.lo >= 0``).
 
     SQ decreases and ``|SQ'(t)| = |t·SQ(t) − 1/√(2π)| <= 1/√(2π) < 1/2`` (``0 <= t·SQ(t) <=
-    1/√(2π)`` by Gordon's upper bound), so one evaluation at ``x.lo`` and the width suffice."""
+    1/√(2π)`` by Gordon's upper bound), so one evaluation at ``x.lo`` and the width suffice —
+    unless that costs relative accuracy (``SQ(t) ~ 1/t`` while the width grows with ``t``):
+    then the lower end is evaluated at ``x.hi`` instead."""
     v = scaled_tail(x.lo, digits)
     if x.lo == x.hi:
         return v
     ar = Arith.at(digits)
-    return Interval(max(ar.dn.subtract(v.lo, ar.up.multiply(_HALF, _width(ar, x))), _ZERO), v.hi)
+    slack = ar.up.multiply(_HALF, _width(ar, x))
+    if slack > ar.dn.multiply(v.lo, Decimal(f"1e-{max(digits - 4, 1)}")):
+        return Interval(scaled_tail(x.hi, digits).lo, v.hi)
+    return Interval(max(ar.dn.subtract(v.lo, slack), _ZERO), v.hi)
 
 
 def _cdf_point(x: Decimal, digits: int) -> Interval:
@@ -159,10 +164,15 @@ def _cdf_point(x: Decimal, digits: int) -> Interval:
 def cdf(x: Interval, digits: int = 40) -> Interval:
     """An enclosure of ``Φ(t)`` for all ``t`` in ``x``.
 
-    Φ increases and ``Φ' = φ <= 1/√(2π) < 1/2``, so one evaluation at ``x.hi`` and the width
-    of ``x`` suffice."""
+    Φ increases, so the enclosure is ``[Φ(x.lo).lo, Φ(x.hi).hi]``.  Where ``x.hi <= 0`` (the
+    lower tail, where Φ may be tiny) both ends are evaluated, so the enclosure keeps its
+    *relative* accuracy however small Φ is.  Otherwise ``Φ(x.hi) >= 1/2`` and, since
+    ``Φ' = φ <= 1/√(2π) < 1/2``, the lower end is ``Φ(x.hi).lo − width/2`` (one evaluation; a
+    relative error of at most the width)."""
     v = _cdf_point(x.hi, digits)
     if x.lo == x.hi:
         return v
+    if x.hi <= 0:
+        return Interval(_cdf_point(x.lo, digits).lo, v.hi)
     ar = Arith.at(digits)
     return Interval(max(ar.dn.subtract(v.lo, ar.up.multiply(_HALF, _width(ar, x))), _ZERO), v.hi)
