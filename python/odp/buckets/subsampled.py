@@ -225,7 +225,10 @@ EXTRA_KINDS["poisson_laplace"] = _from_fields("poisson_laplace", Laplace)
 
 
 def _phi(r: float, q: float) -> float:
-    """``ln(1 - q + q e^r)`` (the remove loss of base loss ``r``)."""
+    """``ln(1 - q + q e^r)`` (the remove loss of base loss ``r``); for ``r > 700``, where
+    ``e^r`` leaves the float range, ``r + ln q + ln(1 + (1-q) e^{-r}/q)`` (the same number)."""
+    if r > 700.0:
+        return r + math.log(q) + math.log1p((1.0 - q) / q * math.exp(-r))
     return math.log1p(q * math.expm1(r))
 
 
@@ -238,13 +241,32 @@ def _phi_err(r: float, q: float) -> float:
     return ((EU + 2 * U) * abs(x) / (1 + x) + EU * abs(value)) * (1 + 1e-6) + 1e-300
 
 
+#: The Gaussian pair's remove losses are bucketed up to this loss; the A-mass above it goes to
+#: the infinity bucket of the upper pair and is dropped from the lower pair (both sound, module
+#: docstring).  The bucket end points are formed as ``e^l - (1-q)`` in double precision, which
+#: overflows above ``l ≈ 709``; the grid's last top is also kept at most :data:`MAX_EDGE`.
+GAUSS_LOSS_CAP = 600.0
+MAX_EDGE = 705.0
+
+#: The largest ``ε0 = Δ/b`` of a Poisson-subsampled Laplace the buckets represent: its atoms sit
+#: at base losses ``±ε0`` and ``e^{ε0}`` is formed in double precision.
+LAPLACE_MAX_E0 = 700.0
+
+
 def _range(gaussian: bool, q: float, x: float, tail: float) -> tuple[float, float]:
-    """The remove-direction loss range: ``[ln(1-q), φ(r_top)]`` (Gaussian; the A-mass above is
-    at most ``tail``) or ``[φ(-ε0), φ(ε0)]`` (Laplace)."""
+    """The remove-direction loss range: ``[ln(1-q), min(φ(r_top), GAUSS_LOSS_CAP)]`` (Gaussian;
+    the A-mass above ``φ(r_top)`` is at most ``tail``, the mass above the cap goes to the
+    infinity bucket) or ``[φ(-ε0), φ(ε0)]`` (Laplace, ``ε0 <= LAPLACE_MAX_E0``)."""
     if gaussian:
         m = x * x / 2
         zt = -float(special.ndtri(tail))
-        return math.log1p(-q), _phi(x * (x + zt) - m, q)
+        return math.log1p(-q), min(_phi(x * (x + zt) - m, q), GAUSS_LOSS_CAP)
+    if x > LAPLACE_MAX_E0:
+        raise InvalidParameter(
+            f"privacy buckets represent a Poisson-subsampled Laplace only up to sensitivity/scale "
+            f"= {LAPLACE_MAX_E0:g} (e^(sensitivity/scale) must be a finite double), got "
+            f"{x:.3g}; such a mechanism is still (ln(1 + q(e^{x:.3g} - 1)), 0)-DP, about "
+            f"{x + math.log(q):.3g}")
     return _phi(-x, q), _phi(x, q)
 
 
@@ -313,8 +335,19 @@ def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
 
     Composite 8-point Gauss–Legendre on panels of width at most 0.5; the integrand is
     non-negative, so the sum has no cancellation.  The remainder of each panel is bounded by
-    ``c_n p^{2n+1} max |F^{(2n)}|`` with Leibniz's rule, ``|d^j f| <= μ^j e^{∓μv}`` and Cramér's
-    inequality for the derivatives of φ (as :func:`odp.buckets._numerics.gaussian_excess`).
+    ``c_n p^{2n+1} max |F^{(2n)}|`` with Leibniz's rule, ``|d^j f| <= μ^j e^{∓μv}`` and the
+    smaller of two bounds on the derivatives of φ over the panel (``y = z0 − v`` in
+    ``[y_lo, y_hi]``, ``y_near`` its point nearest 0, ``Y = max |y|``):
+
+    * Cramér's inequality ``|φ^(k)(y)| <= K √(k!) e^{−y²/4}/√(2π)`` (as
+      :func:`odp.buckets._numerics.gaussian_excess`);
+    * ``|φ^(k)(y)| = |He_k(y)| φ(y) <= (Y + √k)^k φ(y_near)``: ``He_k(y) = Σ_m (−1)^m C(k,2m)
+      (2m−1)!! y^{k−2m}`` and ``(2m−1)!! <= k^m``, so ``|He_k(y)|`` is at most the even terms
+      of ``(|y| + √k)^k``.  With Leibniz, ``Σ_{j>=1} C(2n,j) μ^j (Y+√(2n))^{2n−j} =
+      (Y+√(2n)+μ)^{2n} − (Y+√(2n))^{2n} <= 2n μ (Y+√(2n)+μ)^{2n−1}``.  Far in the tail (the
+      anchors of very large losses, e.g. σ = 0.035) this keeps the remainder relative to the
+      integral's own ``e^{−y²/2}``, where Cramér's ``e^{−y²/4}`` would exceed the integral by
+      a factor ``e^{y²/4}``.
     """
     z0 = np.asarray(z0, dtype=float)
     w = np.asarray(w, dtype=float)
@@ -349,8 +382,14 @@ def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
         else:
             f0 = np.expm1(mu * hi_v)
             e = np.exp(mu * hi_v)
-        trunc = (_GL_C * p ** (2 * _GL_NODES + 1) * CRAMER_K / _SQRT_2PI
-                 * np.exp(-y_near * y_near / 4) * (f0 * a_coef + e * b_coef))
+        cramer = CRAMER_K / _SQRT_2PI * np.exp(-y_near * y_near / 4) * (f0 * a_coef + e * b_coef)
+        # far in the tail Cramér's e^{-y²/4} is far above the integrand's e^{-y²/2}: use
+        # |φ^(k)(y)| = |He_k(y)| φ(y) <= (|y| + √k)^k φ(y) there (see the docstring)
+        big_y = np.maximum(np.abs(y_lo), np.abs(y_hi)) + math.sqrt(2 * _GL_NODES)
+        hermite = (np.exp(-0.5 * y_near * y_near * (1 - 1e-12)) / _SQRT_2PI
+                   * (f0 * big_y ** (2 * _GL_NODES)
+                      + e * (2 * _GL_NODES) * mu * (big_y + mu) ** (2 * _GL_NODES - 1)))
+        trunc = _GL_C * p ** (2 * _GL_NODES + 1) * np.minimum(cramer, hermite)
     trunc_b = np.bincount(owner, weights=trunc, minlength=n) * (1 + 1e-9)
     # rounding of every node (v, y, φ(y), f(v), the weights) and of the anchor's error
     span = np.abs(z0) + w
@@ -427,11 +466,18 @@ def _gauss_remove(h: float, tail: float, q: float, mu: float) -> _Parts:
     lo, hi = _range(True, q, mu, tail)
     first = math.floor(lo / h) + 1
     last = max(math.ceil(hi / h), first)
+    # the last top stays <= MAX_EDGE (first * h <= h <= 700 since first <= 1): mass above it is
+    # the A-mass above the last top, which goes to the infinity bucket (top_a below)
+    last = min(last, max(first, math.floor(MAX_EDGE / h)))
     while True:
         j = np.arange(first, last + 1, dtype=np.int64)
         s, err_s, t, dt, bad = _edges(j * h, q)
         if not bad[-1]:
             break
+        if (last + max(1, last - first + 1)) * h > MAX_EDGE:
+            raise InvalidParameter(
+                f"privacy buckets cannot place the end points of the Poisson-subsampled Gaussian "
+                f"(q={q:.3g}, sensitivity/sigma={mu:.3g}) on a grid of step {h:.3g}")
         last += max(1, (last - first + 1))  # every top untrusted: the range is below rounding
     nb = int(np.argmin(bad)) if bad.any() else 0
     assert not bad[nb:].any(), "untrusted end points must be a prefix"
