@@ -219,7 +219,7 @@ def gdp_delta(mu: Any, epsilon: Any) -> Fraction:
     """Upper bound on δ(ε) of a μ-GDP mechanism (Dong, Roth, Su 2022, Cor. 2.13, exact):
     ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2)``.
 
-    Slack: the value returned is ``>= δ(ε)`` and at most ``δ(ε)·(1 + 10^−29)`` (a rigorous
+    Slack: the value returned is ``>= δ(ε)`` and at most ``δ(ε)·(1 + 2·10^−29)`` (a rigorous
     enclosure of relative width ``<= 10^−32``, :func:`_gdp_delta_enclosure`, rounded up to 30
     significant digits) — except that a δ(ε) below ``10^−1000`` is returned as ``10^−1000``
     (an upper bound; smaller values would be rationals of astronomically many digits)."""

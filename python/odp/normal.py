@@ -137,14 +137,14 @@ def scaled_tail_interval(x: Interval, digits: int = 40) -> Interval:
 
     SQ decreases and ``|SQ'(t)| = |t·SQ(t) − 1/√(2π)| <= 1/√(2π) < 1/2`` (``0 <= t·SQ(t) <=
     1/√(2π)`` by Gordon's upper bound), so one evaluation at ``x.lo`` and the width suffice —
-    unless that costs relative accuracy (``SQ(t) ~ 1/t`` while the width grows with ``t``):
-    then the lower end is evaluated at ``x.hi`` instead."""
+    unless that costs more than ``10^−(digits−12)`` relative accuracy (``SQ(t) ~ 1/t`` while
+    the width grows with ``t``): then the lower end is evaluated at ``x.hi`` instead."""
     v = scaled_tail(x.lo, digits)
     if x.lo == x.hi:
         return v
     ar = Arith.at(digits)
     slack = ar.up.multiply(_HALF, _width(ar, x))
-    if slack > ar.dn.multiply(v.lo, Decimal(f"1e-{max(digits - 4, 1)}")):
+    if slack > ar.dn.multiply(v.lo, Decimal(f"1e-{max(digits - 12, 1)}")):
         return Interval(scaled_tail(x.hi, digits).lo, v.hi)
     return Interval(max(ar.dn.subtract(v.lo, slack), _ZERO), v.hi)
 

@@ -21,6 +21,33 @@ component, which by translation and rotation is ``((1-q) N(0,σ²) + q N(v,σ²)
 maps the Δ-pair onto the ``v``-pair).  The pair is attained (all other records contribute 0, x
 contributes Δ), so it is *tight*.
 
+**The Laplace pair** (a scalar release, ``|f(x)| <= Δ``, noise ``Lap(b)``).  Rotation does not
+apply; a one-dimensional argument replaces it.  Joint convexity and translation reduce a fixed
+pair D, D' as above to ``(P_v, Q0)`` (remove) or ``(Q0, P_v)`` (add) with ``Q0 = Lap(0, b)``,
+``A_v = Lap(v, b)``, ``P_v = (1-q) Q0 + q A_v`` and ``|v| <= Δ``; the reflection ``y -> -y``
+(a bijection, so it changes no divergence) makes ``v >= 0``.  It remains to show that for every
+``γ >= 0`` both ``H_γ(P_v ‖ Q0)`` and ``H_γ(Q0 ‖ P_v)`` are non-decreasing in ``v`` on
+``[0, Δ]`` (then ``(P_Δ, Q0)`` and ``(Q0, P_Δ)`` dominate, for all γ as dominating pairs require).
+With ``H_γ(P ‖ Q) = sup_E (P(E) - γ Q(E))`` over events E:
+
+* ``H_γ(P_v ‖ Q0) = sup_E (q A_v(E) - (γ - 1 + q) Q0(E))``, which is ``q H_{γ'}(A_v ‖ Q0)``
+  with ``γ' = (γ - 1 + q)/q`` when ``γ' >= 0`` and the constant ``1 - γ`` (E = everything)
+  otherwise;
+* ``H_γ(Q0 ‖ P_v) = sup_E (c Q0(E) - γ q A_v(E))`` with ``c = 1 - γ(1-q)``: ``0`` (E empty)
+  when ``c <= 0``, else ``c H_{γq/c}(Q0 ‖ A_v)``, and ``H(Q0 ‖ A_v) = H(A_v ‖ Q0)`` by the
+  reflection ``y -> v - y``, which swaps ``Lap(0, b)`` and ``Lap(v, b)``.
+
+So both reduce to the *shift-monotonicity of the scalar Laplace pair*: for every ``γ >= 0``,
+``v -> H_γ(Lap(v, b) ‖ Lap(0, b))`` is non-decreasing on ``v >= 0``.  Proof: the log-likelihood
+ratio ``(|y| - |y - v|)/b`` is non-decreasing in ``y``, so the optimal event
+``{y : a_v(y) > γ q0(y)}`` is a half-line ``(t, ∞)`` (or empty, or everything), and
+``H_γ(Lap(v) ‖ Lap(0)) = sup_t (S(t - v) - γ S(t))`` over ``t in [-∞, ∞]``, with ``S`` the
+survival function of ``Lap(0, b)``.  For each fixed ``t``, ``S(t - v)`` does not decrease as
+``v`` grows, so neither does the supremum.  The same monotonicity (in ``v/b``) justifies
+rounding ``ε0 = Δ/b`` up for the upper bound.  The pair is attained as for the Gaussian.  (This
+covers a scalar release; a vector with per-coordinate Laplace noise and L1 sensitivity Δ is not
+covered by this argument.)
+
 **Composition.**  For a fixed ordered pair of neighbouring datasets every one of the T runs is
 in the same direction (remove, or add), and dominating pairs compose under adaptive
 composition (Zhu, Dong & Wang 2022, composition of dominating pairs).  So the T-fold
@@ -53,7 +80,13 @@ form.  Every float that enters a bound carries an error bound:
   error-correction term by at most ``a e^{h+η} η``, which is added to its error bound;
 * a bucket whose mass cannot be bounded relatively (its sliver errors comparable to its mass) is
   sent to the infinity bucket in the upper pair and dropped from the lower one (dropping events
-  only lowers the lower bound's hockey-stick sum).
+  only lowers the lower bound's hockey-stick sum);
+* remove losses of the Gaussian pair above :data:`GAUSS_LOSS_CAP` (600; ``e^l`` is formed in
+  double precision) are not bucketed: their A-mass goes to the infinity bucket (upper pair) and
+  is dropped (lower pair), as for any tail cut off the window.  For a mechanism with much mass
+  there (e.g. q = 0.3, σ = 0.03, whose true ε at δ = 1e-5 is 686.34) the upper ε is infinite below
+  that mass; a Poisson-subsampled Laplace with ``Δ/b > 700`` (:data:`LAPLACE_MAX_E0`) is refused
+  with :class:`~odp.errors.InvalidParameter`.
 """
 
 from __future__ import annotations
@@ -265,8 +298,8 @@ def _range(gaussian: bool, q: float, x: float, tail: float) -> tuple[float, floa
         raise InvalidParameter(
             f"privacy buckets represent a Poisson-subsampled Laplace only up to sensitivity/scale "
             f"= {LAPLACE_MAX_E0:g} (e^(sensitivity/scale) must be a finite double), got "
-            f"{x:.3g}; such a mechanism is still (ln(1 + q(e^{x:.3g} - 1)), 0)-DP, about "
-            f"{x + math.log(q):.3g}")
+            f"{x:.3g} (its pure-DP bound ln(1 + q(e^(sensitivity/scale) - 1)) is about "
+            f"{_phi(x, q):.4g})")
     return _phi(-x, q), _phi(x, q)
 
 
