@@ -238,7 +238,7 @@ def gdp_delta(mu: Any, epsilon: Any) -> Fraction:
 
 #: Starting precision (significant decimal digits) of the δ(ε) enclosure, and its ceiling.
 _GDP_DIGITS = 40
-_GDP_MAX_DIGITS = 4000
+_GDP_MAX_DIGITS = 1400
 
 #: Relative width at which an enclosure of δ(ε) is accepted.
 _GDP_RELATIVE_WIDTH = Decimal("1e-32")
