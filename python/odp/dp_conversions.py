@@ -304,7 +304,8 @@ def _gdp_delta_enclosure(m: Fraction, eps: Fraction,
         v = _gdp_delta_bracket(m, eps, min(digits, _GDP_MAX_DIGITS))
         if decided(v) or digits >= _GDP_MAX_DIGITS:
             return v
-        if v.lo > 0 and v.hi - v.lo <= v.lo * _GDP_RELATIVE_WIDTH:
+        ar = Arith.at(min(digits, _GDP_MAX_DIGITS))
+        if v.lo > 0 and ar.up.subtract(v.hi, v.lo) <= ar.dn.multiply(v.lo, _GDP_RELATIVE_WIDTH):
             return v
         digits *= 2
 

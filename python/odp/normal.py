@@ -185,7 +185,7 @@ def scaled_tail_interval(x: Interval, digits: int = 40) -> Interval:
 def _cdf_point(x: Decimal, digits: int) -> Interval:
     """``Φ(x) = e^{−x²/2}·SQ(−x)`` for x ≤ 0, ``1 − e^{−x²/2}·SQ(x)`` for x > 0."""
     ar = Arith.at(digits)
-    ax = abs(x)
+    ax = x.copy_abs()  # exact (abs() would round to the context's 28 digits)
     tail = ar.mul(ar.exp(ar.neg(ar.mul(ar.sqr(Interval(ax, ax)), Interval(_HALF, _HALF)))),
                   scaled_tail(ax, digits))
     if x <= 0:
