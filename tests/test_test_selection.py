@@ -108,7 +108,7 @@ def test_every_lean_toolchain_test_is_collected_as_lean_and_slow():
     assert "test_lean_kernel.py" in lean and "test_cert_kernel_forgeries.py" in lean, lean
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "--collect-only", "-q",
          "-m", "lean and slow", *(f"tests/{name}" for name in lean)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
