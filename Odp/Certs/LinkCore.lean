@@ -185,6 +185,15 @@ theorem isPush_id [DecidableEq Om] (M : Mechanism X Om R) : IsPush (fun o => o) 
 
 end Push
 
+/-- Output-wise ODP with equal costs and equal `δ`. -/
+theorem odpCost_congr [Enum O] {Nbr : X → X → Prop} {M : Mechanism X O R} {c c' : O → R}
+    {δ δ' : R} (h : ODPcost Nbr M c δ) (hc : ∀ o, c o = c' o) (hδ : δ = δ') :
+    ODPcost Nbr M c' δ' := by
+  have e : c = c' := funext hc
+  subst e
+  subst hδ
+  exact h
+
 /-- A model on inputs `X'`, fed `g x`, keeps its guarantee for every relation whose neighbours
 `g` maps to neighbours. -/
 theorem odpCost_comap [Enum O] (Nbr : X → X → Prop) (Nbr' : X' → X' → Prop) (g : X → X')
