@@ -382,6 +382,13 @@ theorem dp_model_odpCost [Enum Om] (Nbr : X → X → Prop) (D : Nat) (M : Mecha
   rw [hbs]
   exact odpCost_of_dp Nbr M (amt D e) (amt D d) hdp
 
+/-- **Cost link, a user's DP charge**: one class, costing `supEps`. -/
+theorem dp_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindDp ps gs = true) :
+    listLen bs = 1 ∧ (amt D (blockAt 0 bs) : R) = amt D e.supEps := by
+  rw [mechOk_dp h]
+  exact ⟨rfl, rfl⟩
+
 /-- **A user's DP charge** (`mech dp`, Lemma 3): the request releases `f` of a draw of a
 mechanism `M` that is `(supEps/D, δ/D)`-DP — the user's claim about their own mechanism, a
 hypothesis here (no noise model) — and its `mech` row passes (one class, costing `supEps`). -/

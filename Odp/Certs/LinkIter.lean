@@ -102,7 +102,8 @@ theorem amt_prefixEps (D : Nat) : ∀ (gs : List StepGroup) (k acc : Nat),
   | g :: gs, k, acc => by
     show (amt D (if decide (k ≤ g.count) then acc + k * g.eps
         else prefixEps (k - g.count) (acc + g.count * g.eps) gs) : R)
-      = amt D acc + prefSum (List.replicate g.count (amt D g.eps) ++ stepList D (fun g => g.eps) gs) k
+      = amt D acc
+        + prefSum (List.replicate g.count (amt D g.eps) ++ stepList D (fun g => g.eps) gs) k
     rw [prefSum_replicate_append]
     by_cases hk : k ≤ g.count
     · rw [if_pos (decide_eq_true hk), if_pos hk, amt_add, amt_mul_left]

@@ -150,6 +150,15 @@ theorem LaplaceBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop}
     rw [hd']; exact hdp
   exact odp_of_realizes Nbr D hreal (dp_model_odpCost Nbr D _ hb hdp')
 
+/-- **Cost link, Gaussian**: the single block is `ε`, the round's `δ` is the row's `δ`. -/
+theorem gaussian_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindGaussian ps gs = true) :
+    (amt D (blockAt 0 bs) : R) = amt D (blockAt 0 ps) ∧
+      (amt D e.delta : R) = amt D (blockAt 1 ps) := by
+  obtain ⟨hb, hd⟩ := mechOk_gaussian h
+  rw [hb, hd]
+  exact ⟨rfl, rfl⟩
+
 /-- A request that is a round of the **grid Gaussian mechanism** (`gaussianMech`, clamped), one
 class, rows passing `mech gaussian` with parameters `e, d` (`δ = d/D`; the hypothesis
 `GaussNoise` is CKS Thm. 7 for that `δ`, a bound odp computes in tested Python code). -/
@@ -171,6 +180,14 @@ theorem GaussianBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop
   have hdp' : DP Nbr (gaussianMech m (amt D e) (amt D d) Z n lo hi hlh) (amt D e)
       (amt D r.delta) := by rw [hd']; exact hdp
   exact odp_of_realizes Nbr D hreal (dp_model_odpCost Nbr D _ hb hdp')
+
+/-- **Cost link, randomized response**: the single block is `ε`, `δ = 0`. -/
+theorem rr_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindRr ps gs = true) :
+    (amt D (blockAt 0 bs) : R) = amt D (blockAt 0 ps) ∧ (amt D e.delta : R) = 0 := by
+  obtain ⟨hb, hd⟩ := mechOk_rr h
+  rw [hb, hd]
+  exact ⟨rfl, amt_zero D⟩
 
 /-- A request that is a round of **randomized response** (`rrMech`) on a finite category type,
 one class, rows passing `mech rr` with parameter `e`. No noise hypothesis: `rr_dp` is about the
