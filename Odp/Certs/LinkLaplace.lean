@@ -150,6 +150,20 @@ theorem LaplaceBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop}
     rw [hd']; exact hdp
   exact odp_of_realizes Nbr D hreal (dp_model_odpCost Nbr D _ hb hdp')
 
+/-- **Honesty, grid Laplace, on its own output type** (one class, every output labelled `0`). -/
+theorem laplace_honest (Nbr : X → X → Prop) (D e m : Nat) (hm : 0 < m)
+    (Z : LapNoise R (amt D e / natR m)) (n : X → Int)
+    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
+    (r : Request X (Window lo hi) R) (hM : r.M = laplaceMech m (amt D e) Z n lo hi hlh)
+    (hb : ∀ o, r.block o = 0)
+    (hrow : mechOk r.rowEntry r.blocks true kindLaplace [e] [] = true)
+    (hsup : r.supEps = listMax r.blocks) (hN : Nbr r.x₀ r.x₁) : r.Honest Nbr D := by
+  have hodp := LaplaceBuiltin.odpCost
+    (LaplaceBuiltin.intro e m hm Z n hn lo hi hlh (fun o => o) (realizes_self hM hb) hrow)
+  refine honest_of Nbr D r hN hodp hsup (fun o => ?_)
+  rw [hb o, (mechOk_laplace hrow).1]
+  exact Nat.zero_lt_succ _
+
 /-- **Cost link, Gaussian**: the single block is `ε`, the round's `δ` is the row's `δ`. -/
 theorem gaussian_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
     (h : mechOk e bs true kindGaussian ps gs = true) :
@@ -181,6 +195,20 @@ theorem GaussianBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop
       (amt D r.delta) := by rw [hd']; exact hdp
   exact odp_of_realizes Nbr D hreal (dp_model_odpCost Nbr D _ hb hdp')
 
+/-- **Honesty, grid Gaussian, on its own output type** (one class, every output labelled `0`). -/
+theorem gaussian_honest (Nbr : X → X → Prop) (D e d m : Nat)
+    (Z : GaussNoise R m (amt D e) (amt D d)) (n : X → Int)
+    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
+    (r : Request X (Window lo hi) R) (hM : r.M = gaussianMech m (amt D e) (amt D d) Z n lo hi hlh)
+    (hb : ∀ o, r.block o = 0)
+    (hrow : mechOk r.rowEntry r.blocks true kindGaussian [e, d] [] = true)
+    (hsup : r.supEps = listMax r.blocks) (hN : Nbr r.x₀ r.x₁) : r.Honest Nbr D := by
+  have hodp := GaussianBuiltin.odpCost
+    (GaussianBuiltin.intro e d m Z n hn lo hi hlh (fun o => o) (realizes_self hM hb) hrow)
+  refine honest_of Nbr D r hN hodp hsup (fun o => ?_)
+  rw [hb o, (mechOk_gaussian hrow).1]
+  exact Nat.zero_lt_succ _
+
 /-- **Cost link, randomized response**: the single block is `ε`, `δ = 0`. -/
 theorem rr_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
     (h : mechOk e bs true kindRr ps gs = true) :
@@ -210,6 +238,19 @@ theorem RrBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D :
   have hdp' : DP Nbr (rrMech (amt (R := R) D e) truth) (amt D e) (amt D r.delta) := by
     rw [hd']; exact hdp
   exact odp_of_realizes Nbr D hreal (dp_model_odpCost Nbr D _ hb hdp')
+
+/-- **Honesty, randomized response, on its own output type** (one class, every output labelled
+`0`). -/
+theorem rr_honest {C : Type} [Enum C] [DecidableEq C] (Nbr : X → X → Prop) (D : Nat)
+    (hD : 0 < D) (e : Nat) (truth : X → C) (r : Request X C R)
+    (hM : r.M = rrMech (amt D e) truth) (hb : ∀ o, r.block o = 0)
+    (hrow : mechOk r.rowEntry r.blocks true kindRr [e] [] = true)
+    (hsup : r.supEps = listMax r.blocks) (hN : Nbr r.x₀ r.x₁) : r.Honest Nbr D := by
+  have hodp := RrBuiltin.odpCost hD
+    (RrBuiltin.intro (Nbr := Nbr) e truth (fun o => o) (realizes_self hM hb) hrow)
+  refine honest_of Nbr D r hN hodp hsup (fun o => ?_)
+  rw [hb o, (mechOk_rr hrow).1]
+  exact Nat.zero_lt_succ _
 
 /-! ### SVT (Alg. 2, Lemma 8) -/
 
