@@ -63,10 +63,26 @@ def pg_server():
             pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
         _PG_SKIPS.append(reason)
         pytest.skip(f"POSTGRESQL TESTS NOT RUN: {reason} (set {REQUIRE_ENV}=1 to fail instead)")
+    _PG_RUNNING.append(server)
     try:
         yield server
     finally:
+        _PG_RUNNING.remove(server)
         server.stop()
+
+
+_PG_RUNNING: list = []  # the session's server while it runs
+
+
+@pytest.fixture(autouse=True)
+def _drop_the_tests_databases():
+    """Every test's PostgreSQL databases are dropped when it ends (see PgServer.drop_databases:
+    a server full of old databases makes each later checkpoint, restart and the final cleanup
+    slow).  Autouse fixtures are set up first, so this runs after the test's own teardown."""
+    yield
+    for server in _PG_RUNNING:
+        if server.databases:
+            server.drop_databases()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -160,3 +176,23 @@ class LedgerBackend:
 def backend(request, tmp_path):
     server = request.getfixturevalue("pg_server") if request.param == "postgres" else None
     return LedgerBackend(request.param, tmp_path, server)
+
+
+# ------------------------------------------------------------------------- test selection
+# The default run (``python -m pytest``; pyproject.toml's addopts ``-m "not slow"``) leaves out
+# the slow and heavy tests; ``python -m pytest -m slow`` runs exactly those, and .ci/run runs
+# both.  Every test that needs the Lean toolchain (the ``toolchain`` fixture of
+# tests/lean_support.py: the WebAssembly Lean under Node, minutes of CPU and gigabytes of memory
+# per test) is marked ``lean`` and ``slow`` here, so a new Lean test cannot land in the default
+# run by accident (tests/test_test_selection.py checks it).  ``tryfirst``: the marks must be on
+# the items before ``-m`` deselects.
+
+LEAN_FIXTURE = "toolchain"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if LEAN_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.lean)
+            item.add_marker(pytest.mark.slow)

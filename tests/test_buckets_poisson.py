@@ -241,3 +241,124 @@ def test_a_grid_point_at_ln_one_minus_q_takes_the_guarded_path():
         div = acc.get_delta_interval(eps)
         assert mpf(div.lower) <= delta(_ref(mech), mpf(eps)) <= mpf(div.upper)
     _assert_epsilon_interval(mech, acc.get_epsilon_interval("1e-6"), "1e-6", 1)
+
+
+# --------------------------------------------------------------------------- review 2026-11-27
+# Very large base losses (σ ≪ 1): the Gauss–Legendre remainder of the excess integral used
+# Cramér's e^{-y²/4} bound alone, which far in the tail exceeded the integral by e^{y²/4} and
+# sent every bucket above loss ~178 to the infinity bucket (σ = 0.035, q = 0.3: [0.36, inf]);
+# φ(r) overflowed for r > 709 (σ = 0.03: a raw OverflowError).
+
+
+@pytest.mark.parametrize("sigma", ["0.035", "0.04", "0.05"])
+def test_large_losses_give_a_finite_interval_around_the_closed_form(sigma):
+    mp.mp.dps = 400  # the closed form subtracts e^ε·Q(z) with Q(z) ~ 1e-200 from 1 − Φ(z)
+    mech = poisson_gaussian(sigma, "0.3")
+    acc = PrivacyBucketsAccountant().compose(mech, 1)
+    for target in ("1e-2", "1e-5", "1e-9"):
+        iv = acc.get_epsilon_interval(target)
+        assert math.isfinite(iv.upper) and iv.lower > 100
+        _assert_epsilon_interval(mech, iv, target, 1)
+        assert (iv.upper - iv.lower) / iv.upper < 1e-4
+    # the reviewer's value: ε(1e-5) = 410.0655360 for σ = 0.04 (mpmath bisection)
+    if sigma == "0.04":
+        iv = acc.get_epsilon_interval("1e-5")
+        assert iv.lower <= Fraction("410.0655360") <= iv.upper
+
+
+def test_losses_above_the_cap_go_to_the_infinity_bucket():
+    """Removal losses above 600 are not bucketed: sound bounds (upper inf where that mass
+    exceeds δ, a lower bound below the true ε) instead of a raw OverflowError."""
+    mp.mp.dps = 400
+    mech = poisson_gaussian("0.03", "0.3")  # true ε(1e-5) = 686.34
+    acc = PrivacyBucketsAccountant().compose(mech, 1)
+    iv = acc.get_epsilon_interval("1e-5")
+    assert iv.upper == math.inf and 590 < iv.lower
+    assert delta(_ref(mech, "lower"), mpf(iv.lower), 1) > mpf("1e-5")
+    d_iv = acc.get_delta_interval("650")  # the mass above the cap is ~q: δ(650) <= upper
+    assert mpf(d_iv.lower) <= delta(_ref(mech), mpf("650"), 1) <= mpf(d_iv.upper)
+    # a tiny sampling rate keeps that mass below δ: finite and tight
+    tiny = poisson_gaussian("1e-4", "1e-10")
+    acc = PrivacyBucketsAccountant().compose(tiny, 1)
+    for target in ("1e-5", "1e-9"):
+        iv = acc.get_epsilon_interval(target)
+        _assert_epsilon_interval(tiny, iv, target, 1)
+        assert iv.upper == 0  # δ(0) = q·TV(A0, Q0) <= 1e-10
+
+
+def test_a_subsampled_laplace_beyond_the_limit_is_one_typed_line(capsys):
+    from odp.cli import main
+
+    acc = PrivacyBucketsAccountant()
+    with pytest.raises(InvalidParameter, match="up to sensitivity/scale = 700") as info:
+        acc.compose(poisson_laplace("1e-4", "0.3"), 1)
+    assert "\n" not in str(info.value) and acc.ledger == []
+    argv = ["buckets", "--mechanism", "poisson-laplace", "--sampling-rate", "0.3", "--scale",
+            "1e-4", "--compositions", "1", "--delta", "1e-5"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1 and "700" in lines[0]
+    assert "Traceback" not in captured.err
+
+
+def test_hermite_polynomials_obey_the_bound_the_remainder_uses():
+    """|He_k(y)| <= (|y| + √k)^k for k <= 16 (the remainder bound of excess_integral), checked
+    with numpy's probabilists' Hermite polynomials on a grid, exactly at the integers."""
+    import numpy as np
+    from numpy.polynomial import hermite_e
+
+    ys = np.linspace(-60, 60, 24001)
+    for k in range(17):
+        coef = np.zeros(k + 1)
+        coef[k] = 1
+        he = np.abs(hermite_e.hermeval(ys, coef))
+        assert np.all(he <= (np.abs(ys) + math.sqrt(k)) ** k * (1 + 1e-12)), k
+        # exact integer arithmetic at integer points (He_{k+1} = y He_k − k He_{k−1})
+    for y in range(-60, 61):
+        prev, cur = 1, y
+        for k in range(1, 16):
+            prev, cur = cur, y * cur - k * prev
+            assert abs(cur) <= (abs(y) + math.sqrt(k + 1)) ** (k + 1)
+
+
+@pytest.mark.parametrize("kind", ["down", "up"])
+@pytest.mark.parametrize("z0", [25.25222833, 36.7, 8.0])
+def test_the_excess_integral_far_in_the_tail_is_accurate_and_its_bound_holds(kind, z0):
+    """I = ∫_0^w φ(z0 − v) f(v) dv against its closed form: the computed value is within its
+    error bound, and the bound is small relative to I (it was 1e24 times I at z0 = 25).
+
+    Closed form: ``∫_0^w φ(z0 − v) e^{sμv} dv = e^{(c² − z0²)/2} (Φ(c) − Φ(c − w))`` with
+    ``c = z0 + sμ`` (complete the square), at 80 digits.  (mpmath's quad is off by ~1e-12
+    relative on this integrand at 40 digits, more than the bound: not used.)"""
+    import numpy as np
+
+    from odp.buckets.subsampled import excess_integral
+
+    mu, w = 1 / 0.035, 0.03125 / (1 / 0.035)
+    value, err = excess_integral(np.array([z0]), np.array([w]), np.array([0.0]),
+                                 np.array([0.0]), mu=mu, kind=kind)
+    mp.mp.dps = 80
+    Z, MU, W = mp.mpf(z0), mp.mpf(mu), mp.mpf(w)
+
+    def moment(s):
+        c = Z + s * MU  # Φ(c) − Φ(c − w), written without values near 1
+        mass = mp.ncdf(W - c) - mp.ncdf(-c) if c > 0 else mp.ncdf(c) - mp.ncdf(c - W)
+        return mp.exp((c * c - Z * Z) / 2) * mass
+
+    ref = moment(0) - moment(-1) if kind == "down" else moment(1) - moment(0)
+    assert ref > 0
+    assert abs(mp.mpf(float(value[0])) - ref) <= mp.mpf(float(err[0]))
+    assert err[0] <= 1e-9 * float(ref)
+
+
+def test_ndtr_absolute_error_is_within_what_normal_interval_log_allows():
+    """_numerics: ndtr is used only where its absolute error counts; the middle branch of
+    normal_interval_log covers up to 2.26·2⁻⁵³ per value.  Measured against mpmath."""
+    import numpy as np
+    from scipy import special
+
+    mp.mp.dps = 40
+    xs = np.concatenate([np.linspace(-38.4, 0, 4001), np.linspace(-1.3, -1.1, 2001)])
+    worst = max(abs(mp.mpf(float(special.ndtr(x))) - mp.ncdf(mp.mpf(float(x)))) for x in xs)
+    assert worst <= 2 * 2.0**-53

@@ -226,6 +226,7 @@ def test_laplace_reference_single_fold_closed_form(eps0, eps):
     assert mp.almosteq(laplace_delta(eps0, 1, eps), closed, rel_eps=mp.mpf(10) ** -25)
 
 
+@pytest.mark.slow  # a nested mpmath quadrature
 def test_laplace_reference_two_fold_against_direct_integration():
     with mp.workdps(15):
         _laplace_two_fold_check()

@@ -17,6 +17,11 @@ from odp.certs.kernel import check_kernel, lean_certificate
 from lean_support import toolchain  # noqa: F401  (fixture)
 from test_cert_mechanisms import _forge, _real_run
 
+# The Lean toolchain (tests/conftest.py marks every test using it so; explicit here too): these
+# run with `python -m pytest -m slow`.  By default the Python checker's verdict on the same two
+# forgeries (test_cert_mechanisms.py) and the generated Lean text (test_certificates.py) run.
+pytestmark = [pytest.mark.slow, pytest.mark.lean]
+
 
 def _replayed(text: str) -> tuple[int, int]:
     """The final budget a forger would claim: the forged rows' own replay."""

@@ -7,6 +7,7 @@ import json
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from odp.certs.verify import verify_file
 from odp.cli import main
@@ -124,6 +125,7 @@ def test_demo_keeps_the_releases_made_before_a_later_refusal(tmp_path, monkeypat
 
 
 # ------------------------------------------------------------------ issue 14.6
+@pytest.mark.slow  # 20 full demo sessions
 def test_every_mechanism_releases_in_most_runs_and_pays_at_most_its_worst_case():
     """20 seeds of the default session: each mechanism releases (no ⊥) in at least 15 runs;
     SVT and the gradient descent pay less than their worst case in most runs."""

@@ -299,6 +299,7 @@ def _one_test_record_flipped(n_train, lam):
     return [(base, (xtr, ytr, xte, flipped_test)), (base, (xtr, flipped_train, xte, yte))]
 
 
+@pytest.mark.slow  # two 1200-cell 40-digit sweeps
 def test_theorem17_test_record_costs_are_nearly_attained():
     """Where a = 2/n_test (n_train = 10⁴, Λ = 10⁻³, so 2(e^{Δ'} − 1) ≈ 0.47 < 2/3) and
     ε2 = 2 > ε1 = 1, Thm. 17 declares ℰ(ℝ) = ℰ(⊥) = ε2.  Flipping a test label when p̃ ≈ 5

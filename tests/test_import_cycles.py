@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "odp"
 
@@ -135,6 +137,7 @@ print(json.dumps(failures))
 """
 
 
+@pytest.mark.slow  # every module imported afresh: ~9 CPU-s; the static graph check runs by default
 def test_every_module_imports_alone():
     names = sorted(_modules())
     proc = subprocess.run([sys.executable, "-c", _IMPORT_ALONE, json.dumps(names)],

@@ -1,5 +1,7 @@
-"""The real Lean toolchain (Lean 4.28.0-pre, WebAssembly): the kernel decides certificates, and
-scripts/lean_check.py fails on a false lemma, an unfinished proof and a new axiom.
+"""The real Lean toolchain (Lean 4.28.0-pre, WebAssembly): the kernel decides certificates, the
+cached `Odp/LedgerCore.olean` is used only when it matches its recorded hashes, and
+scripts/lean_check.py fails on a false lemma, an unfinished proof and a new axiom (the escapes of
+issue 24: tests/test_lean_escapes.py).
 
 Each test compiles one to three Lean files (about 20-60 s each on our machines)."""
 
@@ -16,7 +18,7 @@ from odp.certs.format import parse
 from odp.certs.kernel import check_kernel
 from odp.cli import main
 
-from lean_support import toolchain  # noqa: F401  (fixture)
+from lean_support import scratch_cache, toolchain  # noqa: F401  (fixture)
 from test_lean_check import check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +67,33 @@ def test_cli_kernel_check_of_a_run_certificate_in_chunks(toolchain, tmp_path):  
         kernel.CHUNK = old
     assert code == 0
     assert lean_file.read_text(encoding="utf-8").count("decide +kernel") == 4  # 10 steps / 3
+
+
+def test_a_tampered_cached_ledger_core_is_rebuilt(toolchain, tmp_path, monkeypatch):  # noqa: F811
+    """`odp verify --kernel` keeps the compiled `Odp/LedgerCore.olean` in the cache with the
+    SHA-256 of its source and of each file; one that no longer matches (here: changed bytes) is
+    not used but compiled again, and the certificate is still decided."""
+    import odp.certs.kernel as kernel
+    from odp import lean_toolchain as lt
+
+    cache = scratch_cache(tmp_path / "cache", toolchain)
+    monkeypatch.setenv("ODP_LEAN_CACHE", str(cache))
+    messages: list[str] = []
+    build = kernel._ledger_core(lt.ensure_toolchain(say=messages.append), messages.append)
+    assert build.parent == cache / "ledgercore"
+    olean = build / "Odp" / "LedgerCore.olean"
+    assert lt.stamp_problem(build, rules.SOURCE_SHA256) is None
+    assert (cache / "ledgercore").stat().st_mode & 0o077 == 0
+    original = olean.read_bytes()
+    tampered = original[:-1] + bytes([original[-1] ^ 1])
+    olean.write_bytes(tampered)
+    assert "LedgerCore.olean differs" in lt.stamp_problem(build, rules.SOURCE_SHA256)
+    text = (EXAMPLES / "ok_blocks.ledger").read_text(encoding="utf-8")
+    result = check_kernel(text, _final(text), say=messages.append)
+    assert result.ok, result.message
+    assert any("not reusing the cached" in m and "differs" in m for m in messages), messages
+    assert olean.read_bytes() != tampered  # rebuilt
+    assert lt.stamp_problem(build, rules.SOURCE_SHA256) is None
 
 
 def _copy_repo(tmp_path: Path) -> Path:

@@ -22,6 +22,8 @@ from odp.optdel import optdel, optdel_upper
 from odp.optdel import reference as R
 from odp.optdel.problem import ExpProblem
 
+from selection import examples
+
 W_VALUES = [F(1), F(5, 4), F(3, 2), F(2), F(3)]
 DELTA_VALUES = [F(0), F(1, 100), F(1, 10), F(1, 3)]
 COST_VALUES = [F(1), F(6, 5), F(2), F(3), F(7), F(30)]
@@ -74,6 +76,7 @@ def lattice_eq4(p: ExpProblem):
     return X.eq4_lattice_exact(lat[0], units=lat[1], deltas=p.deltas, stops=p.stops, Ws=p.Ws)
 
 
+@pytest.mark.slow  # the grid's brute force: ~6 CPU-s; the [quick] cases below run by default
 def test_exhaustive_small_grid_thm15(grid_cases):
     assert len(grid_cases) == 31 * 13
     assert mismatches(X.thm15_exact, grid_cases) == []
@@ -86,11 +89,13 @@ def test_exhaustive_small_grid_thm15(grid_cases):
     )
 
 
+@pytest.mark.slow  # the grid's brute force: ~6 CPU-s; the [quick] cases below run by default
 def test_exhaustive_small_grid_eq4(grid_cases):
     assert mismatches(X.eq4_exact, grid_cases, 1) == []
     assert mismatches(lattice_eq4, grid_cases, 1) == []
 
 
+@pytest.mark.slow  # the grid's brute force: ~6 CPU-s; the [quick] cases below run by default
 def test_deliberately_wrong_variants_fail_the_same_check(grid_cases):
     # ignoring prefix-disjointness (Eq. (4) instead of Eq. (3))
     assert mismatches(X.eq4_exact, grid_cases)
@@ -126,44 +131,56 @@ def exp_problems(draw, max_k=6, positive_delta=False, homogeneous=None, min_stop
     return ExpProblem.parse(stops, steps, Ws)
 
 
-@settings(max_examples=250, deadline=None)
-@given(exp_problems())
-def test_random_cases_agree_exactly_with_brute_force(p):
-    thm15, eq4 = brute(p)
-    assert X.thm15_exact(p) == thm15
-    assert X.eq4_exact(p) == eq4
-    assert lattice_thm15(p) == thm15
-    assert thm15 <= eq4
+@examples(quick=40, full=250)
+def test_random_cases_agree_exactly_with_brute_force(max_examples):
+    @settings(max_examples=max_examples, deadline=None)
+    @given(exp_problems())
+    def check(p):
+        thm15, eq4 = brute(p)
+        assert X.thm15_exact(p) == thm15
+        assert X.eq4_exact(p) == eq4
+        assert lattice_thm15(p) == thm15
+        assert thm15 <= eq4
+
+    check()
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.integers(1, 6), st.data())
-def test_integer_lattice_with_units_agrees(k_n, data):
-    w0 = data.draw(st.fractions(F(8, 7), 3, max_denominator=7))
-    units = data.draw(st.lists(st.integers(0, 3), min_size=k_n, max_size=k_n))
-    deltas = data.draw(
-        st.lists(st.fractions(0, F(1, 3), max_denominator=30), min_size=k_n, max_size=k_n)
-    )
-    extra = data.draw(st.lists(st.integers(1, k_n), max_size=3))
-    stops = sorted(set(extra) | {k_n})
-    Ws = data.draw(
-        st.lists(st.fractions(1, 20, max_denominator=3), min_size=len(stops), max_size=len(stops))
-    )
-    p = ExpProblem.parse(stops, [(w0**u, d) for u, d in zip(units, deltas)], Ws)
-    thm15, eq4 = brute(p)
-    assert X.thm15_lattice_exact(w0, units=units, deltas=deltas, stops=stops, Ws=Ws) == thm15
-    assert X.eq4_lattice_exact(w0, units=units, deltas=deltas, stops=stops, Ws=Ws) == eq4
+@examples(quick=20, full=100)
+def test_integer_lattice_with_units_agrees(max_examples):
+    @settings(max_examples=max_examples, deadline=None)
+    @given(st.integers(1, 6), st.data())
+    def check(k_n, data):
+        w0 = data.draw(st.fractions(F(8, 7), 3, max_denominator=7))
+        units = data.draw(st.lists(st.integers(0, 3), min_size=k_n, max_size=k_n))
+        deltas = data.draw(
+            st.lists(st.fractions(0, F(1, 3), max_denominator=30), min_size=k_n, max_size=k_n)
+        )
+        extra = data.draw(st.lists(st.integers(1, k_n), max_size=3))
+        stops = sorted(set(extra) | {k_n})
+        Ws = data.draw(st.lists(st.fractions(1, 20, max_denominator=3),
+                                min_size=len(stops), max_size=len(stops)))
+        p = ExpProblem.parse(stops, [(w0**u, d) for u, d in zip(units, deltas)], Ws)
+        thm15, eq4 = brute(p)
+        assert X.thm15_lattice_exact(w0, units=units, deltas=deltas, stops=stops, Ws=Ws) == thm15
+        assert X.eq4_lattice_exact(w0, units=units, deltas=deltas, stops=stops, Ws=Ws) == eq4
+
+    check()
 
 
-@settings(max_examples=150, deadline=None)
-@given(exp_problems(max_k=5, positive_delta=True, min_stops=2))
-def test_thm15_strictly_below_eq4_when_all_deltas_positive(p):
+@examples(quick=30, full=150)
+def test_thm15_strictly_below_eq4_when_all_deltas_positive(max_examples):
     """Paper, after Eq. (4): every maximiser of Eq. (4) contains the all-zero ("all-delta")
     sequence of every length k_i, which Eq. (3) may use only once."""
-    assert len(p.stops) >= 2 and all(d > 0 for d in p.deltas)
-    thm15, eq4 = brute(p)
-    assert X.thm15_exact(p) == thm15
-    assert thm15 < eq4
+
+    @settings(max_examples=max_examples, deadline=None)
+    @given(exp_problems(max_k=5, positive_delta=True, min_stops=2))
+    def check(p):
+        assert len(p.stops) >= 2 and all(d > 0 for d in p.deltas)
+        thm15, eq4 = brute(p)
+        assert X.thm15_exact(p) == thm15
+        assert thm15 < eq4
+
+    check()
 
 
 def test_no_strict_gap_without_delta_or_with_one_stop():

@@ -22,6 +22,8 @@ from odp.optdel import reference as R
 from odp.optdel.problem import EpsProblem
 from odp.rational import exp_bracket
 
+from selection import examples
+
 MPMATH_DPS = 50
 TOL = mpmath.mpf(10) ** -40
 
@@ -54,17 +56,21 @@ def homogeneous_cases(draw, max_k=6):
     return stops, eps, delta, costs
 
 
-@settings(max_examples=120, deadline=None)
-@given(homogeneous_cases())
-def test_fast_paths_bracket_the_brute_force(case):
-    stops, eps, delta, costs = case
-    ref3, ref4 = brute_force(stops, eps, delta, costs)
-    steps = [(eps, delta)] * stops[-1]
-    b3, b4 = optdel(stops, steps, costs), lemma11_delta(stops, steps, costs)
-    assert b3.method == "homogeneous segments" and b4.method == "homogeneous closed form"
-    assert inside(b3, ref3) and inside(b4, ref4)
-    assert b3.upper - b3.lower <= F(1, 10**12) * b3.upper + F(1, 10**300)
-    assert optdel_upper(stops, steps, costs) >= b3.upper
+@examples(quick=25, full=120)
+def test_fast_paths_bracket_the_brute_force(max_examples):
+    @settings(max_examples=max_examples, deadline=None)
+    @given(homogeneous_cases())
+    def check(case):
+        stops, eps, delta, costs = case
+        ref3, ref4 = brute_force(stops, eps, delta, costs)
+        steps = [(eps, delta)] * stops[-1]
+        b3, b4 = optdel(stops, steps, costs), lemma11_delta(stops, steps, costs)
+        assert b3.method == "homogeneous segments" and b4.method == "homogeneous closed form"
+        assert inside(b3, ref3) and inside(b4, ref4)
+        assert b3.upper - b3.lower <= F(1, 10**12) * b3.upper + F(1, 10**300)
+        assert optdel_upper(stops, steps, costs) >= b3.upper
+
+    check()
 
 
 def test_long_case_against_the_exact_rational_enclosure():
@@ -89,7 +95,8 @@ def test_long_case_against_the_exact_rational_enclosure():
 
 
 @pytest.mark.parametrize("k,eps,delta0", [(40, "0.1", "0"), (500, "0.1", "1e-9"),
-                                          (1000, "0.05", "1e-12"), (300, "1", "0")])
+                                          pytest.param(1000, "0.05", "1e-12", marks=pytest.mark.slow),
+                                          (300, "1", "0")])
 def test_closed_form_meets_kov_theorem_3_3(k, eps, delta0):
     """On KOV's grid E = (k - 2i) eps the optimal-composition delta is KOV Thm. 3.3's."""
     e, d0 = F(eps), F(delta0)

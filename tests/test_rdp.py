@@ -280,3 +280,133 @@ def test_float_inputs_are_their_exact_binary_values():
     assert (lo, hi) == exact
     assert math.isclose(float(hi), float(rdp.subsampled_gaussian_rdp_bracket("0.01", "1.1", 2)[1]),
                         rel_tol=1e-12)
+
+
+# ----------------------------------------------------------------------------- review 2026-11-27
+
+@pytest.mark.parametrize("x", [Fraction(-91, 3), Fraction(-61, 3), Fraction(-1, 7), Fraction(-500, 3)])
+def test_cdf_of_an_interval_keeps_relative_accuracy_in_the_lower_tail(x):
+    """An interval of width ~1e-39 around x: the enclosure of Φ is relatively tight however
+    small Φ is (it used to widen by half the width absolutely, so its lower end was 0 once
+    Φ < ~1e-40)."""
+    mpmath.mp.dps = 120
+    ar = Arith.at(40)
+    iv = ar.of(x)
+    assert iv.lo < iv.hi
+    v = normal.cdf(iv, 40)
+    lo_ref, hi_ref = mpmath.ncdf(M(Fraction(iv.lo))), mpmath.ncdf(M(Fraction(iv.hi)))
+    assert M(Fraction(v.lo)) <= lo_ref and hi_ref <= M(Fraction(v.hi))
+    assert M(Fraction(v.hi) - Fraction(v.lo)) <= mpmath.ncdf(M(x)) * mpmath.mpf(10) ** -30
+
+
+def test_points_with_more_than_28_digits_are_not_rounded_by_the_default_context():
+    """A 40-digit x: Φ(x) and the square of an interval across 0 used the default Decimal
+    context (28 digits) in abs() / unary minus, computing at a nearby point instead."""
+    mpmath.mp.dps = 120
+    x = Decimal("-0.1428571428571428571428571428571428571429")
+    v = normal.cdf(Interval(x, x), 40)
+    assert inside(v, mpmath.ncdf(M(Fraction(x))))
+    ar = Arith.at(40)
+    sq = ar.sqr(Interval(x, Decimal("0.01")))
+    assert M(Fraction(sq.hi)) >= M(Fraction(x)) ** 2
+
+
+def test_scaled_tail_interval_far_out_keeps_relative_accuracy():
+    mpmath.mp.dps = 120
+    lo = Decimal("1e20")
+    hi = lo + Decimal("1e-10")  # relative width 1e-30; SQ ~ 1/x, width·|SQ'| alone is ~1e-11
+    v = normal.scaled_tail_interval(Interval(lo, hi), 40)
+    for x in (M(Fraction(lo)), M(Fraction(hi))):
+        # SQ(x) by the asymptotic series to 3 terms ± the 4th (mpmath's ncdf underflows here)
+        s = (1 / x - 1 / x**3 + 3 / x**5) / mpmath.sqrt(2 * mpmath.pi)
+        assert M(Fraction(v.lo)) <= s - 15 / x**7 and s + 15 / x**7 <= M(Fraction(v.hi))
+    assert M(Fraction(v.hi) - Fraction(v.lo)) <= M(Fraction(v.hi)) * mpmath.mpf(10) ** -25
+
+
+@pytest.mark.parametrize("digits", [60, 96, 400, 2000])
+def test_pi_bracket_at_any_precision(digits):
+    mpmath.mp.dps = digits + 50
+    iv = normal.pi_bracket(digits)
+    assert M(Fraction(iv.lo)) < mpmath.pi < M(Fraction(iv.hi))
+    assert M(Fraction(iv.hi) - Fraction(iv.lo)) < mpmath.mpf(10) ** -(min(digits, 100))
+    c = normal.inv_sqrt_2pi(digits)
+    assert inside(c, 1 / mpmath.sqrt(2 * mpmath.pi))
+
+
+@pytest.mark.parametrize("alpha", ["2", "2.5", "1.0001", "1024"])
+def test_a_tiny_sigma_is_one_typed_line_not_an_overflow(alpha):
+    """σ = 1e-160 raised a raw OverflowError at fractional orders; its ε(α) ≈ α/(2σ²) ≈ 1e320
+    is beyond any privacy number odp represents."""
+    with pytest.raises(InvalidParameter, match="above the largest privacy parameter") as info:
+        rdp.subsampled_gaussian_rdp("0.5", "1e-160", alpha)
+    assert "\n" not in str(info.value) and "sigma=1e-160" in str(info.value)
+    with pytest.raises(InvalidParameter):
+        rdp.subsampled_gaussian_curve("0.5", "1e-160", orders=[alpha])
+
+
+def test_the_accountant_refuses_an_out_of_range_total_and_stays_unchanged():
+    acc = rdp.RDPAccountant(orders=[2, 3])
+    acc.compose_gaussian("1", steps=5)
+    before = acc.rdp()
+    with pytest.raises(InvalidParameter, match="1e300") as info:
+        acc.compose_gaussian("1e-200", steps=10)
+    assert "sigma=1e-200" in str(info.value)
+    with pytest.raises(InvalidParameter):
+        acc.compose_subsampled_gaussian("0.5", "1e-160")
+    assert acc.rdp() == before and len(acc.events) == 1
+
+
+def _exact_integer_order(q, sigma, alpha):
+    """ε(α) at an integer order: MTZ's finite binomial sum, in mpmath."""
+    q, s = M(q), M(sigma)
+    total = mpmath.fsum(mpmath.binomial(alpha, k) * (1 - q) ** (alpha - k) * q**k
+                        * mpmath.exp((k * k - k) / (2 * s * s)) for k in range(alpha + 1))
+    return mpmath.log(total) / (alpha - 1)
+
+
+@pytest.mark.parametrize("q, sigma", [("0.5", "1e-3"), ("0.01", "0.002"), ("0.3", "1e-150")])
+def test_small_sigma_bounds_the_exact_binomial_sum(q, sigma):
+    """Tiny σ (ε of order 1/σ², up to ~1e299) at integer orders against the exact sum, and the
+    fractional order between them obeys the monotonicity of Rényi divergences in α."""
+    mpmath.mp.dps = 60
+    e2, e3 = _exact_integer_order(q, sigma, 2), _exact_integer_order(q, sigma, 3)
+    for alpha, exact in ((2, e2), (3, e3)):
+        lo, hi = rdp.subsampled_gaussian_rdp_bracket(q, sigma, alpha)
+        assert M(lo) <= exact <= M(hi) <= exact * (1 + mpmath.mpf(10) ** -15)
+    lo, hi = rdp.subsampled_gaussian_rdp_bracket(q, sigma, "2.5")
+    assert M(lo) <= e3 and M(hi) >= e2
+
+
+def test_a_huge_sigma_rounds_up_to_the_smallest_privacy_number():
+    """σ = 1e200: ε(2) = ln(1 + q²(e^{1/σ²} − 1)) ≈ 2.5e-401, below odp's 1e-300: reported as
+    1e-300 (an upper bound); fractional orders (the float estimate of the series' size used to
+    underflow to log(0)) give a finite upper bound too."""
+    mpmath.mp.dps = 60
+    floor = Fraction(1, 10**300)
+    assert _exact_integer_order("0.5", "1e200", 2) < M(floor)
+    value = rdp.subsampled_gaussian_rdp("0.5", "1e200", 2)
+    assert floor <= value and rdp.RDP(2, value).epsilon == value
+    # q = 1 is exact: α/(2σ²) = 1e-400, reported as the smallest privacy number odp has
+    assert rdp.subsampled_gaussian_rdp("1", "1e200", 2) == floor
+    value = rdp.subsampled_gaussian_rdp("0.01", "1e200", "2.5")
+    assert value >= floor
+    assert rdp.subsampled_gaussian_curve("0.01", "1e200", orders=["2.5"])[0].epsilon == value
+
+
+def test_the_replace_one_snippet_of_docs_filters_md_runs():
+    """docs/filters.md, "One neighbouring relation per accountant": the group-privacy
+    conversion charges (2ε, δ') with δ' >= (1 + e^ε)δ."""
+    import pathlib
+
+    import odp
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "filters.md").read_text()
+    section = text.split("**One neighbouring relation per accountant.**", 1)[1]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace = {"odp": odp, "rdp": rdp}
+    exec(compile(block, "docs/filters.md", "exec"), namespace)  # noqa: S102 - our own docs
+    conv = namespace["conv"]
+    record = namespace["acc"].last_round
+    mpmath.mp.dps = 40
+    assert record.guarantee.classes[0][1] == 2 * conv.epsilon
+    assert M(record.guarantee.delta) >= (1 + mpmath.exp(M(conv.epsilon))) * M(conv.delta)

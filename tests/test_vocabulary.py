@@ -218,7 +218,8 @@ def test_public_functions_keep_their_positional_calls_for_one_release():
 def test_no_function_takes_more_than_four_positional_parameters():
     """The rule of issue 16, the ledger included.  The only exception: the transition check
     the ledgers call positionally, ``check(ε_r, δ_r, sup, charged, δ, blocks, realized)``
-    (``TransitionCheck`` in ``odp.ledger.base``)."""
+    (``TransitionCheck`` in ``odp.ledger.base``), and the file generated from the Lean source
+    (``_lean_rules.py``), whose functions take the Lean definitions' arguments in their order."""
     import ast
     from pathlib import Path
 
@@ -228,6 +229,8 @@ def test_no_function_takes_more_than_four_positional_parameters():
     offenders = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
+        if rel == "_lean_rules.py":
+            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 names = [a.arg for a in node.args.posonlyargs + node.args.args

@@ -26,19 +26,20 @@ What is proved here:
   tail `Pr(Z ≥ K) ≤ δ'`, the release noise `W` (a shift by at most `L − 1` costs `e^ε`:
   discrete Laplace of scale `(L − 1)/ε`, none for `L = 1`), and the two **stated** data facts
   `IQRDataFacts` (`A` 1-Lipschitz; `A ≥ 2` fixes the bin for every neighbour) — see
-  `Odp/Mech/NoisePTR.lean`. `logBinPTR_isPTR`: the same as a PTR function of its proposal
+  `Odp/Mech/Noise.lean`. `logBinPTR_isPTR`: the same as a PTR function of its proposal
   (Definition 9 with condition 1).
 * `iqr_logBin_odp`: odp's `M_IQR(ε, δ)` — both discretisations with `δ/2` — is
   `({values, ⊥}, iqrCosts ε, δ)`-ODP from those hypotheses; `iqr_logBin_hyps_satisfiable`:
   those hypotheses are jointly satisfiable over any `ExpField` (degenerate witnesses).
 
 The released value is any finite post-processing `out` of the released index (see
-`Odp/Mech/NoisePTR.lean`, "Finiteness").
+`Odp/Mech/Noise.lean`, "Finiteness").
 -/
 module
 
 public import Odp.Mech.PTR
 public import Odp.Mech.PTRLaws
+public import Odp.Mech.NoiseSat
 
 @[expose] public section
 
@@ -224,7 +225,7 @@ theorem natAbs_sub_le_of_same_bin (k j j' : Int) (L : Nat) (h1 : k * L ≤ j)
 
 /-- **odp's log-bin IQR PTR function satisfies Definition 9** (conditions 2–4) with
 `G(T, x) = {s | A(x) ≥ 2}`, from the noise hypotheses and the stated data facts of
-`Odp/Mech/NoisePTR.lean`: test noise `Z` with one step costing `e^ε` (discrete Laplace of scale
+`Odp/Mech/Noise.lean`: test noise `Z` with one step costing `e^ε` (discrete Laplace of scale
 `1/ε`), `Pr(Z ≥ K) ≤ δ'`, a release noise `W` whose shifts by at most `L − 1` cost `e^ε`, and
 `IQRDataFacts`. -/
 theorem logBinIQR_ptr (Nbr : X → X → Prop) {ε δ' : R} (Z : TailNoise R ε) (W : IntLaw R)

@@ -9,7 +9,7 @@ public finite grid `Y` with probability `P(y) ∝ exp(e·u(x, y)/2)`, where
 distribution (`y₀` is any grid point: the grid is not empty).
 
 Proved (`expMedian_dp`): if the utility has sensitivity 1 between neighbours
-(`UtilitySensitivity`, a stated data fact of `Odp/Mech/NoisePTR.lean`), then for every `e ≥ 0`
+(`UtilitySensitivity`, a stated data fact of `Odp/Mech/Noise.lean`), then for every `e ≥ 0`
 the mechanism is `(e, 0)`-DP — the `MedianDP` interface of `Odp/Mech/IQRPipeline.lean`. Then
 `iqr_median_dp_expMedian` is the pipeline of Sec. 4.2 with odp's `M_IQR` and odp's median,
 from the noise hypotheses and stated data facts only. How: each weight moves by at most
@@ -64,23 +64,9 @@ def expWeight (u : X → Y → Int) (e : R) (x : X) (y : Y) : R := exp (e / 2 * 
 
 variable [Enum Y]
 
-theorem le_lsum_of_mem_ptr {α : Type} (l : List α) (f : α → R) (hf : ∀ a, 0 ≤ f a) (a : α)
-    (ha : a ∈ l) : f a ≤ lsum l f := by
-  induction l with
-  | nil => cases ha
-  | cons b l ih =>
-    rw [lsum_cons]
-    have h0 := lsum_nonneg l (fun c _ => hf c)
-    cases ha with
-    | head => grind
-    | tail _ h =>
-      have := ih h
-      have := hf b
-      grind
-
 theorem expWeight_sum_pos (y₀ : Y) (u : X → Y → Int) (e : R) (x : X) :
     0 < fsum (expWeight u e x) := by
-  have h := le_lsum_of_mem_ptr (Enum.elems : List Y) (expWeight u e x)
+  have h := le_lsum_of_mem (Enum.elems : List Y) (expWeight u e x)
     (fun y => exp_nonneg _) y₀ (Enum.complete y₀)
   have := exp_pos (e / 2 * intR (u x y₀))
   unfold expWeight at h
@@ -160,7 +146,7 @@ theorem expMedian_dp (Nbr : X → X → Prop) (y₀ : Y) (u : X → Y → Int)
 /-- **The IQR-then-median pipeline with odp's mechanisms** (Sec. 4.2): odp's `M_IQR(ε₁, δ₁)`
 then odp's exponential median (`ε₂` after a value, `ε₁ + ε₂` after `⊥`) satisfy
 `Pr(view ∈ 𝒱 | x) ≤ e^{3ε₁ + ε₂} Pr(view ∈ 𝒱 | x') + δ₁` for neighbours, from the noise
-hypotheses and the stated data facts of `Odp/Mech/NoisePTR.lean` only. -/
+hypotheses and the stated data facts of `Odp/Mech/Noise.lean` only. -/
 theorem iqr_median_dp_expMedian [Enum V] [DecidableEq V] (Nbr : X → X → Prop) (x x' : X)
     (hx : Nbr x x') {ε₁ : R} (ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂) (hδ₁ : 0 ≤ δ₁)
     (Z : TailNoise R ε₁) (W : IntLaw R) (K : Int) (L : Nat) (out₁ out₂ : Option Int → V)

@@ -21,7 +21,7 @@ Theorem 7 (`Odp.Core.odp_composition`) gives, for every set `𝒱` of views `(o_
 `Pr(view ∈ 𝒱 | x) ≤ e^{3ε₁ + ε₂} Pr(view ∈ 𝒱 | x') + δ₁` (`iqr_median_dp`).
 `iqr_median_dp_logBin` instantiates it with odp's `M_IQR` (`Odp/Mech/IQR.lean`), from the noise
 hypotheses and stated data facts there. The median's ε-DP is the interface `MedianDP`
-(`Odp/Mech/NoisePTR.lean`); for odp's exponential median it is proved in
+(`Odp/Mech/Noise.lean`); for odp's exponential median it is proved in
 `Odp/Mech/IQRMedian.lean` (`expMedian_dp`, from the stated utility sensitivity), which also
 states the pipeline with both of odp's mechanisms (`iqr_median_dp_expMedian`).
 
@@ -30,8 +30,9 @@ Scope: the theorem is about the two rounds on their own, for the plan `(3ε₁ +
 larger valid adversary, and Theorem 7 applies to that adversary as a whole.
 
 The single output type of the Core's adversary trees is `Option V ⊕ Y` (IQR outputs on the left,
-median outputs on the right); a round's mechanism is embedded on its side (`embL`, `embR`),
-which keeps its ODP guarantee (`odpCost_embL`, `odpCost_embR`).
+median outputs on the right; its `Enum` instance and `fsum_sum` are in `Odp/Mech/Enum.lean`); a
+round's mechanism is embedded on its side (`embL`, `embR`), which keeps its ODP guarantee
+(`odpCost_embL`, `odpCost_embR`).
 -/
 module
 
@@ -52,69 +53,7 @@ open ExpField
 
 variable {R X A B V Y : Type} [ExpField R]
 
-/-! ### Finite sums over `A ⊕ B` -/
-
-theorem lsum_append_ptr {α : Type} (l₁ l₂ : List α) (f : α → R) :
-    lsum (l₁ ++ l₂) f = lsum l₁ f + lsum l₂ f := by
-  induction l₁ with
-  | nil => rw [List.nil_append, lsum_nil]; grind
-  | cons a l ih =>
-    rw [List.cons_append, lsum_cons, lsum_cons, ih]
-    generalize lsum l f = u
-    generalize lsum l₂ f = w
-    grind
-
-theorem nodup_map_inj {α β : Type} (f : α → β) (hf : ∀ a b, f a = f b → a = b) (l : List α)
-    (h : l.Nodup) : (l.map f).Nodup := by
-  induction l with
-  | nil => exact List.nodup_nil
-  | cons a l ih =>
-    rw [List.nodup_cons] at h
-    rw [List.map_cons, List.nodup_cons]
-    refine ⟨?_, ih h.2⟩
-    intro hm
-    obtain ⟨b, hb, hba⟩ := List.mem_map.mp hm
-    have := hf b a hba
-    subst this
-    exact h.1 hb
-
-theorem nodup_append_of {α : Type} (l₁ l₂ : List α) (h₁ : l₁.Nodup) (h₂ : l₂.Nodup)
-    (h : ∀ a, a ∈ l₁ → a ∉ l₂) : (l₁ ++ l₂).Nodup := by
-  induction l₁ with
-  | nil => exact h₂
-  | cons a l ih =>
-    rw [List.nodup_cons] at h₁
-    rw [List.cons_append, List.nodup_cons]
-    refine ⟨?_, ih h₁.2 (fun b hb => h b (List.mem_cons_of_mem a hb))⟩
-    intro hm
-    rcases List.mem_append.mp hm with h1 | h2
-    · exact h₁.1 h1
-    · exact h a List.mem_cons_self h2
-
-/-- `A ⊕ B` is finite when `A` and `B` are. -/
-instance enumSumPTR (A B : Type) [Enum A] [Enum B] : Enum (A ⊕ B) where
-  elems := (Enum.elems : List A).map Sum.inl ++ (Enum.elems : List B).map Sum.inr
-  nodup := by
-    apply nodup_append_of
-    · exact nodup_map_inj _ (fun a b h => Sum.inl.inj h) _ Enum.nodup
-    · exact nodup_map_inj _ (fun a b h => Sum.inr.inj h) _ Enum.nodup
-    · intro o h1 h2
-      obtain ⟨a, _, ha⟩ := List.mem_map.mp h1
-      obtain ⟨b, _, hb⟩ := List.mem_map.mp h2
-      rw [← ha] at hb
-      cases hb
-  complete o := by
-    cases o with
-    | inl a => exact List.mem_append.mpr (Or.inl (List.mem_map.mpr ⟨a, Enum.complete a, rfl⟩))
-    | inr b => exact List.mem_append.mpr (Or.inr (List.mem_map.mpr ⟨b, Enum.complete b, rfl⟩))
-
 variable [Enum A] [Enum B]
-
-theorem fsum_sum (f : A ⊕ B → R) :
-    fsum f = fsum (fun a => f (Sum.inl a)) + fsum (fun b => f (Sum.inr b)) := by
-  show lsum ((Enum.elems : List A).map Sum.inl ++ (Enum.elems : List B).map Sum.inr) f = _
-  rw [lsum_append_ptr, lsum_map_ptr, lsum_map_ptr]
-  rfl
 
 /-! ### A round's mechanism on one side of `A ⊕ B` -/
 
@@ -256,7 +195,7 @@ theorem iqr_median_dp (Nbr : X → X → Prop) (x x' : X) (hx : Nbr x x')
     (iqrMedian_valid Nbr x x' hx Miqr med ε₁ ε₂ δ₁ hε₁ hε₂ hiqr hmed) 𝒱
 
 /-- The pipeline with odp's `M_IQR(ε₁, δ₁)` (`iqrLogBin`, both discretisations at `δ₁/2`), from
-the noise hypotheses and the stated data facts of `Odp/Mech/NoisePTR.lean`. -/
+the noise hypotheses and the stated data facts of `Odp/Mech/Noise.lean`. -/
 theorem iqr_median_dp_logBin [DecidableEq V] (Nbr : X → X → Prop) (x x' : X) (hx : Nbr x x')
     {ε₁ : R} (ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂) (hδ₁ : 0 ≤ δ₁)
     (Z : TailNoise R ε₁) (W : IntLaw R) (K : Int) (L : Nat) (out₁ out₂ : Option Int → V)

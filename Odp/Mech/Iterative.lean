@@ -6,7 +6,7 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 The model of Alg. 3 (`iterMech M S rule`: adaptive steps `M`, stops `S.ks = [k_1, …, k_n]`,
 deterministic stopping rules `rule`, finite step outputs, output = the released history with its
 stop index, partition `P_i` = "stopped after `k_i` steps" = `Sigma.fst`) is in
-`Odp/Mech/IterModel.lean`; the hypotheses are in the trust boundary `Odp/Mech/NoiseIter.lean`.
+`Odp/Mech/IterModel.lean`; the hypotheses are in the trust boundary `Odp/Mech/Noise.lean`.
 
 **What is proved.**
 

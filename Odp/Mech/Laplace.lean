@@ -48,34 +48,7 @@ noncomputable section
 
 /-! ### The window `[lo, hi]` and the clamp -/
 
-/-- `lo, lo + 1, …, lo + n − 1`. -/
-def intRange (lo : Int) : Nat → List Int
-  | 0 => []
-  | n + 1 => lo :: intRange (lo + 1) n
-
-theorem mem_intRange : ∀ (n : Nat) (lo v : Int), v ∈ intRange lo n ↔ lo ≤ v ∧ v < lo + n
-  | 0, lo, v => by
-    simp only [intRange, List.not_mem_nil, false_iff]
-    omega
-  | n + 1, lo, v => by
-    simp only [intRange, List.mem_cons, mem_intRange n (lo + 1) v]
-    omega
-
-theorem nodup_intRange : ∀ (n : Nat) (lo : Int), (intRange lo n).Nodup
-  | 0, _ => by simp [intRange]
-  | n + 1, lo => by
-    simp only [intRange]
-    rw [List.nodup_cons]
-    refine ⟨?_, nodup_intRange n (lo + 1)⟩
-    rw [mem_intRange]
-    omega
-
-/-- The release window `[lo, hi]` of grid values. -/
-abbrev Window (lo hi : Int) := {v : Int // lo ≤ v ∧ v ≤ hi}
-
-instance instEnumWindow (lo hi : Int) : Enum (Window lo hi) :=
-  Enum.ofSubtype _ (intRange lo (hi - lo + 1).toNat) (nodup_intRange _ _)
-    (fun v hv => (mem_intRange _ _ _).2 (by omega))
+-- The window `Window lo hi` and its `Enum` instance are in `Odp/Mech/Enum.lean`.
 
 /-- `clamp(z, lo, hi) = min(max(z, lo), hi)` as an element of the window. -/
 def clamp (lo hi : Int) (h : lo ≤ hi) (z : Int) : Window lo hi :=
@@ -168,17 +141,6 @@ theorem gaussian_odp {K : Type} [Enum K] [DecidableEq K] (Nbr : X → X → Prop
   odp_of_dp Nbr _ ε δ (gaussian_dp Nbr m ε δ Z n hn lo hi hlh) κ
 
 /-! ### M_toy -/
-
-/-- The two blocks of M_toy's partition: the values, and `{⊥}` (odp: `value_or_bottom`). -/
-inductive ToyBlock where
-  | value
-  | bottom
-  deriving DecidableEq
-
-instance instEnumToyBlock : Enum ToyBlock where
-  elems := [.value, .bottom]
-  nodup := by decide
-  complete := by intro b; cases b <;> decide
 
 /-- The block of an output: `⊥` (`none`) or a value. -/
 def toyBlock {α : Type} : Option α → ToyBlock

@@ -25,13 +25,15 @@ What is proved here:
   `ε, δ ≥ 0`).
 
 Hypotheses: Definition 9's conditions (the natural interface; `Odp/Mech/IQR.lean` derives them
-for odp's log-bin IQR PTR function from the noise hypotheses of `Odp/Mech/NoisePTR.lean`).
-Nothing is narrower than the paper, except that output types are finite (`Enum V`; see
-`Odp/Mech/NoisePTR.lean`, "Finiteness").
+for odp's log-bin IQR PTR function from the noise hypotheses of the trust boundary
+`Odp/Mech/Noise.lean`). Nothing is narrower than the paper, except that output types are finite
+(`Enum V`; see `Odp/Mech/Noise.lean`, "Finiteness"). The labels `ValueOrBottom` and their `Enum`
+instance are in `Odp/Mech/Enum.lean`, with every finite type of `Odp/Mech`.
 -/
 module
 
 public import Odp.Core.Lemmas
+public import Odp.Mech.Enum
 
 @[expose] public section
 
@@ -47,58 +49,9 @@ open ExpField
 
 variable {R X V : Type} [ExpField R]
 
-/-! ### Finite sums over `Option V` -/
-
-theorem lsum_map_ptr {α β : Type} (l : List α) (g : α → β) (f : β → R) :
-    lsum (l.map g) f = lsum l (fun a => f (g a)) := by
-  induction l with
-  | nil => rfl
-  | cons a l ih => rw [List.map_cons, lsum_cons, lsum_cons, ih]
-
-theorem nodup_map_some {α : Type} (l : List α) (h : l.Nodup) : (l.map some).Nodup := by
-  induction l with
-  | nil => exact List.nodup_nil
-  | cons a l ih =>
-    rw [List.nodup_cons] at h
-    rw [List.map_cons, List.nodup_cons]
-    refine ⟨?_, ih h.2⟩
-    intro hm
-    obtain ⟨b, hb, hba⟩ := List.mem_map.mp hm
-    cases hba
-    exact h.1 hb
-
-/-- `Option V` is finite when `V` is: `⊥` first, then the values. -/
-instance enumOptionPTR (V : Type) [Enum V] : Enum (Option V) where
-  elems := none :: (Enum.elems : List V).map some
-  nodup := by
-    rw [List.nodup_cons]
-    constructor
-    · simp
-    · exact nodup_map_some _ Enum.nodup
-  complete o := by
-    cases o with
-    | none => exact List.mem_cons_self
-    | some v => exact List.mem_cons_of_mem _ (List.mem_map.mpr ⟨v, Enum.complete v, rfl⟩)
-
 variable [Enum V]
 
-theorem fsum_option (f : Option V → R) : fsum f = f none + fsum (fun v => f (some v)) := by
-  show lsum (none :: (Enum.elems : List V).map some) f = _
-  rw [lsum_cons, lsum_map_ptr]
-  rfl
-
 /-! ### The partition `{values, {⊥}}` -/
-
-/-- The two blocks: released values and `⊥`. -/
-inductive ValueOrBottom where
-  | value
-  | bottom
-  deriving DecidableEq
-
-instance : Enum ValueOrBottom where
-  elems := [.value, .bottom]
-  nodup := by decide
-  complete k := by cases k <;> decide
 
 /-- The block of an output: `some v ↦ value`, `none (⊥) ↦ bottom`. -/
 def vob : Option V → ValueOrBottom

@@ -84,55 +84,8 @@ theorem tops_append (h : List Bool) (b : Bool) :
     · rw [tops_cons_false, tops_cons_false, ih]
     · rw [tops_cons_true, tops_cons_true, ih]; omega
 
-/-- All answer lists of length at most `n`. -/
-def boolLists : Nat → List (List Bool)
-  | 0 => [[]]
-  | n + 1 => [] :: ((boolLists n).map (List.cons false) ++ (boolLists n).map (List.cons true))
-
-theorem mem_boolLists : ∀ (n : Nat) (a : List Bool), a ∈ boolLists n ↔ a.length ≤ n
-  | 0, a => by
-    cases a with
-    | nil => simp [boolLists]
-    | cons b a => simp [boolLists]
-  | n + 1, a => by
-    cases a with
-    | nil => simp [boolLists]
-    | cons b a =>
-      simp only [boolLists, List.mem_cons, List.mem_append, List.mem_map, List.length_cons]
-      constructor
-      · intro h
-        rcases h with h | ⟨y, hy, he⟩ | ⟨y, hy, he⟩
-        · cases h
-        · have := (mem_boolLists n y).1 hy; cases he; omega
-        · have := (mem_boolLists n y).1 hy; cases he; omega
-      · intro h
-        have ha : a ∈ boolLists n := (mem_boolLists n a).2 (by omega)
-        cases b
-        · exact Or.inr (Or.inl ⟨a, ha, rfl⟩)
-        · exact Or.inr (Or.inr ⟨a, ha, rfl⟩)
-
-theorem nodup_boolLists : ∀ n : Nat, (boolLists n).Nodup
-  | 0 => by simp [boolLists]
-  | n + 1 => by
-    simp only [boolLists]
-    rw [List.nodup_cons, List.nodup_append]
-    refine ⟨by simp, nodup_map_of_inj _ (fun a b h => (List.cons.inj h).2) _ (nodup_boolLists n),
-      nodup_map_of_inj _ (fun a b h => (List.cons.inj h).2) _ (nodup_boolLists n), ?_⟩
-    intro a ha b hb
-    rw [List.mem_map] at ha hb
-    obtain ⟨a', _, he⟩ := ha
-    obtain ⟨b', _, he'⟩ := hb
-    rw [← he, ← he']
-    intro h
-    cases h
-
-/-- **The output type of Alg. 2**: answer sequences (`true` = ⊤, `false` = ⊥) of length at
-most `N`. -/
-abbrev Answers (N : Nat) := {a : List Bool // a.length ≤ N}
-
-instance instEnumAnswers (N : Nat) : Enum (Answers N) :=
-  Enum.ofSubtype (fun a : List Bool => a.length ≤ N) (boolLists N) (nodup_boolLists N)
-    (fun a h => (mem_boolLists N a).2 h)
+-- `boolLists n` (all answer lists of length at most `n`), the output type `Answers N` and its
+-- `Enum` instance are in `Odp/Mech/Enum.lean`.
 
 /-- **The partition of Lemma 8**: the class `S_{c'}` of an output, `c'` its number of ⊤'s
 (at most `c` for every output of positive probability; the others — probability 0 — are put

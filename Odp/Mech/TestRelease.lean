@@ -18,7 +18,7 @@ What is proved (`test_release_odp`): the mechanism is `({values, ⊥}, testRelea
 with exactly the costs odp declares,
 `ℰ(values) = max(ε₁, (units_test/units)·ε₂)` and
 `ℰ(⊥) = min(ℰ(values), (max(units_train, units_test)/units)·ε₂)`,
-from these hypotheses (all in `Odp/Mech/NoisePTR.lean`):
+from these hypotheses (all in `Odp/Mech/Noise.lean`):
 * `Z : TailNoise R (ε₂/units)` — one grid unit of the threshold costs `e^{ε₂/units}` (the
   discrete Laplace of scale `units/ε₂`);
 * `ERMRelease NbrTr rel score ε₁ units_train` — Alg. 4's release is `ε₁`-DP in the training set,
@@ -37,7 +37,7 @@ constants); `cor18` is Corollary 18 (`ε₁ ≥ ε₂`: costs `ε₁` and `ε₂
 
 Narrower than the paper: the test noise is discrete and the score is on a grid (odp's
 implementation), so `(2/n_test)/a` becomes `units_test/units`; the model is on a finite grid
-(see `Odp/Mech/NoisePTR.lean`, "Finiteness"); Lemma 21 and Theorem 16 (the sensitivities and
+(see `Odp/Mech/Noise.lean`, "Finiteness"); Lemma 21 and Theorem 16 (the sensitivities and
 the DP of Alg. 4) are hypotheses, not proved.
 -/
 module

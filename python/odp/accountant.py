@@ -470,6 +470,16 @@ class Accountant:
         The ledger round records the original notion in its params (``notion``, its
         parameters, ``delta_used``, ``conversion``; see docs/filters.md).
 
+        Every round of one accountant must hold for the **same neighbouring relation**
+        (Theorem 7 composes guarantees for one relation).  odp's built-in mechanisms use
+        replace-one neighbours; DP-SGD curves (:func:`odp.rdp.subsampled_gaussian_curve`,
+        :mod:`odp.buckets` ``poisson_gaussian``, dp-accounting, Opacus) hold for add/remove
+        neighbours.  Convert an add/remove guarantee before charging it to a replace-one
+        accountant: by group privacy (replacing = removing + adding) an add/remove (ε, δ) is a
+        replace-one (2ε, (1 + e^ε)δ) — :class:`odp.composition.ReplaceOneComposition` for a
+        DP-SGD composition, or by hand as in docs/filters.md ("One neighbouring relation per
+        accountant").
+
         The release is classified first; an unclassifiable release, an invalid guarantee or an
         over-budget request raises and records nothing.  (You must not publish a release whose
         charge was refused.)"""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, Mapping, NamedTuple
 
@@ -36,6 +37,8 @@ from .budget import parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidParameter
 from .floats import round_up_significant
 from .guarantees import DP, GDP, RDP, ZCDP
+from .intervals import Arith, Interval
+from .normal import scaled_tail
 from .rational import ceil_fraction, log_bracket, sqrt_bracket
 
 __all__ = [
@@ -214,26 +217,37 @@ def best_rdp_to_dp(curve: Any, delta: Any) -> tuple[Fraction, Fraction]:
 
 def gdp_delta(mu: Any, epsilon: Any) -> Fraction:
     """Upper bound on δ(ε) of a μ-GDP mechanism (Dong, Roth, Su 2022, Cor. 2.13, exact):
-    ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2)``, evaluated with rigorous brackets of Φ
-    (:mod:`odp.normal`) and of e^ε, rounded up to 30 significant digits."""
+    ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2)``.
+
+    Slack: the value returned is ``>= δ(ε)`` and at most ``δ(ε)·(1 + 2·10^−29)`` (a rigorous
+    enclosure of relative width ``<= 10^−32``, :func:`_gdp_delta_enclosure`, rounded up to 30
+    significant digits) — except that a δ(ε) below ``10^−1000`` is returned as ``10^−1000``
+    (an upper bound; smaller values would be rationals of astronomically many digits)."""
     m = _gdp_mu(mu)
     eps = parse_epsilon(epsilon)
     if m == 0:
         return Fraction(0)
-    return round_up_significant(max(_gdp_delta_upper(m, eps), Fraction(0)), 30)
+    a = eps / m - m / 2
+    if a > 0 and a * a / 2 >= _GDP_FLOOR_LOG:  # δ(ε) <= Q(a) <= e^{−a²/2}/2 < floor
+        return _GDP_FLOOR
+    v = _gdp_delta_enclosure(m, eps, lambda v: v.hi < _GDP_FLOOR_DECIMAL)
+    if v.hi < _GDP_FLOOR_DECIMAL:
+        return _GDP_FLOOR
+    return round_up_significant(max(Fraction(v.hi), Fraction(0)), 30)
 
 
-def _gdp_delta_upper(m: Fraction, eps: Fraction) -> Fraction:
-    from .intervals import Arith
-    from .normal import cdf
-
-    ar = Arith.at(_GDP_DIGITS)
-    first = cdf(ar.of(m / 2 - eps / m), _GDP_DIGITS)
-    second = cdf(ar.of(-m / 2 - eps / m), _GDP_DIGITS)
-    return Fraction(ar.sub(first, ar.mul(ar.exp(ar.of(eps)), second)).hi)
-
-
+#: Starting precision (significant decimal digits) of the δ(ε) enclosure, and its ceiling.
 _GDP_DIGITS = 40
+_GDP_MAX_DIGITS = 1400
+
+#: Relative width at which an enclosure of δ(ε) is accepted.
+_GDP_RELATIVE_WIDTH = Decimal("1e-32")
+
+#: gdp_delta returns at least this (δ(ε) below it is reported as it).
+_GDP_FLOOR = Fraction(1, 10**1000)
+_GDP_FLOOR_DECIMAL = Decimal("1e-1000")
+#: ``1000·ln 10 < 2303``: ``a²/2 >= 2303`` implies ``e^{−a²/2}/2 < 10^−1000``.
+_GDP_FLOOR_LOG = 2303
 
 
 def _gdp_mu(mu: Any) -> Fraction:
@@ -244,18 +258,83 @@ def _gdp_mu(mu: Any) -> Fraction:
     return parse_epsilon(mu, name="mu")
 
 
+def _log10_abs(x: Fraction) -> float:
+    """``log10 |x|`` as a float for a non-zero Fraction of any size (an estimate)."""
+    return math.log10(abs(x.numerator)) - math.log10(x.denominator)
+
+
+def _gdp_delta_bracket(m: Fraction, eps: Fraction, digits: int) -> Interval:
+    """A rigorous enclosure of ``δ(ε) = Φ(−a) − e^ε·Φ(−b)``, ``a = ε/μ − μ/2``,
+    ``b = ε/μ + μ/2``, at ``digits`` significant digits, in a form that keeps *relative*
+    accuracy however small δ is.
+
+    With ``SQ(x) = e^{x²/2}·Q(x)`` (:mod:`odp.normal`) and ``b² − a² = 2ε``, the second term is
+    ``e^ε·Q(b) = e^{−a²/2}·SQ(b)`` exactly (``b > 0``), so no ``e^ε`` is ever formed; for
+    ``a >= 0`` the first is ``Q(a) = e^{−a²/2}·SQ(a)`` and
+
+        δ(ε) = e^{−a²/2} · (SQ(a) − SQ(b)),
+
+    whose only cancellation is in ``SQ(a) − SQ(b)`` (``a`` near ``b``: small μ); for ``a < 0``
+    the first term is ``1 − e^{−a²/2}·SQ(−a) >= 1/2``.  SQ decreases, so its enclosure over an
+    interval of arguments is ``[SQ(x.hi).lo, SQ(x.lo).hi]`` (two point evaluations: a relative
+    error, unlike a width-based bound); ``a²/2`` enters exactly (one rounding to ``digits``)."""
+    ar = Arith.at(digits)
+    a = eps / m - m / 2
+    b = ar.of(eps / m + m / 2)
+    x = ar.of(abs(a))
+    g = ar.exp(Arith.neg(ar.of(a * a / 2)))  # e^{−a²/2}
+    sq_b = Interval(scaled_tail(b.hi, digits).lo, scaled_tail(b.lo, digits).hi)
+    sq_a = Interval(scaled_tail(x.hi, digits).lo, scaled_tail(x.lo, digits).hi)
+    if a >= 0:
+        return ar.mul(g, ar.sub(sq_a, sq_b))
+    one = Interval(Decimal(1), Decimal(1))
+    return ar.sub(ar.sub(one, ar.mul(g, sq_a)), ar.mul(g, sq_b))
+
+
+def _gdp_delta_enclosure(m: Fraction, eps: Fraction,
+                         decided: Callable[[Interval], bool]) -> Interval:
+    """:func:`_gdp_delta_bracket` at a precision raised (doubled, up to
+    :data:`_GDP_MAX_DIGITS`) until ``decided(enclosure)`` or the enclosure's relative width is
+    at most :data:`_GDP_RELATIVE_WIDTH`.  The starting precision covers the exponent: ``e^{−X}``
+    to relative ``10^−40`` needs ``X`` to absolute ``10^−40``, i.e. ``40 + log10 X`` digits.
+    The enclosure is rigorous at every precision; the precision decides only its width."""
+    a = eps / m - m / 2
+    digits = _GDP_DIGITS + (max(0, math.ceil(_log10_abs(a * a))) if a else 0)
+    while True:
+        v = _gdp_delta_bracket(m, eps, min(digits, _GDP_MAX_DIGITS))
+        if decided(v) or digits >= _GDP_MAX_DIGITS:
+            return v
+        ar = Arith.at(min(digits, _GDP_MAX_DIGITS))
+        if v.lo > 0 and ar.up.subtract(v.hi, v.lo) <= ar.dn.multiply(v.lo, _GDP_RELATIVE_WIDTH):
+            return v
+        digits *= 2
+
+
 def gdp_to_dp_epsilon(mu: Any, delta: Any) -> Fraction:
-    """Upper bound on ε with μ-GDP ⇒ (ε, δ)-DP: the smallest multiple of 1e-12 at which the
-    rigorous upper bound :func:`gdp_delta` is ``<= delta`` (bisection; exact conversion of
-    Dong, Roth, Su 2022, Cor. 2.13, so the only slack is the 1e-12 grid).  ``mu`` may be a
-    number or a :class:`~odp.guarantees.GDP`."""
+    """Upper bound on ε with μ-GDP ⇒ (ε, δ)-DP (Dong, Roth, Su 2022, Cor. 2.13, whose δ(ε)
+    is exact): a multiple of 1e-12 found by bisection on rigorous enclosures of δ(ε)
+    (:func:`_gdp_delta_enclosure`).  ``mu`` may be a number or a
+    :class:`~odp.guarantees.GDP`.
+
+    Slack, exactly: with ``ε*(δ)`` the smallest multiple of 1e-12 whose exact δ(ε) is ``<= δ``,
+    the result ``r`` satisfies ``ε*(δ) <= r <= ε*(δ·(1 − 2·10^−32))`` — it is ``ε*(δ)`` unless
+    the exact δ one grid step below ``r`` lies within a relative ``2·10^−32`` of ``δ`` (there the
+    enclosure cannot tell them apart and the grid point is refused).  Every accepted grid point
+    has a rigorous enclosure of δ(ε) below δ, so ``r`` is always an upper bound.  Works in time
+    for every μ and δ odp accepts (1e-300 to 1e300; ``ε`` above 1e6 is refused)."""
     m = _gdp_mu(mu)
     d = _positive_delta(delta)
     if m == 0:
         return Fraction(0)
+    log_inv_d = log_bracket(1 / d)[1]
 
     def ok(e: Fraction) -> bool:
-        return _gdp_delta_upper(m, e) <= d
+        a = e / m - m / 2
+        if a > 0 and a * a / 2 >= log_inv_d:  # δ(e) <= Q(a) <= e^{−a²/2}/2 < δ
+            return True
+        d_iv = Arith.at(_GDP_DIGITS).of(d)
+        v = _gdp_delta_enclosure(m, e, lambda v: v.hi <= d_iv.lo or v.lo > d_iv.hi)
+        return v.hi <= d_iv.lo
 
     if ok(Fraction(0)):
         return Fraction(0)

@@ -122,7 +122,7 @@ class Arith:
             return Interval(self.dn.multiply(a.lo, a.lo), self.up.multiply(a.hi, a.hi))
         if a.hi <= 0:
             return Interval(self.dn.multiply(a.hi, a.hi), self.up.multiply(a.lo, a.lo))
-        m = max(-a.lo, a.hi)
+        m = max(a.lo.copy_negate(), a.hi)  # exact (unary - would round to 28 digits)
         return Interval(_ZERO, self.up.multiply(m, m))
 
     def div(self, a: Interval, b: Interval) -> Interval:

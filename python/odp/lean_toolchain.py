@@ -31,9 +31,11 @@ import contextlib
 import fcntl
 import hashlib
 import io
+import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
@@ -71,9 +73,7 @@ def _visible(path: Path) -> bool:
     return any(str(path.resolve()).startswith(root) for root in _VISIBLE_ROOTS)
 
 
-def cache_root() -> Path:
-    """Where the toolchain is kept: ``$ODP_LEAN_CACHE``, else ``$XDG_CACHE_HOME/odp-lean`` (or
-    ``~/.cache/odp-lean``) when that is under /home or /tmp, else ``/tmp/odp-lean-<uid>``."""
+def _cache_location() -> Path:
     explicit = os.environ.get("ODP_LEAN_CACHE")
     if explicit:
         root = Path(explicit)
@@ -85,6 +85,78 @@ def cache_root() -> Path:
     if _visible(xdg):
         return xdg
     return Path(f"/tmp/odp-lean-{os.getuid()}")
+
+
+def _insecure(path: Path, *, final: bool) -> str | None:
+    """Why ``path`` (an existing directory, symbolic links resolved) is not safe to keep the
+    toolchain and compiled ``.olean`` files in, or ``None``. The cache itself must be owned by
+    the current user and writable by no one else; a directory above it must be owned by the user
+    or by root and, if others can write it, be sticky (as /tmp is), so that no one else can
+    rename or replace what is inside."""
+    uid = os.getuid()
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"cannot stat {path}: {exc}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path} is not a directory"
+    mode = stat.S_IMODE(st.st_mode)
+    if final:
+        if st.st_uid != uid:
+            return f"{path} is owned by uid {st.st_uid}, not by you (uid {uid})"
+        if mode & 0o022:
+            return f"{path} can be written by others (mode {mode:04o}; it must be 0700 or 0755)"
+        return None
+    if st.st_uid not in (uid, 0):
+        return f"{path}, above it, is owned by uid {st.st_uid} (neither you nor root)"
+    if mode & 0o022 and not mode & stat.S_ISVTX:
+        return f"{path}, above it, can be written by others (mode {mode:04o}, not sticky)"
+    return None
+
+
+def secure_dir(path: Path) -> Path:
+    """Create ``path`` (mode 0700, and any missing parent likewise) or check an existing one:
+    it must be a directory owned by the current user that no one else can write, below
+    directories that no one else can rename it in (see :func:`_insecure`). Raises
+    :class:`ToolchainError` naming the path and what is wrong."""
+    path = Path(path)
+    if path.is_symlink():
+        owner = os.lstat(path).st_uid
+        if owner not in (os.getuid(), 0):
+            raise ToolchainError(f"the Lean cache {path} is a symbolic link owned by uid {owner}, "
+                                 "not by you; refusing to use it")
+    if not path.exists():
+        missing = []
+        p = path
+        while not p.exists() and p != p.parent:
+            missing.append(p)
+            p = p.parent
+        for p in reversed(missing):
+            try:
+                p.mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise ToolchainError(f"cannot create the Lean cache {p}: {exc}") from exc
+            os.chmod(p, 0o700)  # whatever the umask
+    real = path.resolve()
+    why = _insecure(real, final=True)
+    for parent in real.parents:
+        if why:
+            break
+        why = _insecure(parent, final=False)
+    if why:
+        raise ToolchainError(f"refusing the Lean cache {path}: {why}. Use a directory that only "
+                             "you can write (set ODP_LEAN_CACHE)")
+    return path
+
+
+def cache_root() -> Path:
+    """Where the toolchain and compiled ``.olean`` files are kept: ``$ODP_LEAN_CACHE``, else
+    ``$XDG_CACHE_HOME/odp-lean`` (or ``~/.cache/odp-lean``) when that is under /home or /tmp,
+    else ``/tmp/odp-lean-<uid>``. Created with mode 0700; an existing one must be owned by the
+    current user and writable by no one else (:func:`secure_dir`), else it is refused."""
+    return secure_dir(_cache_location())
 
 
 def toolchain_dir() -> Path:
@@ -251,6 +323,62 @@ def parse_diagnostics(output: str, source: Path) -> list[Diagnostic]:
                 continue
             diags[-1].text += "\n" + line
     return diags
+
+
+#: The record written beside every build this module or its users keep in the cache.
+STAMP = "odp-build.json"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _build_files(build: Path) -> dict[str, str]:
+    return {str(p.relative_to(build)): sha256_file(p)
+            for p in sorted(build.rglob("*")) if p.is_file() and p.name != STAMP}
+
+
+def write_stamp(build: Path, source_sha256: str, **info: object) -> None:
+    """Record beside a build (a directory of ``.olean``/``.ilean``/``.ir`` files made by
+    :meth:`Toolchain.compile`) the SHA-256 of the source bytes it was built from, the toolchain
+    and the SHA-256 of every file, so that :func:`stamp_problem` can tell later whether it may be
+    reused."""
+    record = {"source_sha256": source_sha256, "lean": LEAN_VERSION, "lean_package": LEAN_PACKAGE[2],
+              "files": _build_files(build), **info}
+    (build / STAMP).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def stamp_problem(build: Path, source_sha256: str) -> str | None:
+    """``None`` when ``build`` was made by this toolchain from the source whose SHA-256 is
+    ``source_sha256`` and none of its files changed since (their hashes are recorded beside
+    them); otherwise why it must not be reused."""
+    try:
+        record = json.loads((build / STAMP).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return "no build record beside it"
+    except (OSError, ValueError) as exc:
+        return f"unreadable build record ({exc})"
+    if not isinstance(record, dict) or record.get("source_sha256") != source_sha256:
+        return "built from other source bytes"
+    if record.get("lean_package") != LEAN_PACKAGE[2]:
+        return "built by another toolchain"
+    files = record.get("files")
+    if not isinstance(files, dict) or not files:
+        return "the build record lists no files"
+    have = _build_files(build)
+    for rel, digest in files.items():
+        if rel not in have:
+            return f"{rel} is missing"
+        if have[rel] != digest:
+            return f"{rel} differs from the file that was built (SHA-256 mismatch)"
+    extra = sorted(set(have) - set(files))
+    if extra:
+        return f"{extra[0]} was not part of the build"
+    return None
 
 
 @contextlib.contextmanager

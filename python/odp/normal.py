@@ -22,7 +22,8 @@ Two expansions, each with a proven remainder bound:
 ``X(d) = √(2·ln 10·d)`` is where the asymptotic expansion's best error, about ``e^{−x²/2}``
 relative, reaches ``10^{−d}``.  Every result is also intersected with Gordon's bounds
 ``x/(x²+1)·φ(x) ≤ Q(x) ≤ φ(x)/x`` (R. D. Gordon, Ann. Math. Stat. 12, 1941), so it is never
-empty or non-positive.  π enters as a 100-decimal bracket (checked in the tests).
+empty or non-positive.  π enters as a 100-decimal bracket (checked in the tests), or, above 95
+digits, as a Machin-formula bracket computed to the precision asked for (:func:`pi_bracket`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from decimal import Decimal
 
 from .intervals import Arith, Interval
 
-__all__ = ["scaled_tail", "scaled_tail_interval", "cdf", "inv_sqrt_2pi"]
+__all__ = ["scaled_tail", "scaled_tail_interval", "cdf", "inv_sqrt_2pi", "pi_bracket"]
 
 #: π truncated to 100 decimals and that plus 1e-100: ``_PI_LO < π < _PI_HI``.  (Written out:
 #: Decimal operators outside an explicit context round to 28 digits.)
@@ -46,11 +47,43 @@ _ZERO = Decimal(0)
 _ONE = Decimal(1)
 
 
+def _arctan_inv_scaled(x: int, scale: int) -> tuple[int, int]:
+    """``(v, e)`` with ``|v − scale·arctan(1/x)| <= e`` for an integer ``x >= 2``: the Taylor
+    series ``Σ (−1)^k / ((2k+1) x^{2k+1})`` in integer fixed point.  Each term is floored
+    (error < 1 each; ``⌊⌊a/b⌋/c⌋ = ⌊a/(bc)⌋``), and the series stops at the first term whose
+    scaled value floors to 0: the rest alternates and decreases, so it is below 1."""
+    total, k = 0, 0
+    power = scale // x  # ⌊scale / x^{2k+1}⌋
+    x2 = x * x
+    while power:
+        term = power // (2 * k + 1)
+        total += -term if k % 2 else term
+        power //= x2
+        k += 1
+    return total, k + 1
+
+
+@functools.lru_cache(maxsize=16)
+def pi_bracket(digits: int) -> Interval:
+    """An enclosure of π to about ``digits`` decimals: the 100-decimal constants when they
+    suffice, else Machin's formula ``π = 16 arctan(1/5) − 4 arctan(1/239)`` in integer fixed
+    point with its error bound (:func:`_arctan_inv_scaled`)."""
+    if digits <= 95:
+        return Interval(_PI_LO, _PI_HI)
+    places = digits + 10
+    scale = 10**places
+    a5, e5 = _arctan_inv_scaled(5, scale)
+    a239, e239 = _arctan_inv_scaled(239, scale)
+    value, err = 16 * a5 - 4 * a239, 16 * e5 + 4 * e239
+    return Interval(Decimal(f"{value - err}E-{places}"), Decimal(f"{value + err}E-{places}"))
+
+
 @functools.lru_cache(maxsize=64)
 def inv_sqrt_2pi(digits: int) -> Interval:
-    """An enclosure of ``1/√(2π)``."""
+    """An enclosure of ``1/√(2π)`` (π from :func:`pi_bracket`, so any precision is honest)."""
     ar = Arith.at(digits)
-    two_pi = Interval(ar.dn.multiply(2, _PI_LO), ar.up.multiply(2, _PI_HI))
+    pi = pi_bracket(digits)
+    two_pi = Interval(ar.dn.multiply(2, pi.lo), ar.up.multiply(2, pi.hi))
     return ar.div(ar.of(1), ar.sqrt(two_pi))
 
 
@@ -136,18 +169,23 @@ def scaled_tail_interval(x: Interval, digits: int = 40) -> Interval:
     """An enclosure of ``SQ(t)`` for all ``t`` in ``x`` (``x.lo >= 0``).
 
     SQ decreases and ``|SQ'(t)| = |t·SQ(t) − 1/√(2π)| <= 1/√(2π) < 1/2`` (``0 <= t·SQ(t) <=
-    1/√(2π)`` by Gordon's upper bound), so one evaluation at ``x.lo`` and the width suffice."""
+    1/√(2π)`` by Gordon's upper bound), so one evaluation at ``x.lo`` and the width suffice —
+    unless that costs more than ``10^−(digits−12)`` relative accuracy (``SQ(t) ~ 1/t`` while
+    the width grows with ``t``): then the lower end is evaluated at ``x.hi`` instead."""
     v = scaled_tail(x.lo, digits)
     if x.lo == x.hi:
         return v
     ar = Arith.at(digits)
-    return Interval(max(ar.dn.subtract(v.lo, ar.up.multiply(_HALF, _width(ar, x))), _ZERO), v.hi)
+    slack = ar.up.multiply(_HALF, _width(ar, x))
+    if slack > ar.dn.multiply(v.lo, Decimal(f"1e-{max(digits - 12, 1)}")):
+        return Interval(scaled_tail(x.hi, digits).lo, v.hi)
+    return Interval(max(ar.dn.subtract(v.lo, slack), _ZERO), v.hi)
 
 
 def _cdf_point(x: Decimal, digits: int) -> Interval:
     """``Φ(x) = e^{−x²/2}·SQ(−x)`` for x ≤ 0, ``1 − e^{−x²/2}·SQ(x)`` for x > 0."""
     ar = Arith.at(digits)
-    ax = abs(x)
+    ax = x.copy_abs()  # exact (abs() would round to the context's 28 digits)
     tail = ar.mul(ar.exp(ar.neg(ar.mul(ar.sqr(Interval(ax, ax)), Interval(_HALF, _HALF)))),
                   scaled_tail(ax, digits))
     if x <= 0:
@@ -159,10 +197,15 @@ def _cdf_point(x: Decimal, digits: int) -> Interval:
 def cdf(x: Interval, digits: int = 40) -> Interval:
     """An enclosure of ``Φ(t)`` for all ``t`` in ``x``.
 
-    Φ increases and ``Φ' = φ <= 1/√(2π) < 1/2``, so one evaluation at ``x.hi`` and the width
-    of ``x`` suffice."""
+    Φ increases, so the enclosure is ``[Φ(x.lo).lo, Φ(x.hi).hi]``.  Where ``x.hi <= 0`` (the
+    lower tail, where Φ may be tiny) both ends are evaluated, so the enclosure keeps its
+    *relative* accuracy however small Φ is.  Otherwise ``Φ(x.hi) >= 1/2`` and, since
+    ``Φ' = φ <= 1/√(2π) < 1/2``, the lower end is ``Φ(x.hi).lo − width/2`` (one evaluation; a
+    relative error of at most the width)."""
     v = _cdf_point(x.hi, digits)
     if x.lo == x.hi:
         return v
+    if x.hi <= 0:
+        return Interval(_cdf_point(x.lo, digits).lo, v.hi)
     ar = Arith.at(digits)
     return Interval(max(ar.dn.subtract(v.lo, ar.up.multiply(_HALF, _width(ar, x))), _ZERO), v.hi)

@@ -56,12 +56,13 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from . import dp_conversions as cv
-from .budget import parse_alpha, parse_epsilon, to_fraction
+from .budget import MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_epsilon, to_fraction
 from .errors import InvalidBudget, InvalidParameter
 from .floats import round_up_significant
 from .guarantees import RDP
 from .intervals import Arith, Interval
 from .normal import cdf, scaled_tail_interval
+from .rational import magnitude
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -157,9 +158,16 @@ def _digits(q: Fraction, sigma: Fraction) -> int:
 def _estimate_log_a(q: Fraction, sigma: Fraction, alpha: Fraction) -> float:
     """A float estimate of ``ln ln A_α`` from its leading term ``α(α−1)/2·q²·(e^{1/σ²} − 1)``;
     it decides only when the series stops."""
-    x = 1 / sigma**2
-    log_expm1 = float(x) + math.log1p(-math.exp(-float(x))) if x > 1 else math.log(
-        math.expm1(float(x)))
+    log_x = -2 * _ln(sigma)  # x = 1/σ², ln(e^x − 1) without forming x or e^x out of range
+    if log_x > 700:
+        log_expm1 = math.exp(log_x) if log_x < 709 else math.inf
+    elif log_x > 0:
+        x = math.exp(log_x)
+        log_expm1 = x + math.log1p(-math.exp(-x))
+    elif log_x > -700:
+        log_expm1 = math.log(math.expm1(math.exp(log_x)))
+    else:
+        log_expm1 = log_x  # e^x − 1 = x (1 + x/2 + …)
     return _ln(alpha * (alpha - 1) / 2) + 2 * _ln(q) + log_expm1
 
 
@@ -322,10 +330,40 @@ def subsampled_gaussian_rdp(q: Any, sigma: Any, alpha: Any, steps: Any = 1) -> F
     """An upper bound on the order-α Rényi DP of ``steps`` compositions of the
     Poisson-subsampled Gaussian mechanism with sampling rate ``q`` and noise multiplier
     ``sigma`` (add/remove neighbours): ``T·ε(α)`` with ε(α) bounded as in the module docstring,
-    rounded up to 20 significant digits.  Exact (``T·α/(2σ²)``) for ``q = 1``."""
+    rounded up to 20 significant digits.  Exact (``T·α/(2σ²)``) for ``q = 1``.
+
+    Like every ε in odp the result lies in odp's range (:func:`_in_range`): a bound above 1e300
+    is refused with :class:`~odp.errors.InvalidParameter` (such a mechanism gives no privacy),
+    one in ``(0, 1e-300)`` is rounded up to 1e-300."""
     t = check_steps(steps)
     lo, hi = subsampled_gaussian_rdp_bracket(q, sigma, alpha)
-    return t * hi if lo == hi else round_up_significant(t * hi, _RESULT_DIGITS)
+    value = t * hi if lo == hi else round_up_significant(t * hi, _RESULT_DIGITS)
+    return _in_range(value, f"the Rényi DP at order {_show(alpha)} of {t} step(s) of the "
+                            f"Poisson-subsampled Gaussian (q={_show(q)}, sigma={_show(sigma)})")
+
+
+def _show(x: Any) -> str:
+    """A parameter for a message: as given when short, else its order of magnitude."""
+    text = str(x)
+    if len(text) <= 24:
+        return text
+    try:
+        return magnitude(Fraction(text))
+    except (ValueError, ZeroDivisionError):
+        return text[:24] + "..."
+
+
+def _in_range(value: Fraction, what: str) -> Fraction:
+    """An upper bound on a Rényi DP value brought into odp's range of privacy numbers
+    (:data:`odp.budget.MAX_MAGNITUDE`): ``(0, 1e-300)`` is rounded *up* to 1e-300 (still an
+    upper bound); above 1e300 raises :class:`~odp.errors.InvalidParameter`."""
+    if value > MAX_MAGNITUDE:
+        raise InvalidParameter(
+            f"{what} is {magnitude(value)}, above the largest privacy parameter odp represents "
+            "(1e300): such a mechanism gives essentially no privacy")
+    if 0 < value < MIN_MAGNITUDE:
+        return MIN_MAGNITUDE
+    return value
 
 
 def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1, *,
@@ -386,8 +424,11 @@ class RDPAccountant:
         return [dict(e) for e in self._events]
 
     def _add(self, values: Mapping[Fraction, Fraction], event: dict[str, str]) -> "RDPAccountant":
-        for a in self._orders:
-            self._totals[a] += values[a]
+        what = ", ".join(f"{k}={_show(v)}" for k, v in event.items())
+        totals = {a: _in_range(self._totals[a] + values[a],
+                              f"the composed Rényi DP at order {a} after adding {what}")
+                  for a in self._orders}  # checked before anything changes
+        self._totals.update(totals)
         self._events.append(event)
         return self
 

@@ -1,27 +1,45 @@
 /-
-Axiom audit of the Lean modules that `scripts/check_lean.sh` compiles (no Mathlib).
+Axiom audit and kernel replay of the Lean modules that `scripts/check_lean.sh` compiles (no
+Mathlib). This is the auditor's tool, not theory: it lives in `scripts/`, uses `run_cmd` and
+`partial def`, and is never part of the `Odp` library.
+
+`scripts/lean_check.py` writes the two lists below (`auditModules`: every module it compiled,
+derived from the files; `mainTheorems`: the pinned theorems of `scripts/lean/pinned.txt`) into a
+copy of this file and compiles the copy. As committed, both lists are empty and the audit checks
+nothing; `lean_check.py` refuses a run whose output does not name every module it compiled.
 
 `#print axioms` is refused by this Lean build ("cannot use `#print axioms` in a `module`"), and
-the imported core library is loaded without its proofs. So this file loads our compiled modules
-itself with `importModules`, which by default reads every part of each `.olean` (proofs
-included), and walks the constants that each declaration uses:
+the core library is shipped without its proofs (only the public `.olean` files). So the audit
+loads our compiled modules itself with `importModules`, which reads every part of each `.olean`
+(proofs included, `OLeanLevel.private`), and then:
 
-* every declaration of an `Odp` module is checked: it must not be a new `axiom`, and it must not
-  use `sorryAx` (an unfinished proof), `Lean.ofReduceBool`/`Lean.ofReduceNat` (native evaluation)
-  or `Lean.trustCompiler`. Since every `Odp` declaration is checked, no chain of `Odp`
-  declarations can reach them either;
-* for the main theorems, the walk goes through our declarations and the core library's
-  definitions and reports the axioms reached (`propext`, `Classical.choice`, `Quot.sound` are the
-  expected ones). A theorem of the core library (`Init`, `Std`, `Lean`) ends the walk: this build
-  ships the core library without its proofs, so those theorems are trusted with the toolchain;
-  their number is printed.
+1. **Safety.** Every declaration of an `Odp` module must be safe and transparent: an `unsafe`
+   or `partial` constant fails (`ConstantInfo.isUnsafe`, `isPartial`), and so does an `opaque`
+   one (what a `partial def` becomes for the kernel). The replay below skips unsafe and partial
+   constants, so this check comes first.
+2. **Axioms.** No declaration of ours may be an `axiom`, or mention an axiom other than
+   `propext`, `Classical.choice`, `Quot.sound` (so not `sorryAx`, `Lean.ofReduceBool`,
+   `Lean.ofReduceNat`, `Lean.trustCompiler`). Then one walk from all our declarations through
+   ours and the core library's definitions collects every axiom they reach; it must be a subset
+   of those three. A core-library theorem ends the walk: its proof is not shipped, so it is
+   trusted with the toolchain (the count is printed).
+3. **Names.** Nothing outside a `….Spec` module is declared in the namespace `OdpSpec`, and
+   nothing in the root namespace: there it could be picked up instead of a name that
+   `Odp/Core/Spec.lean` uses to state the results.
+4. **Kernel replay** (lean4checker's method; see "Kernel replay" below for why this file does
+   not call `Lean.Environment.replay` itself): every constant of our modules is sent to the
+   kernel again, in dependency order, into a fresh environment that holds only what our modules
+   import from outside `Odp` (the core library). This re-typechecks every definition and proof
+   from the `.olean` data, so a declaration that reached the `.olean` without the kernel's check
+   (`set_option debug.skipKernelTC`, a metaprogram calling `addDecl` without checking, a
+   tampered `.olean`) fails here.
+5. For each main theorem it prints `AXIOMS <name>: <axioms>`; `lean_check.py` compares them with
+   the sets pinned in `scripts/lean/pinned.txt`.
 
-The code avoids library functions whose compiled code this build cannot run (it is interpreted
-here), hence the hand-written list helpers.
+Every problem is a line starting with `AUDIT-FAIL`; `AUDIT-OK` ends a clean run.
 
-For each main theorem it prints `AXIOMS <name>: <axioms>`; for every problem a line starting with
-`AUDIT-FAIL`. The modules and theorems are listed below; `scripts/lean_check.py` checks that the
-list of modules is complete and fails on any `AUDIT-FAIL` line or a missing `AXIOMS` line.
+The code avoids library functions whose compiled code this build cannot run (this file is
+interpreted), hence the hand-written list helpers.
 -/
 import Lean
 
@@ -29,23 +47,20 @@ open Lean
 
 namespace OdpAudit
 
-/-- The theorems whose axioms are printed. -/
-def mainTheorems : List Name :=
-  [`Odp.Core.odp_composition, `Odp.Core.odp_composition_randomized,
-   `Odp.Core.odp_composition_partition, `Odp.Core.odp_composition_alg1, `Odp.Core.lemma20,
-   `Odp.Core.odp_of_dp, `Odp.Core.dp_of_odp_sup, `Odp.Core.odp_of_subsetDP,
-   `Odp.Core.ODP_iff_ODPcost, `Odp.Core.ODPcost_iff_ODPsum, `Odp.Core.enforce_valid,
-   `Odp.Core.accountant_composition, `Odp.Core.certificate_sound,
-   `Odp.Core.checkCert_certificate_sound,
-   `Odp.LedgerCore.replay_sound, `Odp.Certs.Example.run_ok]
+/-- The modules to audit (written by `scripts/lean_check.py`). -/
+def auditModules : List Name := [] -- @odp-audit-modules
 
-/-- The axioms of the core library. -/
+/-- The theorems whose axioms are printed (written by `scripts/lean_check.py`). -/
+def mainTheorems : List Name := [] -- @odp-audit-theorems
+
+/-- The axioms of the core library. A name not listed here whose constant is an `axiomInfo`
+in a core-library module is a theorem shipped without its proof. -/
 def knownAxioms : List Name :=
   [`propext, `Classical.choice, `Quot.sound, `sorryAx, `Lean.ofReduceBool, `Lean.ofReduceNat,
    `Lean.trustCompiler]
 
-/-- Axioms that no declaration of ours may use. -/
-def forbidden : List Name := [`sorryAx, `Lean.ofReduceBool, `Lean.ofReduceNat, `Lean.trustCompiler]
+/-- The only axioms our declarations may depend on. -/
+def allowedAxioms : List Name := [`propext, `Classical.choice, `Quot.sound]
 
 def nameStr : Name → String
   | .anonymous => ""
@@ -61,15 +76,15 @@ def memName (n : Name) : List Name → Bool
   | [] => false
   | a :: l => a == n || memName n l
 
-def appendL : List Name → List Name → List Name
+def appendL {α : Type} : List α → List α → List α
   | [], l => l
   | a :: r, l => a :: appendL r l
 
 def insertName (n : Name) (l : List Name) : List Name := if memName n l then l else n :: l
 
-def concatL : List (List Name) → List Name
-  | [] => []
-  | l :: r => appendL l (concatL r)
+def lengthL {α : Type} : List α → Nat
+  | [] => 0
+  | _ :: r => lengthL r + 1
 
 /-- Whether `c` was declared in one of our modules (its module's name starts with `Odp`). -/
 def isOurs (env : Environment) (c : Name) : Bool :=
@@ -92,6 +107,13 @@ def usedBy (ci : ConstantInfo) : List Name :=
   | .axiomInfo v => v.type.getUsedConstants.toList
   | .quotInfo v => v.type.getUsedConstants.toList
 
+/-- Whether `c` is an axiom: one of ours declared with `axiom`, or a core-library axiom. -/
+def isAxiom (env : Environment) (c : Name) : Bool :=
+  memName c knownAxioms ||
+    (match env.find? c with
+      | some (.axiomInfo _) => isOurs env c
+      | _ => false)
+
 /-- Depth-first walk from a stack of constants through every declaration whose body is loaded
 (ours, and the core library's definitions). Returns the axioms reached and the number of core
 theorems reached whose proofs this build does not ship (they are trusted with the toolchain). -/
@@ -101,29 +123,83 @@ partial def walk (env : Environment) : List Name → NameSet → List Name → N
     if visited.contains c then walk env rest visited axs n
     else
       let visited := visited.insert c
-      if memName c knownAxioms then walk env rest visited (insertName c axs) n
+      if isAxiom env c then walk env rest visited (insertName c axs) n
       else
         match env.find? c with
         | none => walk env rest visited axs n
-        | some (.axiomInfo _) =>
-          if isOurs env c then walk env rest visited (insertName c axs) n
-          else walk env rest visited axs (n + 1)
+        | some (.axiomInfo _) => walk env rest visited axs (n + 1)
         | some ci => walk env (appendL (usedBy ci) rest) visited axs n
 
-/-- Problems of one declaration of ours: a new axiom, or a direct use of a forbidden axiom. -/
+/-- `f._unsafe_rec`, marked partial, is what the compiler generates to run a recursive
+definition `f` that the kernel knows by its (structural or well-founded) definition: it is
+exempt when `f` is a safe definition of ours. (A `partial def f` makes the same helper, but `f`
+is then an `opaque` constant, which fails on its own.) It is not replayed: a kernel declaration
+that used it would fail the replay as using an unknown constant. -/
+def compilerAux (env : Environment) (c : Name) : Bool :=
+  match c with
+  | .str f "_unsafe_rec" =>
+    isOurs env f &&
+      (match env.find? f with
+        | some (.defnInfo fv) => fv.safety == .safe
+        | _ => false)
+  | _ => false
+
+def moduleOf (env : Environment) (c : Name) : Name :=
+  match env.getModuleIdxFor? c with
+  | some idx =>
+    match env.header.moduleNames[idx.toNat]? with
+    | some m => m
+    | none => .anonymous
+  | none => .anonymous
+
+/-- Names that could change what a statement file reads as: `Odp/Core/Spec.lean` (and any other
+`….Spec` module) states results in the namespace `OdpSpec` with the core's namespaces opened, so
+a declaration elsewhere in `OdpSpec` or in the root namespace could be picked up instead of the
+one meant. -/
+def nameProblems (env : Environment) (c : Name) : List String :=
+  let m := moduleOf env c
+  let specModule := match m with
+    | .str _ "Spec" => true
+    | _ => false
+  if c.getRoot == `OdpSpec && !specModule then
+    ["AUDIT-FAIL " ++ nameStr c ++ " is declared in " ++ nameStr m ++
+      ": the namespace OdpSpec is reserved for the statement files (….Spec)"]
+  else
+    match c with
+    | .str .anonymous _ =>
+      ["AUDIT-FAIL " ++ nameStr c ++ " (in " ++ nameStr m ++ ") is declared in the root " ++
+        "namespace, where it could shadow a name the statement files use"]
+    | _ => []
+
+/-- Problems of one declaration of ours: unsafe, partial, a new axiom, or a direct use of an
+axiom outside the allowed three. -/
 def problemsOf (env : Environment) (c : Name) : List String :=
   match env.find? c with
-  | none => []
-  | some (.axiomInfo _) => ["AUDIT-FAIL " ++ nameStr c ++ " is a new axiom"]
-  | some ci => go (usedBy ci)
+  | none => ["AUDIT-FAIL " ++ nameStr c ++ " is listed in its module but not loaded"]
+  | some ci =>
+    let safety :=
+      if ci.isUnsafe then ["AUDIT-FAIL " ++ nameStr c ++ " is unsafe (an `unsafe` declaration)"]
+      else if ci.isPartial && !compilerAux env c then
+        ["AUDIT-FAIL " ++ nameStr c ++ " is partial (a `partial def`, opaque to the kernel)"]
+      else
+        match ci with
+        | .opaqueInfo _ =>
+          ["AUDIT-FAIL " ++ nameStr c ++ " is opaque (a `partial def` or `opaque`: the kernel " ++
+            "cannot unfold it)"]
+        | _ => []
+    let safety := appendL (nameProblems env c) safety
+    match ci with
+    | .axiomInfo _ => appendL safety ["AUDIT-FAIL " ++ nameStr c ++ " is a new axiom"]
+    | _ => appendL safety (go (usedBy ci))
 where
   go : List Name → List String
     | [] => []
     | d :: r =>
-      if memName d forbidden then ("AUDIT-FAIL " ++ nameStr c ++ " uses " ++ nameStr d) :: go r
+      if isAxiom env d && !memName d allowedAxioms then
+        ("AUDIT-FAIL " ++ nameStr c ++ " uses the axiom " ++ nameStr d) :: go r
       else go r
 
-/-- Every declaration of our modules. -/
+/-- Every declaration of our modules, with the modules' names. -/
 def ourDecls (env : Environment) : List Name :=
   let rec go : List Name → List ModuleData → List Name
     | m :: ms, d :: ds =>
@@ -131,13 +207,32 @@ def ourDecls (env : Environment) : List Name :=
     | _, _ => []
   go env.header.moduleNames.toList env.header.moduleData.toList
 
-def appendS : List String → List String → List String
-  | [], l => l
-  | a :: r, l => a :: appendS r l
+def filterOdp : List Name → List Name
+  | [] => []
+  | m :: r => if m.getRoot == `Odp then m :: filterOdp r else filterOdp r
+
+def ourModules (env : Environment) : List Name := filterOdp env.header.moduleNames.toList
 
 def allProblems (env : Environment) : List Name → List String
   | [] => []
-  | c :: r => appendS (problemsOf env c) (allProblems env r)
+  | c :: r => appendL (problemsOf env c) (allProblems env r)
+
+/-- Our declarations whose walk reaches the axiom `a` (only computed when the global walk found
+a forbidden axiom, to name the culprits). -/
+def reaching (env : Environment) (a : Name) : List Name → List Name
+  | [] => []
+  | c :: r =>
+    let rest := reaching env a r
+    if memName a (walk env [c] {} [] 0).1 then c :: rest else rest
+
+def forbiddenReached (env : Environment) (decls : List Name) : List Name → List String
+  | [] => []
+  | a :: r =>
+    let more := forbiddenReached env decls r
+    if memName a allowedAxioms then more
+    else
+      ("AUDIT-FAIL the axiom " ++ nameStr a ++ " is reached from " ++
+        joinNames (reaching env a decls)) :: more
 
 def axiomLines (env : Environment) : List Name → List String
   | [] => []
@@ -150,30 +245,215 @@ def axiomLines (env : Environment) : List Name → List String
           ++ " core-library theorems)")
     :: axiomLines env r
 
-def lengthN : List Name → Nat
-  | [] => 0
-  | _ :: r => lengthN r + 1
+def isEmptyL {α : Type} : List α → Bool
+  | [] => true
+  | _ :: _ => false
 
-def okLine : List String → List String
-  | [] => ["AUDIT-OK"]
-  | _ :: _ => []
-
-def report (env : Environment) : List String :=
+/-- The static part of the audit (safety, axioms, pinned theorems): the lines to print, and
+whether no problem was found. -/
+def report (env : Environment) : List String × Bool :=
   let decls := ourDecls env
   let problems := allProblems env decls
-  let summary := "AUDIT checked " ++ Nat.repr (lengthN decls) ++ " declarations"
-  appendS problems (summary :: appendS (axiomLines env mainTheorems) (okLine problems))
+  let (reached, trusted) := walk env decls {} [] 0
+  let global := forbiddenReached env decls reached
+  let summary := "AUDIT checked " ++ Nat.repr (lengthL decls) ++ " declarations of "
+    ++ Nat.repr (lengthL (ourModules env)) ++ " modules; axioms reached: " ++ joinNames reached
+    ++ " (and " ++ Nat.repr trusted ++ " core-library theorems)"
+  let mains := axiomLines env mainTheorems
+  (appendL problems (appendL global (summary :: mains)),
+    isEmptyL problems && isEmptyL global && missingNone mains)
+where
+  missingNone : List String → Bool
+    | [] => true
+    | l :: r => !(l.startsWith "AUDIT-FAIL") && missingNone r
+
+/-- The modules our modules import from outside `Odp` (the core library), for the replay. -/
+def outsideImports (env : Environment) : List Name :=
+  go env.header.moduleNames.toList env.header.moduleData.toList [`Init]
+where
+  addAll : List Import → List Name → List Name
+    | [], acc => acc
+    | i :: r, acc =>
+      if i.module.getRoot == `Odp || memName i.module acc then addAll r acc
+      else addAll r (i.module :: acc)
+  go : List Name → List ModuleData → List Name → List Name
+    | m :: ms, d :: ds, acc =>
+      if m.getRoot == `Odp then go ms ds (addAll d.imports.toList acc) else go ms ds acc
+    | _, _, acc => acc
+
+/-! ### Kernel replay
+
+`Lean.Environment.replay` (Lean/Replay.lean) cannot be called from this interpreted file: its
+argument, a `Std.HashMap`, cannot be built here (the hash map's insertion is inlined into this
+file's code and needs private library code that the interpreter cannot reach). The functions below
+do what it does, with `NameSet`s and lookups in the loaded environment: each constant of ours is
+sent to the kernel (`Kernel.Environment.addDecl`, native code) after the constants it uses;
+an inductive type is sent with its constructors, and the constructors and recursors that the
+kernel generates must equal the ones in our `.olean` files. Unsafe and partial constants are not
+sent (`problemsOf` fails them); a safe constant that uses one is then rejected by the kernel as
+using an unknown constant. -/
+
+structure ReplayState where
+  kenv : Kernel.Environment
+  /-- the safe constants of ours (to send) -/
+  ours : NameSet
+  /-- those already taken up (`NameSet.erase` cannot run here) -/
+  done : NameSet
+  /-- constructors and recursors to compare at the end -/
+  generated : List Name
+  sent : Nat
+
+abbrev ReplayM := StateRefT ReplayState (ExceptT String IO)
+
+def kernelAdd (c : Name) (d : Declaration) : ReplayM Unit := do
+  let s ← get
+  match s.kenv.addDecl {} d with
+  | .ok kenv => set { s with kenv := kenv, sent := s.sent + 1 }
+  | .error ex =>
+    let msg ← (ex.toMessageData {}).toString
+    throw ("the kernel rejects " ++ nameStr c ++ ": " ++ msg)
+
+def takeTodo (c : Name) : ReplayM Bool := do
+  let s ← get
+  if s.ours.contains c && !s.done.contains c then
+    set { s with done := s.done.insert c }
+    return true
+  return false
+
+def findOurs (env : Environment) (c : Name) : ReplayM ConstantInfo :=
+  match env.find? c with
+  | some ci => pure ci
+  | none => throw ("constant " ++ nameStr c ++ " is listed in its module but not loaded")
+
+mutual
+partial def replayConst (env : Environment) (c : Name) : ReplayM Unit := do
+  if ← takeTodo c then
+    let ci ← findOurs env c
+    replayAll env (usedBy ci)
+    match ci with
+    | .defnInfo v => kernelAdd c (.defnDecl v)
+    | .thmInfo v => kernelAdd c (.thmDecl v)
+    | .opaqueInfo v => kernelAdd c (.opaqueDecl v)
+    | .axiomInfo v => kernelAdd c (.axiomDecl v)
+    | .quotInfo _ => kernelAdd c .quotDecl
+    | .ctorInfo v => do
+      modify fun s => { s with generated := c :: s.generated }
+      replayConst env v.induct
+    | .recInfo v => do
+      modify fun s => { s with generated := c :: s.generated }
+      replayAll env v.all
+    | .inductInfo v => replayInductive env c v
+
+partial def replayAll (env : Environment) : List Name → ReplayM Unit
+  | [] => pure ()
+  | c :: r => do replayConst env c; replayAll env r
+
+partial def replayInductive (env : Environment) (c : Name) (v : InductiveVal) : ReplayM Unit := do
+  -- the whole mutual block at once, after everything its constructors use
+  let _ ← takeTodoAll v.all
+  let types ← typesOf v.all
+  modify fun s => { s with generated := appendL (ctorsAndRecs types) s.generated }
+  let _ ← takeTodoAll (ctorsAndRecs types)
+  replayAll env (ctorUses types)
+  kernelAdd c (.inductDecl v.levelParams v.numParams (toTypes types) v.isUnsafe)
+where
+  takeTodoAll : List Name → ReplayM Unit
+    | [] => pure ()
+    | n :: r => do let _ ← takeTodo n; takeTodoAll r
+  ctorInfos : List Name → ReplayM (List ConstructorVal)
+    | [] => pure []
+    | n :: r => do
+      match ← findOurs env n with
+      | .ctorInfo cv => return cv :: (← ctorInfos r)
+      | _ => throw (nameStr n ++ " should be a constructor")
+  typesOf : List Name → ReplayM (List (InductiveVal × List ConstructorVal))
+    | [] => pure []
+    | n :: r => do
+      match ← findOurs env n with
+      | .inductInfo iv => return (iv, ← ctorInfos iv.ctors) :: (← typesOf r)
+      | _ => throw (nameStr n ++ " should be an inductive type")
+  recName (iv : InductiveVal) : Name := iv.name ++ `rec
+  ctorsAndRecs : List (InductiveVal × List ConstructorVal) → List Name
+    | [] => []
+    | (iv, _) :: r => recName iv :: appendL iv.ctors (ctorsAndRecs r)
+  ctorUses : List (InductiveVal × List ConstructorVal) → List Name
+    | [] => []
+    | (_, cvs) :: r => appendL (typeUses cvs) (ctorUses r)
+  typeUses : List ConstructorVal → List Name
+    | [] => []
+    | cv :: r => appendL cv.type.getUsedConstants.toList (typeUses r)
+  toCtors : List ConstructorVal → List Constructor
+    | [] => []
+    | cv :: r => { name := cv.name, type := cv.type } :: toCtors r
+  toTypes : List (InductiveVal × List ConstructorVal) → List InductiveType
+    | [] => []
+    | (iv, cvs) :: r => { name := iv.name, type := iv.type, ctors := toCtors cvs } :: toTypes r
+end
+
+/-- The constructors and recursors the kernel generated must be the ones in our `.olean`s. -/
+def checkGenerated (env : Environment) (kenv : Kernel.Environment) : List Name → List String
+  | [] => []
+  | n :: r =>
+    let rest := checkGenerated env kenv r
+    match env.find? n, kenv.find? n with
+    | some (.ctorInfo a), some (.ctorInfo b) =>
+      if a == b then rest else ("AUDIT-FAIL constructor " ++ nameStr n ++ " differs from the kernel's") :: rest
+    | some (.recInfo a), some (.recInfo b) =>
+      if a == b then rest else ("AUDIT-FAIL recursor " ++ nameStr n ++ " differs from the kernel's") :: rest
+    | none, _ => rest
+    | _, _ => ("AUDIT-FAIL " ++ nameStr n ++ " was not generated by the kernel") :: rest
+
+def safeOnes (env : Environment) : List Name → NameSet → NameSet
+  | [], acc => acc
+  | c :: r, acc =>
+    match env.find? c with
+    | some ci => if ci.isUnsafe || ci.isPartial then safeOnes env r acc else safeOnes env r (acc.insert c)
+    | none => safeOnes env r (acc.insert c)
+
+/-- Replay every safe constant of ours into `base` (the core library alone). -/
+def replayOurs (env base : Environment) : IO (Except String Nat) := do
+  let decls := ourDecls env
+  let start : ReplayState :=
+    { kenv := base.toKernelEnv, ours := safeOnes env decls {}, done := {}, generated := [],
+      sent := 0 }
+  match ← ((replayAll env decls).run start).run with
+  | .error e => return .error e
+  | .ok (_, s) =>
+    match checkGenerated env s.kenv s.generated with
+    | [] => return .ok s.sent
+    | l :: _ => return .error l
 
 def printLines : List String → IO Unit
   | [] => pure ()
   | l :: r => do IO.println l; printLines r
 
+def toImports : List Name → Array Import → Array Import
+  | [], acc => acc
+  | m :: r, acc => toImports r (acc.push { module := m })
+
+/-- The whole audit; returns whether it found nothing. -/
+def run : IO Bool := do
+  let env ← importModules (toImports auditModules #[]) {}
+  IO.println ("AUDIT modules " ++ joinNames (ourModules env))
+  let (lines, staticOk) := report env
+  printLines lines
+  -- Kernel replay of every constant of ours into the core library alone.
+  let base ← importModules (toImports (outsideImports env) #[]) {}
+  let t0 ← IO.monoMsNow
+  let replayOk ← match ← replayOurs env base with
+    | .ok n => do
+      let t1 ← IO.monoMsNow
+      IO.println ("AUDIT replayed " ++ Nat.repr n ++ " declarations through the kernel in "
+        ++ Nat.repr (t1 - t0) ++ " ms (on top of " ++ joinNames (outsideImports env) ++ ")")
+      pure true
+    | .error e => do
+      IO.println ("AUDIT-FAIL kernel replay: " ++ e)
+      pure false
+  let ok := staticOk && replayOk
+  if ok then IO.println "AUDIT-OK"
+  return ok
+
 end OdpAudit
 
 run_cmd do
-  let env ← importModules #[{ module := `Odp.LedgerCore }, { module := `Odp.Core.Field },
-    { module := `Odp.Core.Sum }, { module := `Odp.Core.Prob }, { module := `Odp.Core.Defs },
-    { module := `Odp.Core.Lemmas }, { module := `Odp.Core.Lemma20 },
-    { module := `Odp.Core.Composition }, { module := `Odp.Core.Ledger },
-    { module := `Odp.Certs.Example }] {}
-  OdpAudit.printLines (OdpAudit.report env)
+  let _ ← OdpAudit.run

@@ -21,6 +21,33 @@ component, which by translation and rotation is ``((1-q) N(0,σ²) + q N(v,σ²)
 maps the Δ-pair onto the ``v``-pair).  The pair is attained (all other records contribute 0, x
 contributes Δ), so it is *tight*.
 
+**The Laplace pair** (a scalar release, ``|f(x)| <= Δ``, noise ``Lap(b)``).  Rotation does not
+apply; a one-dimensional argument replaces it.  Joint convexity and translation reduce a fixed
+pair D, D' as above to ``(P_v, Q0)`` (remove) or ``(Q0, P_v)`` (add) with ``Q0 = Lap(0, b)``,
+``A_v = Lap(v, b)``, ``P_v = (1-q) Q0 + q A_v`` and ``|v| <= Δ``; the reflection ``y -> -y``
+(a bijection, so it changes no divergence) makes ``v >= 0``.  It remains to show that for every
+``γ >= 0`` both ``H_γ(P_v ‖ Q0)`` and ``H_γ(Q0 ‖ P_v)`` are non-decreasing in ``v`` on
+``[0, Δ]`` (then ``(P_Δ, Q0)`` and ``(Q0, P_Δ)`` dominate, for all γ as dominating pairs require).
+With ``H_γ(P ‖ Q) = sup_E (P(E) - γ Q(E))`` over events E:
+
+* ``H_γ(P_v ‖ Q0) = sup_E (q A_v(E) - (γ - 1 + q) Q0(E))``, which is ``q H_{γ'}(A_v ‖ Q0)``
+  with ``γ' = (γ - 1 + q)/q`` when ``γ' >= 0`` and the constant ``1 - γ`` (E = everything)
+  otherwise;
+* ``H_γ(Q0 ‖ P_v) = sup_E (c Q0(E) - γ q A_v(E))`` with ``c = 1 - γ(1-q)``: ``0`` (E empty)
+  when ``c <= 0``, else ``c H_{γq/c}(Q0 ‖ A_v)``, and ``H(Q0 ‖ A_v) = H(A_v ‖ Q0)`` by the
+  reflection ``y -> v - y``, which swaps ``Lap(0, b)`` and ``Lap(v, b)``.
+
+So both reduce to the *shift-monotonicity of the scalar Laplace pair*: for every ``γ >= 0``,
+``v -> H_γ(Lap(v, b) ‖ Lap(0, b))`` is non-decreasing on ``v >= 0``.  Proof: the log-likelihood
+ratio ``(|y| - |y - v|)/b`` is non-decreasing in ``y``, so the optimal event
+``{y : a_v(y) > γ q0(y)}`` is a half-line ``(t, ∞)`` (or empty, or everything), and
+``H_γ(Lap(v) ‖ Lap(0)) = sup_t (S(t - v) - γ S(t))`` over ``t in [-∞, ∞]``, with ``S`` the
+survival function of ``Lap(0, b)``.  For each fixed ``t``, ``S(t - v)`` does not decrease as
+``v`` grows, so neither does the supremum.  The same monotonicity (in ``v/b``) justifies
+rounding ``ε0 = Δ/b`` up for the upper bound.  The pair is attained as for the Gaussian.  (This
+covers a scalar release; a vector with per-coordinate Laplace noise and L1 sensitivity Δ is not
+covered by this argument.)
+
 **Composition.**  For a fixed ordered pair of neighbouring datasets every one of the T runs is
 in the same direction (remove, or add), and dominating pairs compose under adaptive
 composition (Zhu, Dong & Wang 2022, composition of dominating pairs).  So the T-fold
@@ -53,7 +80,13 @@ form.  Every float that enters a bound carries an error bound:
   error-correction term by at most ``a e^{h+η} η``, which is added to its error bound;
 * a bucket whose mass cannot be bounded relatively (its sliver errors comparable to its mass) is
   sent to the infinity bucket in the upper pair and dropped from the lower one (dropping events
-  only lowers the lower bound's hockey-stick sum).
+  only lowers the lower bound's hockey-stick sum);
+* remove losses of the Gaussian pair above :data:`GAUSS_LOSS_CAP` (600; ``e^l`` is formed in
+  double precision) are not bucketed: their A-mass goes to the infinity bucket (upper pair) and
+  is dropped (lower pair), as for any tail cut off the window.  For a mechanism with much mass
+  there (e.g. q = 0.3, σ = 0.03, whose true ε at δ = 1e-5 is 686.34) the upper ε is infinite below
+  that mass; a Poisson-subsampled Laplace with ``Δ/b > 700`` (:data:`LAPLACE_MAX_E0`) is refused
+  with :class:`~odp.errors.InvalidParameter`.
 """
 
 from __future__ import annotations
@@ -225,7 +258,10 @@ EXTRA_KINDS["poisson_laplace"] = _from_fields("poisson_laplace", Laplace)
 
 
 def _phi(r: float, q: float) -> float:
-    """``ln(1 - q + q e^r)`` (the remove loss of base loss ``r``)."""
+    """``ln(1 - q + q e^r)`` (the remove loss of base loss ``r``); for ``r > 700``, where
+    ``e^r`` leaves the float range, ``r + ln q + ln(1 + (1-q) e^{-r}/q)`` (the same number)."""
+    if r > 700.0:
+        return r + math.log(q) + math.log1p((1.0 - q) / q * math.exp(-r))
     return math.log1p(q * math.expm1(r))
 
 
@@ -238,13 +274,32 @@ def _phi_err(r: float, q: float) -> float:
     return ((EU + 2 * U) * abs(x) / (1 + x) + EU * abs(value)) * (1 + 1e-6) + 1e-300
 
 
+#: The Gaussian pair's remove losses are bucketed up to this loss; the A-mass above it goes to
+#: the infinity bucket of the upper pair and is dropped from the lower pair (both sound, module
+#: docstring).  The bucket end points are formed as ``e^l - (1-q)`` in double precision, which
+#: overflows above ``l ≈ 709``; the grid's last top is also kept at most :data:`MAX_EDGE`.
+GAUSS_LOSS_CAP = 600.0
+MAX_EDGE = 705.0
+
+#: The largest ``ε0 = Δ/b`` of a Poisson-subsampled Laplace the buckets represent: its atoms sit
+#: at base losses ``±ε0`` and ``e^{ε0}`` is formed in double precision.
+LAPLACE_MAX_E0 = 700.0
+
+
 def _range(gaussian: bool, q: float, x: float, tail: float) -> tuple[float, float]:
-    """The remove-direction loss range: ``[ln(1-q), φ(r_top)]`` (Gaussian; the A-mass above is
-    at most ``tail``) or ``[φ(-ε0), φ(ε0)]`` (Laplace)."""
+    """The remove-direction loss range: ``[ln(1-q), min(φ(r_top), GAUSS_LOSS_CAP)]`` (Gaussian;
+    the A-mass above ``φ(r_top)`` is at most ``tail``, the mass above the cap goes to the
+    infinity bucket) or ``[φ(-ε0), φ(ε0)]`` (Laplace, ``ε0 <= LAPLACE_MAX_E0``)."""
     if gaussian:
         m = x * x / 2
         zt = -float(special.ndtri(tail))
-        return math.log1p(-q), _phi(x * (x + zt) - m, q)
+        return math.log1p(-q), min(_phi(x * (x + zt) - m, q), GAUSS_LOSS_CAP)
+    if x > LAPLACE_MAX_E0:
+        raise InvalidParameter(
+            f"privacy buckets represent a Poisson-subsampled Laplace only up to sensitivity/scale "
+            f"= {LAPLACE_MAX_E0:g} (e^(sensitivity/scale) must be a finite double), got "
+            f"{x:.3g} (its pure-DP bound ln(1 + q(e^(sensitivity/scale) - 1)) is about "
+            f"{_phi(x, q):.4g})")
     return _phi(-x, q), _phi(x, q)
 
 
@@ -313,8 +368,19 @@ def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
 
     Composite 8-point Gauss–Legendre on panels of width at most 0.5; the integrand is
     non-negative, so the sum has no cancellation.  The remainder of each panel is bounded by
-    ``c_n p^{2n+1} max |F^{(2n)}|`` with Leibniz's rule, ``|d^j f| <= μ^j e^{∓μv}`` and Cramér's
-    inequality for the derivatives of φ (as :func:`odp.buckets._numerics.gaussian_excess`).
+    ``c_n p^{2n+1} max |F^{(2n)}|`` with Leibniz's rule, ``|d^j f| <= μ^j e^{∓μv}`` and the
+    smaller of two bounds on the derivatives of φ over the panel (``y = z0 − v`` in
+    ``[y_lo, y_hi]``, ``y_near`` its point nearest 0, ``Y = max |y|``):
+
+    * Cramér's inequality ``|φ^(k)(y)| <= K √(k!) e^{−y²/4}/√(2π)`` (as
+      :func:`odp.buckets._numerics.gaussian_excess`);
+    * ``|φ^(k)(y)| = |He_k(y)| φ(y) <= (Y + √k)^k φ(y_near)``: ``He_k(y) = Σ_m (−1)^m C(k,2m)
+      (2m−1)!! y^{k−2m}`` and ``(2m−1)!! <= k^m``, so ``|He_k(y)|`` is at most the even terms
+      of ``(|y| + √k)^k``.  With Leibniz, ``Σ_{j>=1} C(2n,j) μ^j (Y+√(2n))^{2n−j} =
+      (Y+√(2n)+μ)^{2n} − (Y+√(2n))^{2n} <= 2n μ (Y+√(2n)+μ)^{2n−1}``.  Far in the tail (the
+      anchors of very large losses, e.g. σ = 0.035) this keeps the remainder relative to the
+      integral's own ``e^{−y²/2}``, where Cramér's ``e^{−y²/4}`` would exceed the integral by
+      a factor ``e^{y²/4}``.
     """
     z0 = np.asarray(z0, dtype=float)
     w = np.asarray(w, dtype=float)
@@ -349,8 +415,14 @@ def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
         else:
             f0 = np.expm1(mu * hi_v)
             e = np.exp(mu * hi_v)
-        trunc = (_GL_C * p ** (2 * _GL_NODES + 1) * CRAMER_K / _SQRT_2PI
-                 * np.exp(-y_near * y_near / 4) * (f0 * a_coef + e * b_coef))
+        cramer = CRAMER_K / _SQRT_2PI * np.exp(-y_near * y_near / 4) * (f0 * a_coef + e * b_coef)
+        # far in the tail Cramér's e^{-y²/4} is far above the integrand's e^{-y²/2}: use
+        # |φ^(k)(y)| = |He_k(y)| φ(y) <= (|y| + √k)^k φ(y) there (see the docstring)
+        big_y = np.maximum(np.abs(y_lo), np.abs(y_hi)) + math.sqrt(2 * _GL_NODES)
+        hermite = (np.exp(-0.5 * y_near * y_near * (1 - 1e-12)) / _SQRT_2PI
+                   * (f0 * big_y ** (2 * _GL_NODES)
+                      + e * (2 * _GL_NODES) * mu * (big_y + mu) ** (2 * _GL_NODES - 1)))
+        trunc = _GL_C * p ** (2 * _GL_NODES + 1) * np.minimum(cramer, hermite)
     trunc_b = np.bincount(owner, weights=trunc, minlength=n) * (1 + 1e-9)
     # rounding of every node (v, y, φ(y), f(v), the weights) and of the anchor's error
     span = np.abs(z0) + w
@@ -427,11 +499,18 @@ def _gauss_remove(h: float, tail: float, q: float, mu: float) -> _Parts:
     lo, hi = _range(True, q, mu, tail)
     first = math.floor(lo / h) + 1
     last = max(math.ceil(hi / h), first)
+    # the last top stays <= MAX_EDGE (first * h <= h <= 700 since first <= 1): mass above it is
+    # the A-mass above the last top, which goes to the infinity bucket (top_a below)
+    last = min(last, max(first, math.floor(MAX_EDGE / h)))
     while True:
         j = np.arange(first, last + 1, dtype=np.int64)
         s, err_s, t, dt, bad = _edges(j * h, q)
         if not bad[-1]:
             break
+        if (last + max(1, last - first + 1)) * h > MAX_EDGE:
+            raise InvalidParameter(
+                f"privacy buckets cannot place the end points of the Poisson-subsampled Gaussian "
+                f"(q={q:.3g}, sensitivity/sigma={mu:.3g}) on a grid of step {h:.3g}")
         last += max(1, (last - first + 1))  # every top untrusted: the range is below rounding
     nb = int(np.argmin(bad)) if bad.any() else 0
     assert not bad[nb:].any(), "untrusted end points must be a prefix"

@@ -115,7 +115,7 @@ def chain_json(genesis: Genesis, events: list[tuple[EventRow, str]]) -> dict[str
             "head": {"rows": len(events), "rounds": rounds, "head": head}}
 
 
-def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str,
+def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
                       chain: tuple[Genesis, list[tuple[EventRow, str]]] | None = None,
                       text_version: int = TEXT_VERSION) -> Certificate:
     """Build the certificate of a run from its budget and rounds (reservation order).  With

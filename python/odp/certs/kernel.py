@@ -138,23 +138,35 @@ def lean_certificate(cert: CertificateText, final: tuple[int, int], *, chunk: in
 
 
 def _ledger_core(tc: lt.Toolchain, say: Callable[[str], None]) -> Path:
-    """The build directory holding ``Odp/LedgerCore.olean`` for the embedded source."""
+    """The build directory holding ``Odp/LedgerCore.olean`` for the embedded source.
+
+    It is kept in the toolchain cache (:func:`odp.lean_toolchain.cache_root`: owned by the user,
+    writable by no one else, else refused) with a record of the SHA-256 of the source bytes it
+    was compiled from and of every file it holds (:func:`odp.lean_toolchain.write_stamp`). A
+    cached build is used only when that record matches the embedded source and the files;
+    otherwise it is compiled again."""
     text = rules.LEAN_TEXT
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if digest != rules.SOURCE_SHA256:
         raise CertificateError("the embedded Lean source does not match its recorded SHA-256")
-    build = lt.cache_root() / "ledgercore" / digest[:16]
-    olean = build / "Odp" / "LedgerCore.olean"
-    if olean.exists():
+    try:
+        build = lt.cache_root() / "ledgercore" / digest[:16]
+        lt.secure_dir(build.parent)
+    except lt.ToolchainError as exc:
+        raise KernelUnavailable(str(exc)) from exc
+    if lt.stamp_problem(build, digest) is None:
         return build
     with lt.file_lock(build.parent / (build.name + ".lock")):
-        if olean.exists():
+        problem = lt.stamp_problem(build, digest)
+        if problem is None:
             return build
+        if build.exists():
+            say(f"not reusing the cached {build / 'Odp' / 'LedgerCore.olean'}: {problem}")
         src = Path(tempfile.mkdtemp(prefix="odp-ledgercore.", dir="/tmp"))
         try:
             path = src / "Odp" / "LedgerCore.lean"
             path.parent.mkdir(parents=True)
-            path.write_text(text, encoding="utf-8")
+            path.write_bytes(text.encode("utf-8"))
             say("compiling Odp/LedgerCore.lean (once per version)")
             staging = Path(tempfile.mkdtemp(prefix=build.name + ".", dir=build.parent))
             res = tc.compile(path, root=src, out=staging / "Odp" / "LedgerCore.olean")
@@ -162,6 +174,7 @@ def _ledger_core(tc: lt.Toolchain, say: Callable[[str], None]) -> Path:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise CertificateError("Odp/LedgerCore.lean did not compile: "
                                        + (res.output.strip().splitlines() or ["?"])[0])
+            lt.write_stamp(staging, digest, module="Odp.LedgerCore")
             if build.exists():
                 shutil.rmtree(build)
             staging.rename(build)

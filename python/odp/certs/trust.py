@@ -166,7 +166,7 @@ def guarantee_statements(guarantees: dict[str, Any] | None
     return established, missing
 
 
-def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
+def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int, *,
            guarantees: dict[str, Any] | None = None) -> TrustReport:
     """Check the chain and what the auditor brought; say what that establishes (with
     ``guarantees``, also which rounds' guarantees are proved and which declared)."""

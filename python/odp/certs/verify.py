@@ -195,7 +195,7 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     remaining = Budget(Fraction(s.eps, d), Fraction(s.delta, d))
     guarantees = mechanisms.guarantees([st.mech for st in cert.steps],
                                        [r.get("mechanism") for r in rounds])
-    report = assess(text, sidecar, trust, len(cert.steps), guarantees)
+    report = assess(text, sidecar, trust, len(cert.steps), guarantees=guarantees)
     if report.failure is not None:
         rule = "chain" if report.failure.startswith("chain:") else "trust"
         return VerifyResult(False, report.failure, rule=rule, trust=report)

@@ -1,0 +1,537 @@
+/-
+Copyright (c) 2026 The odp authors. Released under Apache 2.0.
+
+# The mechanism results of `Odp/Mech`, stated in full, in the paper's words and numbering
+
+Paper 002 (Hartmann et al., *Privacy accounting εconomics*). Each `example` below writes out in
+full one claimed mechanism result — every hypothesis and the whole conclusion — and proves it by
+the theorem of `Odp/Mech` that carries it, applied to exactly those hypotheses. A theorem that
+is weakened (a hypothesis added or strengthened, a conclusion narrowed, a cost or a `δ`
+enlarged) no longer proves its example, and this file fails to compile. The cost functions and
+the mechanisms' laws that the statements name are pinned to the paper's formulas by `rfl`
+examples next to them.
+
+**The hypotheses** these results rest on — the noise primitives (`LapNoise`, `LapTail`,
+`TailNoise`, `IntLaw.ShiftWithin`, `Iter.ShiftDominated`), the numerical bounds computed by
+tested Python code (`GaussNoise`'s δ, `Iter.PrefixDP`, the declared `Iter.StepsDP`), the stated
+data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`,
+`Iter.L1Sensitive`) and the interface `MedianDP` — are defined in `Odp/Mech/Noise.lean`, **the
+trust boundary**, which says for each which real distribution, computation or data fact
+satisfies it and why; `Odp/Mech/NoiseSat.lean` shows each is satisfiable. Each example's doc
+comment names the ones it uses. Definition 9 (`PTRAt`) is the paper's definition and is written
+out below. The grid sensitivity `|n(x) − n(x')| ≤ m` of the Laplace, Gaussian and SVT queries is
+written out in the statements (`hn`, `hA`, `hqs`).
+
+Where a statement is narrower than the paper (finite outputs: clamped windows and finite grids;
+discrete noise on the grid; `δ₁ + δ₂` in Lemma 10; deterministic analysts and stopping rules;
+stops nondecreasing), the file that proves it says so in its header; the doc comments below
+repeat it.
+-/
+module
+
+public import Odp.Mech.Laplace
+public import Odp.Mech.SVT
+public import Odp.Mech.NoiseSat
+public import Odp.Mech.IQRMedian
+public import Odp.Mech.TestRelease
+public import Odp.Mech.Iterative
+
+@[expose] public section
+
+set_option autoImplicit false
+
+namespace Odp.Mech.Spec
+
+open Odp.Core Odp.Core.ExpField Odp.Mech Odp.Mech.Iter
+
+/-! ## M_toy (Sec. 1; the example after Definition 2 in Sec. 3) -/
+
+/-- **M_toy is `({values, {⊥}}, ℰ, 0)`-ODP** with `ℰ(values) = ε`, `ℰ({⊥}) = 0`: a fair coin;
+heads → the grid Laplace release `clamp(n(x) + Z, lo, hi)`, tails → `⊥`.
+Rests on: `LapNoise (ε/m)` (the discrete Laplace of scale `m/ε`) and the grid sensitivity `hn`.
+Narrower: discrete noise on the grid, release clamped to a window (what odp runs). -/
+example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R)
+    (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi) :
+    ODP Nbr (toyMech m ε Z n lo hi hlh) toyBlock (toyCosts ε) 0 :=
+  toy_odp Nbr m hm ε Z n hn lo hi hlh
+
+/-- M_toy's costs: `ℰ(values) = ε`, `ℰ({⊥}) = 0`; its blocks; and M_toy is the fair coin in front
+of the grid Laplace mechanism. -/
+example {R X : Type} [ExpField R] (m : Nat) (ε : R) (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (lo hi : Int) (hlh : lo ≤ hi) (v : Window lo hi) :
+    toyCosts ε .value = ε ∧ toyCosts ε .bottom = 0 ∧
+      toyBlock (some v) = .value ∧ toyBlock (none : Option (Window lo hi)) = .bottom ∧
+      toyMech m ε Z n lo hi hlh = coinOrBottom (laplaceMech m ε Z n lo hi hlh) :=
+  ⟨rfl, rfl, rfl, rfl, rfl⟩
+
+/-- **The coin in front of any `(ε, δ)`-DP mechanism** is `({values, {⊥}}, ℰ, δ/2)`-ODP with
+`ℰ(values) = ε`, `ℰ({⊥}) = 0` (the general form of M_toy). No hypothesis beyond DP. -/
+example {R X O : Type} [ExpField R] [Enum O] (Nbr : X → X → Prop) (M : Mechanism X O R)
+    (ε δ : R) (h : DP Nbr M ε δ) :
+    ODP Nbr (coinOrBottom M) toyBlock (toyCosts ε) ((2 : R)⁻¹ * δ) :=
+  coinOrBottom_odp Nbr M ε δ h
+
+/-! ## Lemma 3 for the grid Laplace and Gaussian mechanisms -/
+
+/-- The grid mechanisms release `clamp(n(x) + Z, lo, hi)`. -/
+example {R X : Type} [ExpField R] (m : Nat) (ε δ : R) (Z : LapNoise R (ε / natR m))
+    (Z' : GaussNoise R m ε δ) (n : X → Int) (lo hi : Int) (hlh : lo ≤ hi) (x : X) :
+    laplaceMech m ε Z n lo hi hlh x = Z.toExpect.lawOf (clamp lo hi hlh) (n x) ∧
+      gaussianMech m ε δ Z' n lo hi hlh x = Z'.toExpect.lawOf (clamp lo hi hlh) (n x) :=
+  ⟨rfl, rfl⟩
+
+/-- **The grid Laplace mechanism is ε-DP** (Definition 1, `δ = 0`).
+Rests on: `LapNoise (ε/m)` and the grid sensitivity `hn`. -/
+example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R)
+    (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi) :
+    DP Nbr (laplaceMech m ε Z n lo hi hlh) ε 0 :=
+  laplace_dp Nbr m hm ε Z n hn lo hi hlh
+
+/-- **Lemma 3 for the grid Laplace mechanism**: `(𝒫, ℰ ≡ ε, 0)`-ODP for every partition `κ`.
+Rests on: `LapNoise (ε/m)` and the grid sensitivity `hn`. -/
+example {R X K : Type} [ExpField R] [Enum K] [DecidableEq K] (Nbr : X → X → Prop) (m : Nat)
+    (hm : 0 < m) (ε : R) (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
+    (κ : Window lo hi → K) :
+    ODP Nbr (laplaceMech m ε Z n lo hi hlh) κ (fun _ => ε) 0 :=
+  laplace_odp Nbr m hm ε Z n hn lo hi hlh κ
+
+/-- **The grid Gaussian mechanism is (ε, δ)-DP.**
+Rests on: `GaussNoise m ε δ` (δ from Canonne–Kamath–Steinke, Thm. 7, computed by tested Python
+code) and the grid sensitivity `hn`. -/
+example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m : Nat) (ε δ : R)
+    (Z : GaussNoise R m ε δ) (n : X → Int)
+    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi) :
+    DP Nbr (gaussianMech m ε δ Z n lo hi hlh) ε δ :=
+  gaussian_dp Nbr m ε δ Z n hn lo hi hlh
+
+/-- **Lemma 3 for the grid Gaussian mechanism**: `(𝒫, ℰ ≡ ε, δ)`-ODP for every partition `κ`.
+Rests on: `GaussNoise m ε δ` and the grid sensitivity `hn`. -/
+example {R X K : Type} [ExpField R] [Enum K] [DecidableEq K] (Nbr : X → X → Prop) (m : Nat)
+    (ε δ : R) (Z : GaussNoise R m ε δ) (n : X → Int)
+    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
+    (κ : Window lo hi → K) :
+    ODP Nbr (gaussianMech m ε δ Z n lo hi hlh) κ (fun _ => ε) δ :=
+  gaussian_odp Nbr m ε δ Z n hn lo hi hlh κ
+
+/-! ## Randomized response and post-processing -/
+
+/-- Randomized response's law: the true category with probability `e^ε/(e^ε + k − 1)`, each other
+one with `1/(e^ε + k − 1)`, `k` the number of categories. -/
+example {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] (ε : R) (truth : X → O) (x : X)
+    (o : O) :
+    (rrMech ε truth x).mass o
+        = (if o = truth x then exp ε * (rrDen O ε)⁻¹ else (rrDen O ε)⁻¹) ∧
+      rrDen O ε = exp ε + natR (Enum.elems : List O).length - 1 :=
+  ⟨rfl, rfl⟩
+
+/-- **Randomized response is ε-DP** (any two inputs, `ε ≥ 0`). No hypothesis about a sampler:
+the theorem is about the law above (that odp's sampler draws it is the trust boundary). -/
+example {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] (Nbr : X → X → Prop) (ε : R)
+    (hε : 0 ≤ ε) (truth : X → O) :
+    DP Nbr (rrMech ε truth) ε 0 :=
+  rr_dp Nbr ε hε truth
+
+/-- **Randomized response as ODP** (Lemma 3): `ℰ ≡ ε` for every partition, `δ = 0`. -/
+example {R X O K : Type} [ExpField R] [Enum O] [DecidableEq O] [Enum K] [DecidableEq K]
+    (Nbr : X → X → Prop) (ε : R) (hε : 0 ≤ ε) (truth : X → O) (κ : O → K) :
+    ODP Nbr (rrMech ε truth) κ (fun _ => ε) 0 :=
+  rr_odp Nbr ε hε truth κ
+
+/-- **Post-processing preserves (ε, δ)-DP.** -/
+example {R X O O' : Type} [ExpField R] [Enum O] [Enum O'] [DecidableEq O']
+    (Nbr : X → X → Prop) (f : O → O') (M : Mechanism X O R) (ε δ : R) (h : DP Nbr M ε δ) :
+    DP Nbr (postProcess f M) ε δ :=
+  dp_postProcess Nbr f M ε δ h
+
+/-- **Post-processing preserves `(𝒫, ℰ, δ)`-ODP** when the map keeps each output's block label. -/
+example {R X O O' K : Type} [ExpField R] [Enum O] [Enum O'] [DecidableEq O'] [Enum K]
+    [DecidableEq K] (Nbr : X → X → Prop) (f : O → O') (M : Mechanism X O R) (κ : O → K)
+    (κ' : O' → K) (hκ : ∀ o, κ' (f o) = κ o) (E : K → R) (δ : R) (h : ODP Nbr M κ E δ) :
+    ODP Nbr (postProcess f M) κ' E δ :=
+  odp_postProcess Nbr f M κ κ' hκ E δ h
+
+/-! ## Lemma 8: the Sparse Vector Technique (Alg. 2) -/
+
+/-- Lemma 8's partition and costs: the class `S_{c'}` of an output is its number `c'` of ⊤
+answers (capped at `c`), and `ℰ(S_{c'}) = ε1 + (c'/c)·ε2`. -/
+example {R : Type} [ExpField R] (c N : Nat) (ε1 ε2 : R) (a : Answers N) (k : Fin (c + 1)) :
+    (svtBlock c N a).val = min (tops a.val) c ∧
+      svtCosts c ε1 ε2 k = ε1 + natR k.val / natR c * ε2 :=
+  ⟨rfl, rfl⟩
+
+/-- **Lemma 8 (interactive form, odp's `SVTSession`)**: Alg. 2 with threshold noise of scale
+`m/ε1`, query noise of scale `2cm/ε2`, cut-off `c`, at most `N` queries chosen adaptively by
+the analyst `A` among queries of sensitivity `m`, is `(𝒫, ℰ, 0)`-ODP with
+`𝒫 = {S_{c'}}`, `ℰ(S_{c'}) = ε1 + (c'/c)·ε2`.
+Rests on: `LapNoise (ε1/m)` (threshold noise ρ), `LapTail (ε2/(2cm))` (query noise ν) and the
+query sensitivity `hA`. Narrower: deterministic analyst (a randomised one is a data-independent
+mixture, covered by Theorem 7's randomised adversary), at most `N` queries, grid queries. -/
+example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m c N : Nat) (hm : 0 < m) (hc : 0 < c)
+    (ε1 ε2 : R) (ρ : LapNoise R (ε1 / natR m)) (ν : LapTail R (ε2 / natR (2 * c * m)))
+    (A : Analyst X)
+    (hA : ∀ h Q, A h = some Q → ∀ x x', Nbr x x' → Q.q x ≤ Q.q x' + m ∧ Q.q x' ≤ Q.q x + m) :
+    ODP Nbr (svtMech ρ ν A c N) (svtBlock c N) (svtCosts c ε1 ε2) 0 :=
+  svt_odp Nbr m c N hm hc ε1 ε2 ρ ν A hA
+
+/-- **Lemma 8 (batch form, odp's `SparseVectorMechanism`)**: the queries of a list, in order,
+`N` = its length. Rests on: `LapNoise (ε1/m)`, `LapTail (ε2/(2cm))`, the query sensitivity
+`hqs`. -/
+example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m c : Nat) (hm : 0 < m) (hc : 0 < c)
+    (ε1 ε2 : R) (ρ : LapNoise R (ε1 / natR m)) (ν : LapTail R (ε2 / natR (2 * c * m)))
+    (qs : List (SVTQuery X))
+    (hqs : ∀ Q ∈ qs, ∀ x x', Nbr x x' → Q.q x ≤ Q.q x' + m ∧ Q.q x' ≤ Q.q x + m) :
+    ODP Nbr (svtMech ρ ν (batchAnalyst qs) c qs.length) (svtBlock c qs.length)
+      (svtCosts c ε1 ε2) 0 :=
+  svt_batch_odp Nbr m c hm hc ε1 ε2 ρ ν qs hqs
+
+/-- **Lyu et al.'s DP bound** from Lemma 8 and Lemma 4: with `ε2 ≥ 0`, Alg. 2 is
+`(ε1 + ε2)`-DP. Rests on: `LapNoise (ε1/m)`, `LapTail (ε2/(2cm))`, the query sensitivity `hA`. -/
+example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m c N : Nat) (hm : 0 < m) (hc : 0 < c)
+    (ε1 ε2 : R) (hε2 : 0 ≤ ε2) (ρ : LapNoise R (ε1 / natR m))
+    (ν : LapTail R (ε2 / natR (2 * c * m))) (A : Analyst X)
+    (hA : ∀ h Q, A h = some Q → ∀ x x', Nbr x x' → Q.q x ≤ Q.q x' + m ∧ Q.q x' ≤ Q.q x + m) :
+    DP Nbr (svtMech ρ ν A c N) (ε1 + ε2) 0 :=
+  svt_dp Nbr m c N hm hc ε1 ε2 hε2 ρ ν A hA
+
+/-- **The hypothesis `LapTail β` is satisfied** (`β ≥ 0`, any `ExpField`) by the closed-form
+discrete Laplace tail `Pr[ν ≥ t]` that odp's exact SVT audit uses
+(`odp.samplers.discrete_laplace_tail`, `r = e^{−β}`). -/
+example {R : Type} [ExpField R] (β : R) (hβ : 0 ≤ β) :
+    ∃ ν : LapTail R β, ν.G = fun t =>
+      if 1 ≤ t then lapPow β t.toNat * (1 + lapPow β 1)⁻¹
+      else 1 - lapPow β (1 - t).toNat * (1 + lapPow β 1)⁻¹ :=
+  ⟨discreteLaplaceTail_isLapTail β hβ, rfl⟩
+
+/-! ## Definition 9 and PTR functions (Sec. 4.2) -/
+
+/-- **Definition 9**, conditions 2–4, at one proposal `s` (`G x` stands for `s ∈ G(T, x)`),
+written out: `⊥` and `≠ ⊥` are `e^ε`-close; for a good proposal every set of values is
+`e^{2ε}`-close; for a bad one `Pr(T(x, s) ≠ ⊥) ≤ δ`. -/
+example {R X V : Type} [ExpField R] [Enum V] (Nbr : X → X → Prop)
+    (M : Mechanism X (Option V) R) (G : X → Prop) (ε δ : R) :
+    PTRAt Nbr M G ε δ ↔
+      ((∀ x x', Nbr x x' → Pr (M x) botEvent ≤ exp ε * Pr (M x') botEvent) ∧
+        (∀ x x', Nbr x x' → Pr (M x) isValue ≤ exp ε * Pr (M x') isValue) ∧
+        (∀ x, G x → ∀ x', Nbr x x' → ∀ C : Event V,
+          Pr (M x) (valEvent C) ≤ exp (2 * ε) * Pr (M x') (valEvent C)) ∧
+        (∀ x, ¬ G x → Pr (M x) isValue ≤ δ)) :=
+  ⟨fun h => ⟨h.bot_close, h.value_close, h.good, h.bad⟩, fun ⟨a, b, c, d⟩ => ⟨a, b, c, d⟩⟩
+
+/-- Definition 9 with condition 1 (`Pr(T(x, ⊥) = ⊥) = 1`), for a function of the proposal. -/
+example {R X V C : Type} [ExpField R] [Enum V] (Nbr : X → X → Prop)
+    (T : Option C → Mechanism X (Option V) R) (ε δ : R) :
+    IsPTRFunction Nbr T ε δ ↔
+      ((∀ x, Pr (T none x) botEvent = 1) ∧
+        ∃ G : C → X → Prop, ∀ s : C, PTRAt Nbr (T (some s)) (G s) ε δ) :=
+  Iff.rfl
+
+/-- The partition `{values, {⊥}}` and the PTR costs `ℰ(values) = 2ε`, `ℰ({⊥}) = ε`. -/
+example {R V : Type} [ExpField R] (ε : R) (v : V) :
+    vob (some v) = .value ∧ vob (none : Option V) = .bottom ∧
+      ptrCosts ε .value = 2 * ε ∧ ptrCosts ε .bottom = ε :=
+  ⟨rfl, rfl, rfl, rfl⟩
+
+/-- **Sec. 4.2 at one proposal**: a mechanism satisfying Definition 9's conditions 2–4 is
+`({values, ⊥}, ℰ, δ)`-ODP with `ℰ(values) = 2ε`, `ℰ({⊥}) = ε`. Rests on: Definition 9 only. -/
+example {R X V : Type} [ExpField R] [Enum V] (Nbr : X → X → Prop)
+    (M : Mechanism X (Option V) R) (G : X → Prop) (ε δ : R) (hδ : 0 ≤ δ)
+    (h : PTRAt Nbr M G ε δ) :
+    ODP Nbr M vob (ptrCosts ε) δ :=
+  ptr_odp_at Nbr M G ε δ hδ h
+
+/-- **Sec. 4.2**: "a PTR function `T` … fulfills `({P₁, P₂}, ℰ, δ)`-ODP" with `P₁ = 𝒞'`,
+`P₂ = {⊥}`, `ℰ(P₁) = 2ε`, `ℰ(P₂) = ε` — at every proposal, `⊥` included. Rests on:
+Definition 9 only. -/
+example {R X V C : Type} [ExpField R] [Enum V] (Nbr : X → X → Prop)
+    (T : Option C → Mechanism X (Option V) R) (ε δ : R) (hε : 0 ≤ ε) (hδ : 0 ≤ δ)
+    (h : IsPTRFunction Nbr T ε δ) (s : Option C) :
+    ODP Nbr (T s) vob (ptrCosts ε) δ :=
+  ptr_odp Nbr T ε δ hε hδ h s
+
+/-! ## Lemma 10: `M_IQR`, and odp's log-bin instance -/
+
+/-- Lemma 10's costs: `ℰ(values) = 3ε`, `ℰ({⊥}) = 2ε`. -/
+example {R : Type} [ExpField R] (ε : R) : iqrCosts ε .value = 3 * ε ∧ iqrCosts ε .bottom = 2 * ε :=
+  ⟨rfl, rfl⟩
+
+/-- **Lemma 10**: `M_IQR` (run `M₁`, and only on its `⊥` an independent `M₂`) of two mechanisms
+satisfying Definition 9 with `(ε, δ₁)` and `(ε, δ₂)` is `({values, ⊥}, ℰ, δ₁ + δ₂)`-ODP with
+`ℰ(values) = 3ε`, `ℰ({⊥}) = 2ε`. Rests on: Definition 9 for both. Narrower than the paper's `δ`:
+the slack is `δ₁ + δ₂`, i.e. `δ` when each PTR function runs with `δ/2`, as odp does. -/
+example {R X V : Type} [ExpField R] [Enum V] (Nbr : X → X → Prop)
+    (M₁ M₂ : Mechanism X (Option V) R) (G₁ G₂ : X → Prop) (ε δ₁ δ₂ : R) (hε : 0 ≤ ε)
+    (hδ₁ : 0 ≤ δ₁) (hδ₂ : 0 ≤ δ₂) (h₁ : PTRAt Nbr M₁ G₁ ε δ₁) (h₂ : PTRAt Nbr M₂ G₂ ε δ₂) :
+    ODP Nbr (iqrMech M₁ M₂) vob (iqrCosts ε) (δ₁ + δ₂) :=
+  iqr_odp Nbr M₁ M₂ G₁ G₂ ε δ₁ δ₂ hε hδ₁ hδ₂ h₁ h₂
+
+/-- **odp's log-bin IQR PTR function satisfies Definition 9** (conditions 2–4) with
+`G(T, x) = {s | A(x) ≥ 2}`. Rests on: `TailNoise ε` (test noise), the pass tail
+`Pr(Z ≥ K) ≤ δ'`, `IntLaw.ShiftWithin (L − 1) ε` (release noise) and `IQRDataFacts`. -/
+example {R X V : Type} [ExpField R] [Enum V] [DecidableEq V] (Nbr : X → X → Prop) {ε δ' : R}
+    (Z : TailNoise R ε) (W : IntLaw R) (K : Int) (L : Nat) (out : Option Int → V)
+    (A : X → Int) (sub : X → Option Int) (htail : Z.G K ≤ δ') (hW : W.ShiftWithin (L - 1) ε)
+    (hdata : IQRDataFacts Nbr A sub L) :
+    PTRAt Nbr (logBinIQR Z W K out A sub) (fun x => 2 ≤ A x) ε δ' :=
+  logBinIQR_ptr Nbr Z W K L out A sub htail hW hdata
+
+/-- **Definition 9 holds** for odp's log-bin IQR PTR function as a function of its proposal.
+Rests on: `TailNoise ε`, the pass tail, `IntLaw.ShiftWithin (L − 1) ε`, `IQRDataFacts` for
+every proposal. -/
+example {R X V C : Type} [ExpField R] [Enum V] [DecidableEq V] (Nbr : X → X → Prop) {ε δ' : R}
+    (Z : TailNoise R ε) (W : IntLaw R) (K : Int) (L : Nat) (out : Option Int → V)
+    (A : C → X → Int) (sub : C → X → Option Int) (htail : Z.G K ≤ δ')
+    (hW : W.ShiftWithin (L - 1) ε) (hdata : ∀ s, IQRDataFacts Nbr (A s) (sub s) L) :
+    IsPTRFunction Nbr (logBinPTR Z W K out A sub) ε δ' :=
+  logBinPTR_isPTR Nbr Z W K L out A sub htail hW hdata
+
+/-- **Lemma 10 for odp's `M_IQR(ε, δ)`** (both discretisations with `δ/2`):
+`({values, ⊥}, ℰ, δ)`-ODP with `ℰ(values) = 3ε`, `ℰ({⊥}) = 2ε`. Rests on: `TailNoise ε` with
+`Pr(Z ≥ K) ≤ δ/2`, `IntLaw.ShiftWithin (L − 1) ε`, and `IQRDataFacts` of both
+discretisations. -/
+example {R X V : Type} [ExpField R] [Enum V] [DecidableEq V] (Nbr : X → X → Prop) {ε δ : R}
+    (hε : 0 ≤ ε) (hδ : 0 ≤ δ) (Z : TailNoise R ε) (W : IntLaw R) (K : Int) (L : Nat)
+    (out₁ out₂ : Option Int → V) (A₁ A₂ : X → Int) (sub₁ sub₂ : X → Option Int)
+    (htail : Z.G K ≤ δ / 2) (hW : W.ShiftWithin (L - 1) ε)
+    (hd₁ : IQRDataFacts Nbr A₁ sub₁ L) (hd₂ : IQRDataFacts Nbr A₂ sub₂ L) :
+    ODP Nbr (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) vob (iqrCosts ε) δ :=
+  iqr_logBin_odp Nbr hε hδ Z W K L out₁ out₂ A₁ A₂ sub₁ sub₂ htail hW hd₁ hd₂
+
+/-- The hypotheses of Lemma 10 for odp's `M_IQR` are jointly satisfiable (any `ExpField`). -/
+example {R X : Type} [ExpField R] (Nbr : X → X → Prop) {ε δ : R} (hε : 0 ≤ ε) (hδ : 0 ≤ δ) :
+    ∃ (Z : TailNoise R ε) (W : IntLaw R), Z.G 0 ≤ δ / 2 ∧ W.ShiftWithin (1 - 1) ε ∧
+      IQRDataFacts Nbr (fun _ => 1) (fun _ => none) 1 :=
+  iqr_logBin_hyps_satisfiable Nbr hε hδ
+
+/-! ## The IQR-then-median pipeline (Sec. 4.2, "Application") and the exponential median -/
+
+/-- **The pipeline passes Alg. 1's checks** for the budget `(3ε₁ + ε₂, δ₁)` in every round: `M_IQR`
+with its Lemma 10 costs, then the median with `ε₂` after a value and `ε₁ + ε₂` after `⊥`.
+Rests on: Lemma 10's guarantee of `M_IQR` and `MedianDP`. -/
+example {R X V Y : Type} [ExpField R] [Enum V] [Enum Y] (Nbr : X → X → Prop) (x x' : X)
+    (hx : Nbr x x') (Miqr : Mechanism X (Option V) R) (med : R → Mechanism X Y R)
+    (ε₁ ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂) (hiqr : ODP Nbr Miqr vob (iqrCosts ε₁) δ₁)
+    (hmed : MedianDP Nbr med) :
+    (iqrMedianAdv x x' Miqr med ε₁ ε₂ δ₁).Valid Nbr (3 * ε₁ + ε₂) δ₁ :=
+  iqrMedian_valid Nbr x x' hx Miqr med ε₁ ε₂ δ₁ hε₁ hε₂ hiqr hmed
+
+/-- **The IQR-then-median pipeline, by Theorem 7**: for neighbours `x, x'` and every set `𝒱` of
+views, `Pr(view ∈ 𝒱 | x) ≤ e^{3ε₁ + ε₂} Pr(view ∈ 𝒱 | x') + δ₁`, although after a `⊥` of
+`M_IQR` the median runs with `ε₁ + ε₂`. Rests on: Lemma 10's guarantee and `MedianDP`. -/
+example {R X V Y : Type} [ExpField R] [Enum V] [Enum Y] (Nbr : X → X → Prop) (x x' : X)
+    (hx : Nbr x x') (Miqr : Mechanism X (Option V) R) (med : R → Mechanism X Y R)
+    (ε₁ ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂) (hδ₁ : 0 ≤ δ₁)
+    (hiqr : ODP Nbr Miqr vob (iqrCosts ε₁) δ₁) (hmed : MedianDP Nbr med)
+    (𝒱 : List (Option V ⊕ Y) → Bool) :
+    (iqrMedianAdv x x' Miqr med ε₁ ε₂ δ₁).prob false 𝒱
+      ≤ exp (3 * ε₁ + ε₂) * (iqrMedianAdv x x' Miqr med ε₁ ε₂ δ₁).prob true 𝒱 + δ₁ :=
+  iqr_median_dp Nbr x x' hx Miqr med ε₁ ε₂ δ₁ hε₁ hε₂ hδ₁ hiqr hmed 𝒱
+
+/-- **The pipeline with odp's `M_IQR(ε₁, δ₁)`**. Rests on: `TailNoise ε₁` with
+`Pr(Z ≥ K) ≤ δ₁/2`, `IntLaw.ShiftWithin (L − 1) ε₁`, `IQRDataFacts` of both discretisations, and
+`MedianDP`. -/
+example {R X V Y : Type} [ExpField R] [Enum V] [DecidableEq V] [Enum Y] (Nbr : X → X → Prop)
+    (x x' : X) (hx : Nbr x x') {ε₁ : R} (ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂)
+    (hδ₁ : 0 ≤ δ₁) (Z : TailNoise R ε₁) (W : IntLaw R) (K : Int) (L : Nat)
+    (out₁ out₂ : Option Int → V) (A₁ A₂ : X → Int) (sub₁ sub₂ : X → Option Int)
+    (htail : Z.G K ≤ δ₁ / 2) (hW : W.ShiftWithin (L - 1) ε₁)
+    (hd₁ : IQRDataFacts Nbr A₁ sub₁ L) (hd₂ : IQRDataFacts Nbr A₂ sub₂ L)
+    (med : R → Mechanism X Y R) (hmed : MedianDP Nbr med) (𝒱 : List (Option V ⊕ Y) → Bool) :
+    (iqrMedianAdv x x' (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) med ε₁ ε₂ δ₁).prob false 𝒱
+      ≤ exp (3 * ε₁ + ε₂)
+        * (iqrMedianAdv x x' (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) med ε₁ ε₂ δ₁).prob
+            true 𝒱 + δ₁ :=
+  iqr_median_dp_logBin Nbr x x' hx ε₂ δ₁ hε₁ hε₂ hδ₁ Z W K L out₁ out₂ A₁ A₂ sub₁ sub₂ htail hW
+    hd₁ hd₂ med hmed 𝒱
+
+/-- The exponential median's law (McSherry–Talwar, odp's `ExponentialMedian`):
+`P(y) = exp(e·u(x, y)/2) / ∑_z exp(e·u(x, z)/2)` on the public grid `Y`. -/
+example {R X Y : Type} [ExpField R] [Enum Y] (y₀ : Y) (u : X → Y → Int) (e : R) (x : X) (y : Y) :
+    (expMech y₀ u e x).mass y
+      = exp (e / 2 * intR (u x y)) * (fsum (fun z => exp (e / 2 * intR (u x z))))⁻¹ :=
+  rfl
+
+/-- **The exponential median is DP**: with a utility of sensitivity 1, it is `(e, 0)`-DP for every
+budget `e ≥ 0` (so it satisfies the interface `MedianDP`). Rests on: `UtilitySensitivity`. -/
+example {R X Y : Type} [ExpField R] [Enum Y] (Nbr : X → X → Prop) (y₀ : Y) (u : X → Y → Int)
+    (hu : UtilitySensitivity Nbr u) :
+    ∀ e : R, 0 ≤ e → DP Nbr (expMech y₀ u e) e 0 :=
+  expMedian_dp Nbr y₀ u hu
+
+/-- **The IQR-then-median pipeline with both of odp's mechanisms** (`M_IQR(ε₁, δ₁)`, then the
+exponential median with `ε₂` after a value and `ε₁ + ε₂` after `⊥`). Rests on: `TailNoise ε₁`
+with `Pr(Z ≥ K) ≤ δ₁/2`, `IntLaw.ShiftWithin (L − 1) ε₁`, `IQRDataFacts` of both
+discretisations, `UtilitySensitivity`. -/
+example {R X V Y : Type} [ExpField R] [Enum V] [DecidableEq V] [Enum Y] (Nbr : X → X → Prop)
+    (x x' : X) (hx : Nbr x x') {ε₁ : R} (ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂)
+    (hδ₁ : 0 ≤ δ₁) (Z : TailNoise R ε₁) (W : IntLaw R) (K : Int) (L : Nat)
+    (out₁ out₂ : Option Int → V) (A₁ A₂ : X → Int) (sub₁ sub₂ : X → Option Int)
+    (htail : Z.G K ≤ δ₁ / 2) (hW : W.ShiftWithin (L - 1) ε₁)
+    (hd₁ : IQRDataFacts Nbr A₁ sub₁ L) (hd₂ : IQRDataFacts Nbr A₂ sub₂ L)
+    (y₀ : Y) (u : X → Y → Int) (hu : UtilitySensitivity Nbr u)
+    (𝒱 : List (Option V ⊕ Y) → Bool) :
+    (iqrMedianAdv x x' (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) (expMech y₀ u) ε₁ ε₂ δ₁).prob
+        false 𝒱
+      ≤ exp (3 * ε₁ + ε₂)
+        * (iqrMedianAdv x x' (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) (expMech y₀ u) ε₁ ε₂
+            δ₁).prob true 𝒱 + δ₁ :=
+  iqr_median_dp_expMedian Nbr x x' hx ε₂ δ₁ hε₁ hε₂ hδ₁ Z W K L out₁ out₂ A₁ A₂ sub₁ sub₂ htail
+    hW hd₁ hd₂ y₀ u hu 𝒱
+
+/-! ## Lemma 11 (Sec. 5): iterative mechanisms with early stopping (Alg. 3) -/
+
+/-- The basic-composition costs of Alg. 3: `ℰ(P_i) = Σ_{k ≤ k_i} ε_k`, and Lemma 11's `δ` is
+`Σ_i Σ_{k ≤ k_i} δ_k`. -/
+example {R : Type} [ExpField R] (ks : List Nat) (eps dl l : List R) (i : Fin ks.length) (k : Nat) :
+    iterCosts ks eps i = prefSum eps (ks.get i) ∧ iterDeltaBasic ks dl = lsum ks (prefSum dl) ∧
+      prefSum l 0 = 0 ∧ prefSum l (k + 1) = prefSum l k + l.getD k 0 :=
+  ⟨rfl, rfl, rfl, rfl⟩
+
+/-- **Lemma 11** (any COMP): if every prefix `M^{k_i} = (M_1, …, M_{k_i})` is
+`(ε^{k_i}, δ^{k_i})`-DP, Alg. 3 is `(𝒫, ℰ, Σ_i δ^{k_i})`-ODP with `ℰ(P_i) = ε^{k_i}`, `𝒫` the
+partition by the stop index. Rests on: `PrefixDP` (numbers from tested Python code for privacy
+buckets, the optimal composition and RDP). Narrower: finite step outputs, deterministic stopping
+rules (the paper's w.l.o.g.). -/
+example {R X W : Type} [ExpField R] [Enum W] (Nbr : X → X → Prop) (M : Step X W R) (S : Stops)
+    (rule : Fin S.ks.length → List W → Bool) (epsK delK : Fin S.ks.length → R)
+    (hcomp : PrefixDP Nbr M S.ks epsK delK) :
+    ODP Nbr (iterMech M S rule) Sigma.fst epsK (fsum delK) :=
+  lemma11 Nbr M S rule epsK delK hcomp
+
+/-- **Basic composition** (adaptive), from Theorem 7: if step `k` is `(ε_k, δ_k)`-DP for every
+released history, the first `k` steps are `(Σ_{k' ≤ k} ε_{k'}, Σ_{k' ≤ k} δ_{k'})`-DP. Rests on:
+`StepsDP`. -/
+example {R X W : Type} [ExpField R] [Enum W] (Nbr : X → X → Prop) (M : Step X W R)
+    (eps dl : List R) (heps : ∀ j, 0 ≤ eps.getD j 0) (hdl : ∀ j, 0 ≤ dl.getD j 0)
+    (hsteps : StepsDP Nbr M eps dl) (k : Nat) (hk : k ≤ eps.length) :
+    DP Nbr (prefixMech M k) (prefSum eps k) (prefSum dl k) :=
+  basic_composition Nbr M eps dl heps hdl hsteps k hk
+
+/-- Lemma 11's COMP hypothesis `PrefixDP` discharged by basic composition. Rests on:
+`StepsDP`. -/
+example {R X W : Type} [ExpField R] [Enum W] (Nbr : X → X → Prop) (M : Step X W R)
+    (ks : List Nat) (eps dl : List R) (heps : ∀ j, 0 ≤ eps.getD j 0)
+    (hdl : ∀ j, 0 ≤ dl.getD j 0) (hsteps : StepsDP Nbr M eps dl)
+    (hks : ∀ i : Fin ks.length, ks.get i ≤ eps.length) :
+    PrefixDP Nbr M ks (iterCosts ks eps) (fun i => prefSum dl (ks.get i)) :=
+  prefixDP_basic Nbr M ks eps dl heps hdl hsteps hks
+
+/-- **Lemma 11 with basic composition** (odp's default `Lemma11(BasicComposition())`): Alg. 3 is
+`(𝒫, ℰ, δ)`-ODP with `ℰ(P_i) = Σ_{k ≤ k_i} ε_k`, `δ = Σ_i Σ_{k ≤ k_i} δ_k`. Rests on:
+`StepsDP`. -/
+example {R X W : Type} [ExpField R] [Enum W] (Nbr : X → X → Prop) (M : Step X W R) (S : Stops)
+    (rule : Fin S.ks.length → List W → Bool) (eps dl : List R)
+    (heps : ∀ j, 0 ≤ eps.getD j 0) (hdl : ∀ j, 0 ≤ dl.getD j 0)
+    (hK : S.ks.get S.last ≤ eps.length) (hsteps : StepsDP Nbr M eps dl) :
+    ODP Nbr (iterMech M S rule) Sigma.fst (iterCosts S.ks eps) (iterDeltaBasic S.ks dl) :=
+  iter_odp_basic Nbr M S rule eps dl heps hdl hK hsteps
+
+/-- The same with declared costs `ℰ(P_i) ≥ Σ_{k ≤ k_i} ε_k` (odp's `costs=`). Rests on:
+`StepsDP`. -/
+example {R X W : Type} [ExpField R] [Enum W] (Nbr : X → X → Prop) (M : Step X W R) (S : Stops)
+    (rule : Fin S.ks.length → List W → Bool) (eps dl : List R) (E : Fin S.ks.length → R)
+    (hE : ∀ i, iterCosts S.ks eps i ≤ E i)
+    (heps : ∀ j, 0 ≤ eps.getD j 0) (hdl : ∀ j, 0 ≤ dl.getD j 0)
+    (hK : S.ks.get S.last ≤ eps.length) (hsteps : StepsDP Nbr M eps dl) :
+    ODP Nbr (iterMech M S rule) Sigma.fst E (iterDeltaBasic S.ks dl) :=
+  iter_odp_basic_costs Nbr M S rule eps dl E hE heps hdl hK hsteps
+
+/-- The same in the output-wise form of a round of Alg. 1, so Theorem 7 applies to runs that
+contain Alg. 3. Rests on: `StepsDP`. -/
+example {R X W : Type} [ExpField R] [Enum W] (Nbr : X → X → Prop) (M : Step X W R) (S : Stops)
+    (rule : Fin S.ks.length → List W → Bool) (eps dl : List R)
+    (heps : ∀ j, 0 ≤ eps.getD j 0) (hdl : ∀ j, 0 ≤ dl.getD j 0)
+    (hK : S.ks.get S.last ≤ eps.length) (hsteps : StepsDP Nbr M eps dl) :
+    ODPcost Nbr (iterMech M S rule) (fun o => iterCosts S.ks eps o.1) (iterDeltaBasic S.ks dl) :=
+  iter_odpCost_basic Nbr M S rule eps dl heps hdl hK hsteps
+
+/-- For strictly increasing stops (the paper's `k_1 < … < k_n`), block `i` is exactly the
+histories of length `k_i`: the partition is the paper's `P_i = {s | |s| = k_i}`. -/
+example {W : Type} (S : Stops) (hS : S.Strict) (o : IterOut W S.ks) (i : Fin S.ks.length) :
+    o.1 = i ↔ o.2.1.length = S.ks.get i :=
+  block_iff_length S hS o i
+
+/-- **A step of `NoisyGradientDescent` is `(ε, 0)`-DP** for every released history, when
+`m·r ≤ ε`. Rests on: `ShiftDominated N r` (the clamped discrete Laplace of scale `1/r` on each
+coordinate) and `L1Sensitive … m` (the gridded gradient's L1 sensitivity). -/
+example {R X C : Type} [ExpField R] [Enum C] (Nbr : X → X → Prop) (N : Int → Dist C R) (d : Nat)
+    (g : List (Vec C d) → X → Vec Int d) (r ε : R) (m : Nat) (hr : 0 ≤ r)
+    (hN : ShiftDominated N r) (hg : L1Sensitive Nbr d g m) (hε : natR m * r ≤ ε)
+    (h : List (Vec C d)) :
+    DP Nbr (noisyStep N d g h) ε 0 :=
+  noisyStep_dp Nbr N d g r ε m hr hN hg hε h
+
+/-- **`NoisyGradientDescent`** (the example of Sec. 5): `(𝒫, ℰ(P_i) = k_i·ε, 0)`-ODP. Rests on:
+`ShiftDominated N r` and `L1Sensitive … m` with `m·r ≤ ε`. Narrower: each coordinate's release
+clamped to a finite window. -/
+example {R X C : Type} [ExpField R] [Enum C] (Nbr : X → X → Prop) (N : Int → Dist C R) (d : Nat)
+    (g : List (Vec C d) → X → Vec Int d) (r ε : R) (m : Nat) (hr : 0 ≤ r)
+    (hN : ShiftDominated N r) (hg : L1Sensitive Nbr d g m) (hε : natR m * r ≤ ε) (hε0 : 0 ≤ ε)
+    (S : Stops) (rule : Fin S.ks.length → List (Vec C d) → Bool) :
+    ODP Nbr (iterMech (noisyStep N d g) S rule) Sigma.fst (fun i => natR (S.ks.get i) * ε) 0 :=
+  noisyGD_odp Nbr N d g r ε m hr hN hg hε hε0 S rule
+
+/-! ## Theorem 17 and Corollary 18 (Sec. 6): test-and-release (Alg. 4, Alg. 5), on the grid -/
+
+/-- Neighbours of Alg. 5 (one training record or one test record replaced), and the costs:
+odp's `ℰ(values) = max(ε₁, (units_test/units)·ε₂)`,
+`ℰ(⊥) = min(ℰ(values), (max(units_train, units_test)/units)·ε₂)`; Theorem 17's
+`ℰ(⊥) = min(ℰ(values), ε₂)`; Corollary 18's `(ε₁, ε₂)`. -/
+example {R Xtr Xte : Type} [ExpField R] (NbrTr : Xtr → Xtr → Prop) (NbrTe : Xte → Xte → Prop)
+    (p p' : Xtr × Xte) (ε₁ ε₂ : R) (units unitsTest unitsTrain : Nat) :
+    (trNbr NbrTr NbrTe p p' ↔ (NbrTr p.1 p'.1 ∧ p.2 = p'.2) ∨ (p.1 = p'.1 ∧ NbrTe p.2 p'.2)) ∧
+      testReleaseCosts ε₁ ε₂ units unitsTest unitsTrain .value
+        = rmax ε₁ (natR unitsTest / natR units * ε₂) ∧
+      testReleaseCosts ε₁ ε₂ units unitsTest unitsTrain .bottom
+        = rmin (rmax ε₁ (natR unitsTest / natR units * ε₂))
+            (natR (max unitsTrain unitsTest) / natR units * ε₂) ∧
+      thm17Costs ε₁ ε₂ units unitsTest .value = rmax ε₁ (natR unitsTest / natR units * ε₂) ∧
+      thm17Costs ε₁ ε₂ units unitsTest .bottom
+        = rmin (rmax ε₁ (natR unitsTest / natR units * ε₂)) ε₂ ∧
+      cor18Costs ε₁ ε₂ .value = ε₁ ∧ cor18Costs ε₁ ε₂ .bottom = ε₂ :=
+  ⟨Iff.rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
+
+/-- **Theorem 17 on the grid, with odp's declared costs**: Alg. 5 is
+`({values, ⊥}, ℰ, 0)`-ODP with respect to a change of one training record or one test record.
+Rests on: `TailNoise (ε₂/units)` (test noise), `ERMRelease` (Alg. 4's DP, Thm. 16, and App. D's
+coupling) and `TestSensitivity` (Lemma 21). Narrower: discrete test noise, grid score, finite
+model grid. -/
+example {R Xtr Xte V : Type} [ExpField R] [Enum V] (NbrTr : Xtr → Xtr → Prop)
+    (NbrTe : Xte → Xte → Prop) (ε₁ ε₂ : R) (units unitsTest unitsTrain : Nat)
+    (hunits : 0 < units) (hε₂ : 0 ≤ ε₂) (Z : TailNoise R (ε₂ / natR units))
+    (rel : Xtr → Dist V R) (score : V → Xte → Int) (thr : Int)
+    (hrel : ERMRelease NbrTr rel score ε₁ unitsTrain)
+    (htest : TestSensitivity NbrTe score unitsTest) :
+    ODP (trNbr NbrTr NbrTe) (testRelease Z rel score thr) vob
+      (testReleaseCosts ε₁ ε₂ units unitsTest unitsTrain) 0 :=
+  test_release_odp NbrTr NbrTe ε₁ ε₂ units unitsTest unitsTrain hunits hε₂ Z rel score thr hrel
+    htest
+
+/-- **Theorem 17** with the paper's `ℰ(⊥) = min(ℰ(values), ε₂)`, valid when
+`units_train, units_test ≤ units` (the grid form of `a = max(2/n_test, 2(e^{2/(n_train Λ)} − 1))`).
+Rests on: `TailNoise (ε₂/units)`, `ERMRelease`, `TestSensitivity`. -/
+example {R Xtr Xte V : Type} [ExpField R] [Enum V] (NbrTr : Xtr → Xtr → Prop)
+    (NbrTe : Xte → Xte → Prop) (ε₁ ε₂ : R) (units unitsTest unitsTrain : Nat)
+    (hunits : 0 < units) (hε₂ : 0 ≤ ε₂) (hte : unitsTest ≤ units) (htr : unitsTrain ≤ units)
+    (Z : TailNoise R (ε₂ / natR units)) (rel : Xtr → Dist V R) (score : V → Xte → Int)
+    (thr : Int) (hrel : ERMRelease NbrTr rel score ε₁ unitsTrain)
+    (htest : TestSensitivity NbrTe score unitsTest) :
+    ODP (trNbr NbrTr NbrTe) (testRelease Z rel score thr) vob
+      (thm17Costs ε₁ ε₂ units unitsTest) 0 :=
+  thm17 NbrTr NbrTe ε₁ ε₂ units unitsTest unitsTrain hunits hε₂ hte htr Z rel score thr hrel htest
+
+/-- **Corollary 18**: for `ε₁ ≥ ε₂ ≥ 0`, Alg. 5 is `({values, ⊥}, (ε₁, ε₂), 0)`-ODP. Rests on:
+`TailNoise (ε₂/units)`, `ERMRelease`, `TestSensitivity` (and `units_train, units_test ≤ units`). -/
+example {R Xtr Xte V : Type} [ExpField R] [Enum V] (NbrTr : Xtr → Xtr → Prop)
+    (NbrTe : Xte → Xte → Prop) (ε₁ ε₂ : R) (units unitsTest unitsTrain : Nat)
+    (hunits : 0 < units) (hε₂ : 0 ≤ ε₂) (hε : ε₂ ≤ ε₁) (hte : unitsTest ≤ units)
+    (htr : unitsTrain ≤ units) (Z : TailNoise R (ε₂ / natR units)) (rel : Xtr → Dist V R)
+    (score : V → Xte → Int) (thr : Int) (hrel : ERMRelease NbrTr rel score ε₁ unitsTrain)
+    (htest : TestSensitivity NbrTe score unitsTest) :
+    ODP (trNbr NbrTr NbrTe) (testRelease Z rel score thr) vob (cor18Costs ε₁ ε₂) 0 :=
+  cor18 NbrTr NbrTe ε₁ ε₂ units unitsTest unitsTrain hunits hε₂ hε hte htr Z rel score thr hrel
+    htest
+
+end Odp.Mech.Spec
