@@ -33,6 +33,9 @@ Two halves of odp's Lean specification met only through a premise:
   every row check holds, the rows are the accountant's, they fit the budget, and the run is
   `(ε_t, δ_t)`-DP (Theorem 7) — without the honesty premise. `toy_in_sum_honest`: a worked
   request whose M_toy model is injected into a larger output type.
+* **Statements**: `Odp/Certs/Spec.lean` writes out the capstone, `accountant_composition_builtin`,
+  the definitions above and, per kind, what suffices for a built-in request, each proved by `@`
+  the theorem or constructor as is; `scripts/lean/pinned.txt` pins the capstones' axioms.
 
 **Kinds linked** (all with a `blocks` row, as odp writes every built-in round): `dp` (a user's DP
 charge: its hypothesis is the user's claim that their mechanism is DP), `toy`, `laplace`,
