@@ -40,6 +40,12 @@ import Odp.Mech.SVT
 import Odp.Mech.Spec
 import Odp.Mech.TestRelease
 import Odp.Certs.Lemma11
+import Odp.Certs.LinkCore
+import Odp.Certs.LinkLaplace
+import Odp.Certs.LinkPTR
+import Odp.Certs.LinkIter
+import Odp.Certs.Link
+import Odp.Certs.Spec
 import Odp.Axioms
 
 set_option autoImplicit false

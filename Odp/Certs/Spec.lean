@@ -1,0 +1,251 @@
+/-
+Copyright (c) 2026 The odp authors. Released under Apache 2.0.
+
+# Certificates of runs of built-in mechanisms, stated in full
+
+Paper 002 (Hartmann et al., *Privacy accounting εconomics*): Theorem 7 (Alg. 1) for the
+accountant's ledger, with the honesty of each request (its declared ODP guarantee, Definition 2,
+and its Lemma 4 row) derived from the mechanisms' proofs in `Odp/Mech` instead of assumed.
+
+Each `example` below writes out in full one result of `Odp/Certs/Link*.lean` — every hypothesis
+and the whole conclusion — and proves it by `@` the theorem that carries it, as is. A theorem
+that is weakened (a hypothesis added or strengthened, a conclusion narrowed) no longer proves its
+example, and this file fails to compile.
+
+* §1 the capstone `certificate_sound_builtin` (a kernel-accepted certificate, `checkCert`, of a
+  run whose requests are all built-in: every row check holds, the rows are the accountant's,
+  they fit the budget, and the run is `(ε_t, δ_t)`-DP) and `accountant_composition_builtin`;
+* §2 what "built-in" means, pinned by `rfl`: `Strategy.AllBuiltin`, `BuiltinOk`,
+  `BuiltinRequest` (one of twelve kinds), `Realizes`, `IsPush`;
+* §3 for each kind, what suffices for a request to be a built-in request of that kind (the
+  constructor of its predicate, written out): the Lean model of the mechanism (`toyMech`,
+  `laplaceMech`, …, from `Odp/Mech`) with its noise hypotheses and stated data facts, relabelled
+  into the run's output type, labelled by the model's partition, with rows passing `mechOk`
+  (`Odp/LedgerCore.lean`, what `odp verify --kernel` has the kernel decide) for that kind at the
+  model's parameters in units of `1/D`.
+
+The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`,
+`IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`, `StepsDP`, `PrefixDP`,
+`IsPTRFunction`) are those of `Odp/Mech` (the trust boundary `Odp/Mech/Noise.lean`; their
+statements are pinned by `Odp/Mech/Spec.lean`). The kinds `declared`, `erm` and `iter_costs` are
+not linked (see the header of `Odp/Certs/Link.lean`).
+-/
+module
+
+public import Odp.Certs.Link
+
+@[expose] public section
+
+set_option autoImplicit false
+
+namespace Odp.Certs.Spec
+
+open Odp.Core Odp.Core.ExpField Odp.LedgerCore Odp.Mech Odp.Mech.Iter Odp.Certs Odp.Certs.Link
+
+/-! ## §1 The capstone -/
+
+/-- **A kernel-accepted certificate of a run of built-in mechanisms certifies `(ε_t, δ_t)`-DP
+(Theorem 7) from the mechanisms' hypotheses.** For a strategy all of whose requests are built-in
+(`Strategy.AllBuiltin`, §2–§3), a certificate the kernel accepts (`checkCert s cs = some t`) whose
+rows are those of the run with outputs `os`: every step's row checks hold, the rows are exactly
+the accountant's along that run, their charges and `δ`s fit the budget `s`, and the accountant's
+experiment (`enforce`) is `(s.eps / D, s.delta / D)`-DP. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O]
+    (Nbr : X → X → Prop) (D : Nat), 0 < D →
+    ∀ (A : Strategy X O R) (s t : State) (os : List O) (cs : List CertStep),
+    A.AllBuiltin Nbr D → checkCert s cs = some t → cs.map CertStep.entry = A.rowsAlong os →
+      (∀ c ∈ cs, stepRowsOk c = true) ∧ runRows s A os = A.rowsAlong os ∧
+        totalCharged (A.rowsAlong os) ≤ s.eps ∧ totalDelta (A.rowsAlong os) ≤ s.delta ∧
+        ∀ V : List O → Bool,
+          (enforce D s A).prob false V
+            ≤ exp (amt D s.eps) * (enforce D s A).prob true V + amt D s.delta :=
+  @Odp.Certs.certificate_sound_builtin
+
+/-- **Theorem 7 for the accountant running built-in mechanisms** (no certificate). -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O]
+    (Nbr : X → X → Prop) (D : Nat), 0 < D →
+    ∀ (A : Strategy X O R) (s : State), A.AllBuiltin Nbr D → ∀ V : List O → Bool,
+      (enforce D s A).prob false V
+        ≤ exp (amt D s.eps) * (enforce D s A).prob true V + amt D s.delta :=
+  @Odp.Certs.accountant_composition_builtin
+
+/-- Built-in requests are honest (`Request.Honest`: neighbours, the declared ODP guarantee, the
+Lemma 4 row), the premise of `Odp.Core.checkCert_certificate_sound`. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat},
+    0 < D → ∀ A : Strategy X O R, A.AllBuiltin Nbr D → A.AllHonest Nbr D :=
+  @Odp.Certs.allHonest_of_allBuiltin
+
+/-! ## §2 What a built-in request is -/
+
+/-- Every request the strategy can make is a built-in one. -/
+example {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] (Nbr : X → X → Prop) (D : Nat)
+    (r : Request X O R) (cont : O → Strategy X O R) :
+    (Strategy.stop : Strategy X O R).AllBuiltin Nbr D = True ∧
+      (Strategy.ask r cont).AllBuiltin Nbr D =
+        (BuiltinOk Nbr D r ∧ ∀ o, (cont o).AllBuiltin Nbr D) :=
+  ⟨rfl, rfl⟩
+
+/-- A built-in request: between neighbours, of one of the kinds, `supEps` the largest declared
+block, every output's class listed. -/
+example {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] (Nbr : X → X → Prop) (D : Nat)
+    (r : Request X O R) :
+    BuiltinOk Nbr D r = (Nbr r.x₀ r.x₁ ∧ BuiltinRequest Nbr D r ∧ r.supEps = listMax r.blocks ∧
+      ∀ o, r.block o < listLen r.blocks) :=
+  rfl
+
+/-- The twelve kinds linked (§3). -/
+example {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] (Nbr : X → X → Prop) (D : Nat)
+    (r : Request X O R) :
+    BuiltinRequest Nbr D r = (DpBuiltin Nbr D r ∨ ToyBuiltin Nbr D r ∨ LaplaceBuiltin Nbr D r ∨
+      GaussianBuiltin Nbr D r ∨ RrBuiltin Nbr D r ∨ SvtBuiltin Nbr D r ∨ PtrBuiltin Nbr D r ∨
+      IqrBuiltin Nbr D r ∨ TestReleaseBuiltin Nbr D r ∨ MedianBuiltin Nbr D r ∨
+      IterBuiltin Nbr D r ∨ Lemma11Builtin Nbr D r) :=
+  rfl
+
+/-- `M'` is the law of `f` of a draw of `M` (post-processing by a relabelling). -/
+example {R X O Om : Type} [ExpField R] [Enum Om] [Enum O] [DecidableEq O] (f : Om → O)
+    (M : Mechanism X Om R) (M' : Mechanism X O R) :
+    IsPush f M M' = ∀ x o', (M' x).mass o' = fsum (fun o => if f o = o' then (M x).mass o else 0) :=
+  rfl
+
+/-- The request releases `f` of a draw of the model `M` and labels `f o` with the model's class
+index `idx o` (the position of `o`'s class in the certificate's class order). -/
+example {R X O Om : Type} [ExpField R] [Enum O] [DecidableEq O] [Enum Om] (r : Request X O R)
+    (M : Mechanism X Om R) (f : Om → O) (idx : Om → Nat) :
+    Realizes r M f idx ↔ (IsPush f M r.M ∧ ∀ o, r.block (f o) = idx o) :=
+  ⟨fun h => ⟨h.push, h.label⟩, fun h => ⟨h.1, h.2⟩⟩
+
+/-- The rows `mechOk` reads: the request's declared `supEps` and `δ`. -/
+example {R X O : Type} [ExpField R] [Enum O] (r : Request X O R) :
+    r.rowEntry = { supEps := r.supEps, charged := 0, delta := r.delta } :=
+  rfl
+
+/-! ## §3 What suffices, per kind -/
+
+/-- **`dp`**: a user's DP charge — any mechanism that is `(supEps/D, δ/D)`-DP (Lemma 3), one
+class. Rests on: the user's claim that their mechanism is DP. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {Om : Type} [Enum Om] (M : Mechanism X Om R) (f : Om → O),
+    Realizes r M f (fun _ => 0) → DP Nbr M (amt D r.supEps) (amt D r.delta) →
+    mechOk r.rowEntry r.blocks true kindDp [] [] = true → DpBuiltin Nbr D r :=
+  @DpBuiltin.intro
+
+/-- **`toy`**: M_toy (Sec. 1) at `ε = e/D`, classes (values, ⊥). Rests on: `LapNoise`, the grid
+sensitivity `hn`. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} (e m : Nat), 0 < m → ∀ (Z : LapNoise R (amt D e / natR m)) (n : X → Int),
+    (∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) → ∀ (lo hi : Int) (hlh : lo ≤ hi)
+    (f : Option (Window lo hi) → O),
+    Realizes r (toyMech m (amt D e) Z n lo hi hlh) f (fun o => toyIndex (toyBlock o)) →
+    mechOk r.rowEntry r.blocks true kindToy [e] [] = true → ToyBuiltin Nbr D r :=
+  @ToyBuiltin.intro
+
+/-- **`laplace`**: the clamped grid Laplace mechanism at `ε = e/D`, one class. Rests on:
+`LapNoise`, the grid sensitivity `hn`. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} (e m : Nat), 0 < m → ∀ (Z : LapNoise R (amt D e / natR m)) (n : X → Int),
+    (∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) → ∀ (lo hi : Int) (hlh : lo ≤ hi)
+    (f : Window lo hi → O),
+    Realizes r (laplaceMech m (amt D e) Z n lo hi hlh) f (fun _ => 0) →
+    mechOk r.rowEntry r.blocks true kindLaplace [e] [] = true → LaplaceBuiltin Nbr D r :=
+  @LaplaceBuiltin.intro
+
+/-- **`gaussian`**: the clamped grid Gaussian mechanism at `(e/D, d/D)`, one class. Rests on:
+`GaussNoise` (its `δ` computed by tested Python code), the grid sensitivity `hn`. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} (e d m : Nat) (Z : GaussNoise R m (amt D e) (amt D d)) (n : X → Int),
+    (∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) → ∀ (lo hi : Int) (hlh : lo ≤ hi)
+    (f : Window lo hi → O),
+    Realizes r (gaussianMech m (amt D e) (amt D d) Z n lo hi hlh) f (fun _ => 0) →
+    mechOk r.rowEntry r.blocks true kindGaussian [e, d] [] = true → GaussianBuiltin Nbr D r :=
+  @GaussianBuiltin.intro
+
+/-- **`rr`**: randomized response over a finite type at `ε = e/D`, one class. No hypothesis. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {C : Type} [Enum C] [DecidableEq C] (e : Nat) (truth : X → C) (f : C → O),
+    Realizes r (rrMech (amt D e) truth) f (fun _ => 0) →
+    mechOk r.rowEntry r.blocks true kindRr [e] [] = true → RrBuiltin Nbr D r :=
+  @RrBuiltin.intro
+
+/-- **`svt`**: SVT (Alg. 2, Lemma 8) with `c` accepts, `ε₁ = e1/D`, `ε₂ = e2/D`, `N` answers;
+classes by the class at which the answer list ends. Rests on: `LapNoise` (threshold), `LapTail`
+(queries), the queries' grid sensitivity `hA` for every query the analyst may ask. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} (c e1 e2 m N : Nat), 0 < m → ∀ (ρ : LapNoise R (amt D e1 / natR m))
+    (ν : LapTail R (amt D e2 / natR (2 * c * m))) (A : Analyst X),
+    (∀ h Q, A h = some Q → ∀ x x', Nbr x x' → Q.q x ≤ Q.q x' + m ∧ Q.q x' ≤ Q.q x + m) →
+    ∀ (f : Answers N → O),
+    Realizes r (svtMech ρ ν A c N) f (fun a => (svtBlock c N a).val) →
+    mechOk r.rowEntry r.blocks true kindSvt [c, e1, e2] [] = true → SvtBuiltin Nbr D r :=
+  @SvtBuiltin.intro
+
+/-- **`ptr`**: a PTR function (Definition 9) at `(e/D, d/D)` and any state `s`, classes
+(values, ⊥). Rests on: Definition 9 for `T`. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {C V : Type} [Enum V] (e d : Nat) (T : Option C → Mechanism X (Option V) R),
+    IsPTRFunction Nbr T (amt D e) (amt D d) → ∀ (s : Option C) (f : Option V → O),
+    Realizes r (T s) f (fun o => vobIndex (vob o)) →
+    mechOk r.rowEntry r.blocks true kindPtr [e, d] [] = true → PtrBuiltin Nbr D r :=
+  @PtrBuiltin.intro
+
+/-- **`iqr`**: odp's M_IQR (Lemma 10, log bins) at `(e/D, d/D)`, classes (values, ⊥). Rests on:
+`TailNoise` with its tail at `K` at most `δ/2`, `IntLaw.ShiftWithin`, `IQRDataFacts` for both
+quartiles. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {V : Type} [Enum V] [DecidableEq V] (e d : Nat) (Z : TailNoise R (amt D e))
+    (W : IntLaw R) (K : Int) (L : Nat) (out₁ out₂ : Option Int → V) (A₁ A₂ : X → Int)
+    (sub₁ sub₂ : X → Option Int), Z.G K ≤ amt D d / 2 → W.ShiftWithin (L - 1) (amt D e) →
+    IQRDataFacts Nbr A₁ sub₁ L → IQRDataFacts Nbr A₂ sub₂ L → ∀ (f : Option V → O),
+    Realizes r (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) f (fun o => vobIndex (vob o)) →
+    mechOk r.rowEntry r.blocks true kindIqr [e, d] [] = true → IqrBuiltin Nbr D r :=
+  @IqrBuiltin.intro
+
+/-- **`test_release`**: test-and-release (Alg. 5, Thm. 17 on odp's grid), classes (values, ⊥).
+Rests on: `TailNoise`, `ERMRelease`, `TestSensitivity`, and that neighbours in `X` are
+neighbours in the train/test split (`trNbr`). -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {Xtr Xte V : Type} [Enum V] (NbrTr : Xtr → Xtr → Prop)
+    (NbrTe : Xte → Xte → Prop) (g : X → Xtr × Xte),
+    (∀ x x', Nbr x x' → trNbr NbrTr NbrTe (g x) (g x')) →
+    ∀ (e1 e2 u ut utr : Nat) (Z : TailNoise R (amt D e2 / natR u)) (rel : Xtr → Dist V R)
+    (score : V → Xte → Int) (thr : Int), ERMRelease NbrTr rel score (amt D e1) utr →
+    TestSensitivity NbrTe score ut → ∀ (f : Option V → O),
+    Realizes r (fun x => testRelease Z rel score thr (g x)) f (fun o => vobIndex (vob o)) →
+    mechOk r.rowEntry r.blocks true kindTestRelease [e1, e2, u, ut, utr] [] = true →
+    TestReleaseBuiltin Nbr D r :=
+  @TestReleaseBuiltin.intro
+
+/-- **`median`**: odp's exponential-mechanism median at `ε = e/D`, one class. Rests on:
+`UtilitySensitivity`. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {Y : Type} [Enum Y] (e : Nat) (y₀ : Y) (u : X → Y → Int),
+    UtilitySensitivity Nbr u → ∀ (f : Y → O),
+    Realizes r (expMech y₀ u (amt D e)) f (fun _ => 0) →
+    mechOk r.rowEntry r.blocks true kindMedian [e] [] = true → MedianBuiltin Nbr D r :=
+  @MedianBuiltin.intro
+
+/-- **`iter`**: an iterative mechanism with stops `S.ks` and basic composition (Lemma 11),
+classes by the stop reached. Rests on: `StepsDP` with the per-step `ε`s and `δ`s read from the
+certificate's step groups. -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {W : Type} [Enum W] (M : Step X W R) (S : Stops)
+    (rule : Fin S.ks.length → List W → Bool) (gs : List StepGroup),
+    StepsDP Nbr M (stepList D (fun g => g.eps) gs) (stepList D (fun g => g.delta) gs) →
+    ∀ (f : IterOut W S.ks → O), Realizes r (iterMech M S rule) f (fun o => o.1.val) →
+    mechOk r.rowEntry r.blocks true kindIter S.ks gs = true → IterBuiltin Nbr D r :=
+  @IterBuiltin.intro
+
+/-- **`lemma11`**: an iterative mechanism with stops `S.ks` and any composition rule (Lemma 11),
+classes by the stop reached. Rests on: `PrefixDP` with the stop costs and `δ`s the certificate
+lists (computed by tested Python code for non-basic rules). -/
+example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+    {r : Request X O R} {W : Type} [Enum W] (M : Step X W R) (S : Stops)
+    (rule : Fin S.ks.length → List W → Bool) (gs : List StepGroup),
+    S.ks = gs.map StepGroup.count →
+    PrefixDP Nbr M S.ks (fun i => amt D (blockAt i.val (stopCosts gs)))
+      (fun i => amt D (blockAt i.val (gs.map StepGroup.delta))) →
+    ∀ (f : IterOut W S.ks → O), Realizes r (iterMech M S rule) f (fun o => o.1.val) →
+    mechOk r.rowEntry r.blocks true kindLemma11 [] gs = true → Lemma11Builtin Nbr D r :=
+  @Lemma11Builtin.intro
+
+end Odp.Certs.Spec
