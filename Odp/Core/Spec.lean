@@ -22,7 +22,7 @@ below mean what Lean's core library says they mean.
 
 Contents: §0 the number system and finite probability; §1 Definitions 1, 2, 5; §2 Lemmas 3, 4,
 6; §3 Lemma 20; §4 Algorithm 1 and Theorem 7; §5 the accountant's ledger and certificates;
-§6 (to come) mechanisms.
+§6 pointers to the mechanisms' and the certificates' statement files.
 
 Deviations from the paper (each is a generalisation or is said where it appears): outputs are
 finite (`Enum`); an event is a Boolean function on the outputs (on a finite type, every subset is
@@ -495,11 +495,13 @@ theorem example_certificate :
     replay ⟨1000000, 1000⟩ [⟨300000, 100000, 10⟩, ⟨300000, 300000, 20⟩] = some ⟨600000, 970⟩ :=
   Odp.Certs.Example.run_ok
 
-/-! ## §6 Mechanisms (to come)
+/-! ## §6 Mechanisms and certificates of their runs
 
-The ODP guarantees of the mechanisms odp runs (Sec. 4–6 of the paper) go in a statement file of
-the same shape, `Odp/Mech/Spec.lean` (namespace `OdpSpec`, which the audit reserves for modules
-named `….Spec`): each claimed guarantee written out in full and proved by `@` the theorem that
-claims it, with its axioms pinned in `scripts/lean/pinned.txt`. -/
+The ODP guarantees of the mechanisms odp runs (Sec. 4–6 of the paper) are stated in full in
+`Odp/Mech/Spec.lean`, and the link from a kernel-accepted certificate of a run of built-in
+mechanisms to Theorem 7 (`Odp.Certs.certificate_sound_builtin`) in `Odp/Certs/Spec.lean`: files of
+the same shape (each result written out and proved by `@` the theorem that claims it; they
+hold only `example`s, so they declare no names), with the main theorems' axioms pinned in
+`scripts/lean/pinned.txt`. -/
 
 end OdpSpec
