@@ -84,3 +84,36 @@ def test_concurrent_first_open_few_trials(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_concurrent_first_open_8_processes_50_trials(tmp_path: Path) -> None:
     _run(tmp_path, processes=8, trials=50)
+
+
+def test_a_ledger_locked_for_longer_than_busy_timeout_is_refused_by_name(tmp_path: Path) -> None:
+    """Another process holding the database's exclusive lock for longer than ``busy_timeout``:
+    the open waits for it (SQLite's busy handler, then the open's own retries), then fails with
+    a typed error that says the ledger stayed locked, not that it is unusable, and writes
+    nothing."""
+    import sqlite3
+
+    from odp.errors import LedgerError
+    from odp.ledger.sqlite import SQLiteLedger
+
+    path = tmp_path / "budget.db"
+    SQLiteLedger(path, odp.Budget("1", "1e-6")).close()
+    blocker = sqlite3.connect(str(path), isolation_level=None)
+    blocker.execute("PRAGMA locking_mode = EXCLUSIVE")
+    blocker.execute("BEGIN EXCLUSIVE")
+    size = path.stat().st_size
+    try:
+        began = time.monotonic()
+        with pytest.raises(LedgerError, match=r"stayed locked by other processes for 0.3 s"):
+            SQLiteLedger(path, busy_timeout=0.3)
+        waited = time.monotonic() - began
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert 0.3 <= waited < 30
+    assert path.stat().st_size == size
+    acc = odp.Accountant(ledger=str(path))  # usable once the lock is gone
+    try:
+        assert acc.spent.epsilon == 0
+    finally:
+        acc.close()

@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import shutil
 import sqlite3
 import tempfile
@@ -78,6 +79,16 @@ def _resolve_key(key: bytes | None, key_file: str | os.PathLike[str] | None) -> 
     if key_file is None:
         key_file = os.environ.get(KEY_ENV) or None
     return None if key_file is None else load_key(key_file)
+
+
+class _StillLocked(Exception):
+    """SQLite answered a lock conflict with "database is locked" without waiting."""
+
+
+def _is_locked(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` is SQLite's SQLITE_BUSY / SQLITE_LOCKED ("database is locked",
+    "database table is locked")."""
+    return isinstance(exc, sqlite3.OperationalError) and "is locked" in str(exc)
 
 
 class SQLiteLedger(ChainedLedger):
@@ -150,6 +161,32 @@ class SQLiteLedger(ChainedLedger):
         self._heads = ([self._primary] if head_file else []) + [Path(a) for a in anchors]
         self._snapshot_dir: str | None = None
         self.snapshot_copy = False
+        # SQLite's busy handler covers most waits, but a few lock conflicts of a first open (a
+        # file switching to WAL, a connection closing as the last one) come back as "database
+        # is locked" at once.  The open is idempotent (creation re-checks emptiness inside
+        # BEGIN IMMEDIATE), so it is retried until ``busy_timeout`` has passed.
+        deadline = time.monotonic() + busy_timeout
+        pause = 0.002
+        while True:
+            try:
+                self._open_once(budget, readonly, busy_timeout, _check_heads)
+                return
+            except _StillLocked as locked:
+                if time.monotonic() + pause > deadline:
+                    raise LedgerError(f"{self.path} stayed locked by other processes for "
+                                      f"{busy_timeout:g} s ({locked})") from None
+                time.sleep(pause * (0.5 + random.random()))
+                pause = min(2 * pause, 0.25)
+                self._wal_synced = None
+                self._wrote_rows = False
+                self.restored_range = None
+                self._recent = {}
+                self._caching = False
+
+    def _open_once(self, budget: Budget | None, readonly: bool, busy_timeout: float,
+                   _check_heads: bool) -> None:
+        """One attempt at opening (and, if missing, creating) the ledger; raises
+        :class:`_StillLocked` if SQLite reported a lock conflict without waiting."""
         where = str(self.path)
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists:
@@ -162,6 +199,10 @@ class SQLiteLedger(ChainedLedger):
             try:
                 if not self._empty(probe):
                     self._check_file(probe, readonly=False, where=where)
+            except sqlite3.DatabaseError as exc:
+                if _is_locked(exc):
+                    raise _StillLocked(str(exc)) from None
+                raise LedgerError(f"{self.path} is not a usable odp ledger: {exc}") from None
             finally:
                 probe.close()
                 self._drop_snapshot()
@@ -190,6 +231,8 @@ class SQLiteLedger(ChainedLedger):
                 self._recover()
         except sqlite3.DatabaseError as exc:
             self.close()
+            if _is_locked(exc):
+                raise _StillLocked(str(exc)) from None
             raise LedgerError(f"{self.path} is not a usable odp ledger: {exc}") from None
         except BaseException:
             self.close()
@@ -247,6 +290,8 @@ class SQLiteLedger(ChainedLedger):
             self.snapshot_copy = True
             return connect(str(copy), False)
         except sqlite3.DatabaseError as exc:
+            if _is_locked(exc):
+                raise _StillLocked(str(exc)) from None
             if "not a database" in str(exc):
                 raise LedgerError(f"{self.path} is not an odp ledger ({exc}); odp leaves it "
                                   "untouched") from None
@@ -278,6 +323,8 @@ class SQLiteLedger(ChainedLedger):
         try:
             return schema.is_empty(conn or self._conn)
         except sqlite3.DatabaseError as exc:
+            if _is_locked(exc):
+                raise _StillLocked(str(exc)) from None
             raise LedgerError(f"{self.path} is not an odp ledger ({exc}); odp leaves it "
                               "untouched") from None
 
