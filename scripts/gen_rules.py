@@ -492,8 +492,9 @@ def check_step(s: State, e: Entry, *, blocks: Sequence[int] | None = None,
 '''
 
 #: Where ``scan_theorems`` looks for the theorems that prove the built-in mechanisms'
-#: guarantees (compiled modules only: files whose header is ``module``).
-THEOREM_DIR = "Odp/Mech"
+#: guarantees, and the certificate theorems that join them to Theorem 7 (compiled modules only:
+#: files whose header is ``module``).
+THEOREM_DIRS = ("Odp/Mech", "Odp/Certs")
 _THEOREM = re.compile(r"^\s*(?:@\[[^\]]*\]\s*)*(private\s+|protected\s+)?(?:theorem|lemma)\s+"
                       r"([^\s:({\[]+)")
 
@@ -505,12 +506,11 @@ def is_module(text: str) -> bool:
 
 def scan_theorems(root: Path) -> dict[str, str]:
     """Full name -> file of every non-private ``theorem`` in the compiled Lean modules under
-    ``THEOREM_DIR`` (namespaces and sections tracked line by line)."""
+    ``THEOREM_DIRS`` (namespaces and sections tracked line by line)."""
     found: dict[str, str] = {}
-    base = root / THEOREM_DIR
-    if not base.is_dir():
-        return found
-    for path in sorted(base.rglob("*.lean")):
+    paths = [path for d in THEOREM_DIRS if (root / d).is_dir()
+             for path in sorted((root / d).rglob("*.lean"))]
+    for path in paths:
         text = path.read_text(encoding="utf-8")
         if not is_module(text):
             continue
@@ -1058,7 +1058,7 @@ def generate(source: Path, root: Path = ROOT) -> str:
     ] + [f"    {k!r}: {v!r}," for k, v in cited.items()] + [
         "}",
         f"LEAN_NAMESPACE = {'Odp.LedgerCore'!r}",
-        f"#: Theorems of the compiled Lean modules under {THEOREM_DIR} (full name -> file): what",
+        f"#: Theorems of the compiled Lean modules under {' and '.join(THEOREM_DIRS)} (full name -> file): what",
         "#: a certificate may cite as proving a round's guarantee (odp.certs.mechanisms).",
         "LEAN_THEOREMS: dict[str, str] = {",
     ] + [f"    {k!r}: {v!r}," for k, v in sorted(theorems.items())] + [

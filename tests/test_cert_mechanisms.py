@@ -609,3 +609,39 @@ def test_demo_rounds_are_all_bound_to_built_in_mechanisms(tmp_path, capsys, monk
     assert unproved == set() and g["declared"] == 0 and g["proved"] == len(kinds)
     for r in g["rounds"]:
         assert r["theorem"] == mechanisms.KINDS[r["mechanism"]].theorem
+
+
+# ----------------------------------------------------------- the capstone (Odp/Certs/Link.lean)
+
+def test_the_linked_kinds_are_the_disjuncts_of_builtin_request():
+    """``mechanisms.LINKED`` is read off nothing by hand: it must be exactly the kinds whose
+    ``…Builtin`` predicates make up ``BuiltinRequest`` in Odp/Certs/Link.lean (CamelCase →
+    snake_case), each a kind of the table, and the capstone must be a theorem of this build."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "Odp" / "Certs" / "Link.lean").read_text(encoding="utf-8")
+    body = re.search(r"def BuiltinRequest[^\n]*:=\n(.*?)\n\n", text, re.S)
+    assert body is not None
+    names = re.findall(r"(\w+)Builtin Nbr D r", body.group(1))
+    kinds = {re.sub(r"(?<!^)([A-Z])", r"_\1", n).lower() for n in names}
+    assert kinds == mechanisms.LINKED
+    assert mechanisms.LINKED <= set(mechanisms.KINDS)
+    assert {"declared", "erm", "iter_costs"} == set(mechanisms.KINDS) - mechanisms.LINKED
+    assert lean.LEAN_THEOREMS.get(mechanisms.CAPSTONE) == "Odp/Certs/Link.lean"
+
+
+def test_verify_cites_the_capstone_only_when_every_round_is_linked(tmp_path):
+    acc = _real_run()  # M_toy rounds and DP charges: linked kinds
+    cert = acc.certificate()
+    result = verify(cert.text, cert.sidecar)
+    assert result.ok, result.message
+    capstone = [s for s in result.trust.established if s.startswith(f"by {mechanisms.CAPSTONE}")]
+    assert len(capstone) == 1 and "(ε_t, δ_t)-DP" in capstone[0]
+    assert any(s.startswith("the declared guarantees of round(s) 2, 4, 6 (a user's own")
+               for s in result.trust.not_established)  # the DP charges stay hypotheses
+    acc.charge(odp.ODP(lambda r: r, {"lo": "0.05", "hi": "0.2"}), "lo")  # a declared round
+    cert = acc.certificate()
+    result = verify(cert.text, cert.sidecar)
+    assert result.ok, result.message
+    assert not any(mechanisms.CAPSTONE in s for s in result.trust.established)

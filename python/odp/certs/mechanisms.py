@@ -39,8 +39,9 @@ from .. import _lean_rules as lean
 from ..guarantees import ALL, Label
 from .units import in_units
 
-__all__ = ["MechRow", "Kind", "KINDS", "RECORDED", "HYPOTHESES", "Units", "Derived", "derive",
-           "row_for", "lean_args", "theorem_of", "guarantees", "expected_text"]
+__all__ = ["MechRow", "Kind", "KINDS", "LINKED", "CAPSTONE", "RECORDED", "HYPOTHESES", "Units",
+           "Derived", "derive", "row_for", "lean_args", "theorem_of", "guarantees",
+           "expected_text"]
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,16 @@ def _test_release(p: Mapping[str, Any]) -> Derived:
 
 
 #: Recorded mechanism name (odp's built-ins) -> reader of its recorded ``params``.
+#: The kinds of ``mech`` row that ``Odp/Certs/Link.lean`` joins to Theorem 7
+#: (``BuiltinRequest``: ``DpBuiltin`` … ``Lemma11Builtin``): for a run all of whose rounds are of
+#: these kinds, :data:`CAPSTONE` proves that a certificate ``checkCert`` accepts certifies
+#: (ε_t, δ_t)-DP from the mechanisms' hypotheses.  Not linked: ``declared`` (a user's own
+#: guarantee), ``erm`` (Alg. 4's DP is stated, not proved), ``iter_costs`` (Thm. 15).
+LINKED = frozenset({"dp", "toy", "laplace", "gaussian", "rr", "svt", "ptr", "iqr",
+                    "test_release", "median", "iter", "lemma11"})
+CAPSTONE = "Odp.Certs.certificate_sound_builtin"
+
+
 RECORDED: dict[str, Callable[[Mapping[str, Any]], Derived | None]] = {
     "laplace": _dp("laplace", "epsilon"),
     "gaussian": _dp("gaussian", "epsilon", "delta"),
