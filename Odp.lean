@@ -46,6 +46,7 @@ import Odp.Certs.LinkPTR
 import Odp.Certs.LinkIter
 import Odp.Certs.Link
 import Odp.Certs.Spec
+import Odp.Certs.Witness
 import Odp.Axioms
 
 set_option autoImplicit false

@@ -31,8 +31,14 @@ Two halves of odp's Lean specification met only through a premise:
   largest block and every output's class listed), `allHonest_of_allBuiltin`, and the capstone
   **`certificate_sound_builtin`**: the conclusion of `Odp.Core.checkCert_certificate_sound` —
   every row check holds, the rows are the accountant's, they fit the budget, and the run is
-  `(ε_t, δ_t)`-DP (Theorem 7) — without the honesty premise. `toy_in_sum_honest`: a worked
-  request whose M_toy model is injected into a larger output type.
+  `(ε_t, δ_t)`-DP (Theorem 7) — with the ODP conjunct of the honesty premise derived from the
+  `Odp/Mech` theorems; the neighbour pair and the Lemma 4 facts (`supEps` the largest block,
+  every output's class listed) remain premises, for every request the strategy can make.
+  `toy_in_sum_honest`: a worked request whose M_toy model is injected into a larger output type.
+  **The capstone does not read the certificate's `mech` or `blocks` rows**: `mechOk` of each
+  request's declared rows is part of `Strategy.AllBuiltin`. `Odp/Certs/Witness.lean` shows the
+  hypotheses hold together for a closed run, and that a certificate of the same run with every
+  round recorded as `declared` is accepted with the same conclusion.
 * **Statements**: `Odp/Certs/Spec.lean` writes out the capstone, `accountant_composition_builtin`,
   the definitions above and, per kind, what suffices for a built-in request, each proved by `@`
   the theorem or constructor as is; `scripts/lean/pinned.txt` pins the capstones' axioms.
@@ -46,15 +52,16 @@ guarantee), `erm` (Alg. 4's DP is a stated hypothesis in `Odp/Mech`, not proved)
 
 **What remains assumed**, per request (carried by `Strategy.AllBuiltin`): the two databases are
 neighbours, and the neighbour relation bounds the mechanism's sensitivity (queries move by at most
-`m` grid units, `trNbr` for test-and-release); the release is the Lean model's law (odp's Python
+`m` grid units, `trNbr` for test-and-release); each request's declared `supEps`, blocks and `δ`
+pass `mechOk` for its kind at the model's parameters; the release is the Lean model's law (odp's Python
 samplers and mechanisms are not proved to compute it); the noise hypotheses of the trust boundary
 (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`, the tail bound of
 `M_IQR`), the stated data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`,
 `UtilitySensitivity`), Definition 9 for a PTR function, `StepsDP`/`PrefixDP` for iterative
 mechanisms (with `δ^{k_i}` computed by tested Python code for non-basic COMPs), and a DP charge's
-DP; `supEps` is the largest declared block (checked by `blocksOk` on every accepted step — for the
-requests on a certificate's path the certificate shows it, `rows_of_step`); every output is labelled
-with a listed class.
+DP; `supEps` is the largest declared block, and every output is labelled with a listed class
+(`rows_of_step` shows these for a step whose `blocks` row is the request's; the capstone does not
+use it and assumes them for every request).
 -/
 module
 
@@ -141,8 +148,8 @@ theorem allHonest_of_allBuiltin {Nbr : X → X → Prop} {D : Nat} (hD : 0 < D) 
   | .ask _ cont, h => ⟨honest_of_builtinOk hD h.1,
       fun o => allHonest_of_allBuiltin hD (cont o) (h.2 o)⟩
 
-/-- **Capstone: a kernel-accepted certificate of a run of built-in mechanisms certifies
-`(ε_t, δ_t)`-DP from the mechanisms' hypotheses.** If every request of the analyst's strategy is a
+/-- **Capstone: a run of built-in mechanisms is `(ε_t, δ_t)`-DP from the mechanisms' hypotheses,
+and a kernel-accepted certificate of it lists the accountant's rows.** If every request of the analyst's strategy is a
 built-in request (`Strategy.AllBuiltin`: neighbours, the Lean model with its noise hypotheses and
 stated data facts, rows passing `mechOk`, `supEps` the largest block, every class listed) and the
 kernel accepts a certificate (`checkCert s cs = some t`) whose rows are those of a run (outputs

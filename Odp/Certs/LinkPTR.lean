@@ -23,7 +23,7 @@ for a PTR function (`IsPTRFunction`, the PTR kind's interface); for `M_IQR` the 
 `IQRDataFacts`; for test-and-release `TailNoise`, the stated `ERMRelease` (Alg. 4's DP and the
 coupling of App. D) and `TestSensitivity`, and that the run's neighbour relation maps to
 `trNbr` (one training or one test record); for the median the stated `UtilitySensitivity`. All in
-the trust boundary `Odp/Mech/NoisePTR.lean`.
+the trust boundary `Odp/Mech/Noise.lean` (`IsPTRFunction`, Definition 9, in `Odp/Mech/PTR.lean`).
 -/
 module
 

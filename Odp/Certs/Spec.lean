@@ -26,8 +26,12 @@ example, and this file fails to compile.
 
 The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`,
 `IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`, `StepsDP`, `PrefixDP`,
-`IsPTRFunction`) are those of `Odp/Mech` (the trust boundary `Odp/Mech/Noise.lean`; their
-statements are pinned by `Odp/Mech/Spec.lean`). The kinds `declared`, `erm` and `iter_costs` are
+`IsPTRFunction`) are those of `Odp/Mech` (the trust boundary `Odp/Mech/Noise.lean`;
+`IsPTRFunction`, Definition 9, in `Odp/Mech/PTR.lean`; their statements are pinned by
+`Odp/Mech/Spec.lean`). The capstone does not read the certificate's `mech` or `blocks` rows:
+`mechOk` of each request's declared rows is part of `Strategy.AllBuiltin`
+(`Odp/Certs/Witness.lean` shows a certificate of the same run with every round `declared` is
+accepted with the same conclusion). The kinds `declared`, `erm` and `iter_costs` are
 not linked (see the header of `Odp/Certs/Link.lean`).
 -/
 module
@@ -44,8 +48,8 @@ open Odp.Core Odp.Core.ExpField Odp.LedgerCore Odp.Mech Odp.Mech.Iter Odp.Certs 
 
 /-! ## §1 The capstone -/
 
-/-- **A kernel-accepted certificate of a run of built-in mechanisms certifies `(ε_t, δ_t)`-DP
-(Theorem 7) from the mechanisms' hypotheses.** For a strategy all of whose requests are built-in
+/-- **A run of built-in mechanisms is `(ε_t, δ_t)`-DP (Theorem 7) from the mechanisms'
+hypotheses, and a kernel-accepted certificate of it lists the accountant's rows.** For a strategy all of whose requests are built-in
 (`Strategy.AllBuiltin`, §2–§3), a certificate the kernel accepts (`checkCert s cs = some t`) whose
 rows are those of the run with outputs `os`: every step's row checks hold, the rows are exactly
 the accountant's along that run, their charges and `δ`s fit the budget `s`, and the accountant's

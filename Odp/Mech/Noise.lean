@@ -188,17 +188,15 @@ hypothesis here: their laws are written out in `Odp/Mech/Basic.lean` and
 
 ## Finiteness (narrower than the real mechanisms, said, not hidden)
 
-The Core's Theorem 7 needs finite output types (`Enum`, `Odp/Mech/Enum.lean`). The grid
-releases are clamped to a declared window (`Window`); the released IQR index and the released
-model range over infinite sets in the Python code, and the theorems hold for *every* finite
-post-processing of the release (e.g. clamping to a window); the statement for the infinite
-output follows from those by continuity of probability (every finite event lies in some
-window); that limit step is not formalised. The iterative model needs each step's release in a
-finite type `W` (for `NoisyGradientDescent`, `Vec C d` with a finite window `C` per
-coordinate); `python/odp/mechanisms/iterative.py` releases the unclamped `u + Z ∈ ℤ^d` (scaled to
-floats); the theorems cover that release once it is clamped to a declared window (clamping each
-coordinate keeps `ShiftDominated`, above). The unclamped, countable output space is the limit of
-growing windows; that limit is not formalised.
+The Core's Theorem 7 needs finite output types (`Enum`, `Odp/Mech/Enum.lean`). odp's Python
+mechanisms give every release a finite output space by construction: the grid releases, the
+released IQR sub-bin index (`LogBinIQR`, `python/odp/mechanisms/ptr/mechanism.py`) and each
+coordinate of a noisy gradient step (`python/odp/mechanisms/iterative.py`) are clamped to a
+declared public window after the noise (post-processing), so the Lean models, which take such
+finite windows (`Window`, `Vec C d`; clamping each coordinate keeps `ShiftDominated`, above),
+cover odp's releases. Each coordinate of Alg. 4's released model is clamped to a public window
+too (`python/odp/mechanisms/erm.py`). The statement for unclamped, countable outputs is the limit of growing windows;
+that limit is not formalised (it is not needed for what odp runs).
 
 ## What is not shown satisfiable (see `Odp/Mech/NoiseSat.lean` for what is)
 

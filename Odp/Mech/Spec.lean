@@ -17,7 +17,9 @@ tested Python code (`GaussNoise`'s δ, `Iter.PrefixDP`, the declared `Iter.Steps
 data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`,
 `Iter.L1Sensitive`) and the interface `MedianDP` — are defined in `Odp/Mech/Noise.lean`, **the
 trust boundary**, which says for each which real distribution, computation or data fact
-satisfies it and why; `Odp/Mech/NoiseSat.lean` shows each is satisfiable. Each example's doc
+satisfies it and why; `Odp/Mech/NoiseSat.lean` shows most of them satisfiable (not `LapNoise`,
+`GaussNoise`, `IntLaw.ShiftBound`: no finitely supported law is one, and the real discrete Laplace
+and Gaussian need infinite sums — see the trust boundary's "What is not shown satisfiable"). Each example's doc
 comment names the ones it uses. Definition 9 (`PTRAt`) is the paper's definition and is written
 out below. The grid sensitivity `|n(x) − n(x')| ≤ m` of the Laplace, Gaussian and SVT queries is
 written out in the statements (`hn`, `hA`, `hqs`).

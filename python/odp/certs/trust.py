@@ -156,9 +156,11 @@ def guarantee_statements(guarantees: dict[str, Any] | None
     if rounds and _capstone_applies(rounds):
         established.append(
             f"by {CAPSTONE}: every round is of a built-in kind that Odp/Certs/Link.lean joins to "
-            "Theorem 7, so a certificate whose rows pass these rules (Lean's checkCert) is the "
-            "accountant's own run and that run is (ε_t, δ_t)-DP, from the hypotheses not "
-            "established below")
+            "Theorem 7, so if each round's request was the built-in mechanism its mech row "
+            "names, with the recorded parameters and costs (which mechOk checked; the theorem "
+            "assumes it of the requests, it does not read the certificate's mech rows), the "
+            "run is (ε_t, δ_t)-DP and these rows are the accountant's own, from the hypotheses "
+            "not established below")
     if declared:
         missing.append(
             f"the declared guarantees of round(s) {_round_list(declared)} (a user's own "
