@@ -22,7 +22,11 @@ example, and this file fails to compile.
   `laplaceMech`, …, from `Odp/Mech`) with its noise hypotheses and stated data facts, relabelled
   into the run's output type, labelled by the model's partition, with rows passing `mechOk`
   (`Odp/LedgerCore.lean`, what `odp verify --kernel` has the kernel decide) for that kind at the
-  model's parameters in units of `1/D`.
+  model's parameters in units of `1/D`;
+* §4 for each kind, its cost link (`dp_cost_link`, `toy_cost_link`, …, `lemma11_cost_link`):
+  what an accepted `mech` row of that kind says about the round's blocks read in units of `1/D`
+  (`amt D`) and its `δ` — the model's cost function of `Odp/Mech` (`toyCosts`, `svtCosts`,
+  `ptrCosts`, `iterCosts`, …) at the row's parameters, in the certificate's class order.
 
 The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`,
 `IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`, `StepsDP`, `PrefixDP`,
@@ -251,5 +255,119 @@ example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → 
     ∀ (f : IterOut W S.ks → O), Realizes r (iterMech M S rule) f (fun o => o.1.val) →
     mechOk r.rowEntry r.blocks true kindLemma11 [] gs = true → Lemma11Builtin Nbr D r :=
   @Lemma11Builtin.intro
+
+/-! ## §4 Cost links: what an accepted `mech` row says about the blocks
+
+For each kind, what `mechOk` accepting a round's rows (entry `e`, blocks `bs`, parameters `ps`,
+step groups `gs`) says about its blocks read in units of `1/D` (`amt D`) and its `δ`: they are the
+model's cost function of `Odp/Mech` at the row's parameters, class by class in the certificate's
+class order. -/
+
+/-- **`dp`**: if `mechOk` accepts a `dp` round, it lists one block, and that block read in units
+of `1/D` is the entry's `supEps`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindDp ps gs = true →
+    listLen bs = 1 ∧ (amt D (blockAt 0 bs) : R) = amt D e.supEps :=
+  @Odp.Certs.Link.dp_cost_link
+
+/-- **`toy`**: if `mechOk` accepts a `toy` round with parameter [e], its blocks in the order
+(values, ⊥) read in units of `1/D` are `toyCosts (amt D e)` (`e/D` for values, `0` for ⊥), and
+`δ = 0`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindToy ps gs = true →
+    (∀ b, (amt D (blockAt (toyIndex b) bs) : R) = toyCosts (amt D (blockAt 0 ps)) b) ∧
+      (amt D e.delta : R) = 0 :=
+  @Odp.Certs.Link.toy_cost_link
+
+/-- **`laplace`**: if `mechOk` accepts a `laplace` round with parameter [e], its first block read
+in units of `1/D` is `amt D e`, and `δ = 0`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindLaplace ps gs = true →
+    (amt D (blockAt 0 bs) : R) = amt D (blockAt 0 ps) ∧ (amt D e.delta : R) = 0 :=
+  @Odp.Certs.Link.laplace_cost_link
+
+/-- **`gaussian`**: if `mechOk` accepts a `gaussian` round with parameters [e, d], its first block
+read in units of `1/D` is `amt D e`, and its `δ` is `amt D d`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindGaussian ps gs = true →
+    (amt D (blockAt 0 bs) : R) = amt D (blockAt 0 ps) ∧
+      (amt D e.delta : R) = amt D (blockAt 1 ps) :=
+  @Odp.Certs.Link.gaussian_cost_link
+
+/-- **`rr`**: if `mechOk` accepts an `rr` round with parameter [e], its first block read in units
+of `1/D` is `amt D e`, and `δ = 0`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindRr ps gs = true →
+    (amt D (blockAt 0 bs) : R) = amt D (blockAt 0 ps) ∧ (amt D e.delta : R) = 0 :=
+  @Odp.Certs.Link.rr_cost_link
+
+/-- **`svt`**: if `mechOk` accepts an `svt` round with parameters [c, e1, e2], then `c ≥ 1`, it
+lists `c + 1` blocks, and these read in units of `1/D` are `svtCosts c (amt D e1) (amt D e2)` in
+the certificate's class order (class `k` = `k` accepts), and `δ = 0`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindSvt ps gs = true →
+    0 < blockAt 0 ps ∧ listLen bs = blockAt 0 ps + 1 ∧
+      (∀ k : Fin (blockAt 0 ps + 1), (amt D (blockAt k.val bs) : R)
+        = svtCosts (blockAt 0 ps) (amt D (blockAt 1 ps)) (amt D (blockAt 2 ps)) k) ∧
+      (amt D e.delta : R) = 0 :=
+  @Odp.Certs.Link.svt_cost_link
+
+/-- **`ptr`**: if `mechOk` accepts a `ptr` round with parameters [e, d], it lists two blocks, in
+the order (values, ⊥) they read in units of `1/D` as `ptrCosts (amt D e)` (`2e/D` for values,
+`e/D` for ⊥), and its `δ` is `d`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindPtr ps gs = true →
+    (∀ b, (amt D (blockAt (vobIndex b) bs) : R) = ptrCosts (amt D (blockAt 0 ps)) b) ∧
+      e.delta = blockAt 1 ps ∧ listLen bs = 2 :=
+  @Odp.Certs.Link.ptr_cost_link
+
+/-- **`iqr`**: if `mechOk` accepts an `iqr` round with parameters [e, d], it lists two blocks, in
+the order (values, ⊥) they read in units of `1/D` as `iqrCosts (amt D e)` (`3e/D` for values,
+`2e/D` for ⊥), and its `δ` is `d`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindIqr ps gs = true →
+    (∀ b, (amt D (blockAt (vobIndex b) bs) : R) = iqrCosts (amt D (blockAt 0 ps)) b) ∧
+      e.delta = blockAt 1 ps ∧ listLen bs = 2 :=
+  @Odp.Certs.Link.iqr_cost_link
+
+/-- **`test_release`**: for `D > 0`, if `mechOk` accepts a `test_release` round with parameters
+[e1, e2, u, ut, utr], then `u ≥ 1`, `δ = 0`, it lists two blocks, and in the order (values, ⊥)
+they read in units of `1/D` as `testReleaseCosts (amt D e1) (amt D e2) u ut utr`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat), 0 < D → ∀ {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindTestRelease ps gs = true →
+    0 < blockAt 2 ps ∧ e.delta = 0 ∧ listLen bs = 2 ∧
+      ∀ b, (amt D (blockAt (vobIndex b) bs) : R)
+        = testReleaseCosts (amt D (blockAt 0 ps)) (amt D (blockAt 1 ps)) (blockAt 2 ps)
+            (blockAt 3 ps) (blockAt 4 ps) b :=
+  @Odp.Certs.Link.testRelease_cost_link
+
+/-- **`median`**: if `mechOk` accepts a `median` round with parameter [e], its first block read
+in units of `1/D` is `amt D e`, and `δ = 0`. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindMedian ps gs = true →
+    (amt D (blockAt 0 bs) : R) = amt D (blockAt 0 ps) ∧ e.delta = 0 :=
+  @Odp.Certs.Link.median_cost_link
+
+/-- **`iter`**: if `mechOk` accepts an `iter` round with stops `ks` and step groups `gs`, its
+block of stop `i` read in units of `1/D` is `iterCosts ks eps i` (the sum of the first `k_i`
+step `ε`s) and its `δ` is `iterDeltaBasic ks dl` (Lemma 11 with basic composition), for the
+per-step `eps`, `dl` that `gs` describes; it lists one block per stop, and no stop exceeds the
+number of steps. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat) {e : Entry} {bs ks : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindIter ks gs = true →
+    (∀ i : Fin ks.length, (amt D (blockAt i.val bs) : R)
+      = iterCosts ks (stepList D (fun g => g.eps) gs) i) ∧
+      (amt D e.delta : R) = iterDeltaBasic ks (stepList D (fun g => g.delta) gs) ∧
+      listLen bs = ks.length ∧ (∀ i : Fin ks.length, ks.get i ≤ stepCount gs) :=
+  @Odp.Certs.Link.iter_cost_link
+
+/-- **`lemma11`**: for `D > 0`, if `mechOk` accepts a `lemma11` round with per-stop groups `gs`
+(`k_i`, `ε^{k_i}`, `δ^{k_i}`), its block `i` read in units of `1/D` is the `ε^{k_i}` that
+`gs` lists, its `δ` covers `Σ_i δ^{k_i}`, and it lists one block per stop. -/
+example : ∀ {R : Type} [ExpField R] (D : Nat), 0 < D → ∀ {e : Entry} {bs ps : List Nat}
+    {gs : List StepGroup}, mechOk e bs true kindLemma11 ps gs = true →
+    (∀ i, (amt D (blockAt i bs) : R) = amt D (blockAt i (stopCosts gs))) ∧
+      (amt D (stopDeltas gs) : R) ≤ amt D e.delta ∧ listLen bs = gs.length :=
+  @Odp.Certs.Link.lemma11_cost_link
 
 end Odp.Certs.Spec
