@@ -333,6 +333,39 @@ def _moved_edge(err_s: np.ndarray, s: np.ndarray, q: float) -> tuple[float, floa
     return s_new, t_new, dt_new
 
 
+def _trusted_edges(edges: tuple, q: float, *, h: float, top_index: int, loss_bound: float
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The end points of the add direction made usable (in place on ``t``, ``dt`` of
+    ``edges = _edges(...)``): untrusted end points other than the last are moved up to one
+    trusted point (:func:`_moved_edge`), and the last one, if untrusted, becomes ``-inf`` (the
+    top bucket, index ``top_index``, gathers every loss above).  Returns ``s_e`` (the end points'
+    ``s`` after moving), ``d_e = s_e - s`` (``>= 0``), the mask of moved points, and ``η``, the
+    bound on how far below ``(top_index − 1)·h`` the top bucket may now reach (``loss_bound``
+    bounds ``|loss|`` there, for the rounding term)."""
+    s, err_s, t, dt, bad = edges
+    first_bad = int(np.argmax(bad)) if bad.any() else bad.size
+    assert bad[first_bad:].all(), "untrusted end points must be a suffix"
+    s_e = s.copy()
+    d_e = np.zeros_like(s)
+    moved = np.zeros(s.size, dtype=bool)
+    eta = 0.0
+    if first_bad < bad.size - 1:  # untrusted E(i) other than the last: move them up
+        sl = slice(first_bad, bad.size - 1)
+        s_new, t_new, dt_new = _moved_edge(err_s[sl], s[sl], q)
+        t[sl], dt[sl] = t_new, dt_new
+        s_e[sl] = s_new
+        d_e[sl] = s_new - s[sl]
+        moved[sl] = True
+        # the top bucket gathers r < t': losses >= -φ(t') >= (top_index-1)h - η
+        phi_t = math.log1p(s_new * (1 + 2 * dt_new) - q)
+        eta = (max(0.0, (top_index - 1) * h + phi_t)
+               + 8 * U * (abs(loss_bound) + abs((top_index - 1) * h)))
+    if bad[-1]:
+        t[-1] = -np.inf
+        dt[-1] = 0.0
+    return s_e, d_e, moved, eta
+
+
 def _phi_sup(z: np.ndarray, d: np.ndarray) -> np.ndarray:
     """``sup φ`` (standard normal density) over ``[z - d, z + d]`` (``0`` for infinite ``z``)."""
     z = np.asarray(z, dtype=float)
@@ -587,27 +620,10 @@ def _gauss_add(h: float, tail: float, q: float, mu: float) -> _Parts:
     low = -_phi(mu * zt - m, q)  # Q0-mass of smaller losses <= tail
     first = min(math.floor(low / h) + 1, i_top)
     ie = np.arange(first - 1, i_top + 1, dtype=np.int64)  # E(first-1) .. E(i_top)
-    s, err_s, t, dt, bad = _edges(-ie * h, q)
+    edges = _edges(-ie * h, q)
+    s, err_s, t, dt, bad = edges
     assert bad[-1], "E(i_top) must be -inf"
-    first_bad = int(np.argmax(bad))
-    assert bad[first_bad:].all() and not bad[:first_bad].any(), "untrusted end points: a suffix"
-    s_e = s.copy()
-    d_e = np.zeros_like(s)  # s_e - s (>= 0) for moved end points
-    ed_s = err_s.copy()  # error bound of s_e as q e^{t(true grid point)}
-    moved = np.zeros(s.size, dtype=bool)
-    eta = 0.0
-    if first_bad < bad.size - 1:  # untrusted E(i) other than E(i_top): move them up
-        sl = slice(first_bad, bad.size - 1)
-        s_new, t_new, dt_new = _moved_edge(err_s[sl], s[sl], q)
-        t[sl], dt[sl] = t_new, dt_new
-        s_e[sl] = s_new
-        d_e[sl] = s_new - s[sl]
-        moved[sl] = True
-        # the top bucket gathers r < t': losses >= -φ(t') >= (i_top-1)h - η
-        phi_t = math.log1p(s_new * (1 + 2 * dt_new) - q)
-        eta = max(0.0, (i_top - 1) * h + phi_t) + 8 * U * (abs(lo) + abs((i_top - 1) * h))
-    t[-1] = -np.inf
-    dt[-1] = 0.0
+    s_e, d_e, moved, eta = _trusted_edges(edges, q, h=h, top_index=i_top, loss_bound=lo)
     zq = (t + m) / mu
     za = (t - m) / mu
     fin = np.isfinite(t)
@@ -632,7 +648,7 @@ def _gauss_add(h: float, tail: float, q: float, mu: float) -> _Parts:
         w = zh - zl
         integral, e_int = excess_integral(-zl, w, d_lo[body], d_lo[body] + d_hi[body] + 2 * U * w,
                                           mu=mu, kind="up")
-        se, de, es = s_e[1:][body], d_e[1:][body], ed_s[1:][body]
+        se, de, es = s_e[1:][body], d_e[1:][body], err_s[1:][body]
         mv = moved[1:][body]
         dt_lo = dt[1:][body]
         mqb = mq[body]
@@ -774,25 +790,9 @@ def _laplace_add(h: float, q: float, e0: float) -> _Parts:
     first = min(j_low, math.floor((low - e_hi) / h) + 1)
     last = max(j_top, first)
     ie = np.arange(first - 1, last + 1, dtype=np.int64)
-    s, err_s, t, dt, bad = _edges(-ie * h, q)
-    first_bad = int(np.argmax(bad)) if bad.any() else bad.size
-    assert bad[first_bad:].all(), "untrusted end points must be a suffix"
-    s_e = s.copy()
-    d_e = np.zeros_like(s)
-    moved = np.zeros(s.size, dtype=bool)
-    eta = 0.0
-    if bad[-1]:
-        if first_bad < bad.size - 1:
-            sl = slice(first_bad, bad.size - 1)
-            s_new, t_new, dt_new = _moved_edge(err_s[sl], s[sl], q)
-            t[sl], dt[sl] = t_new, dt_new
-            s_e[sl] = s_new
-            d_e[sl] = s_new - s[sl]
-            moved[sl] = True
-            phi_t = math.log1p(s_new * (1 + 2 * dt_new) - q)
-            eta = max(0.0, (last - 1) * h + phi_t) + 8 * U * (abs(top) + abs((last - 1) * h))
-        t[-1] = -np.inf
-        dt[-1] = 0.0
+    edges = _edges(-ie * h, q)
+    s, err_s, t, dt, bad = edges
+    s_e, d_e, moved, eta = _trusted_edges(edges, q, h=h, top_index=last, loss_bound=top)
     lo_e, hi_e = t[1:], t[:-1]  # bucket i: [E(i), E(i-1))
     c1 = np.maximum(lo_e, -e0)
     c2 = np.maximum(np.minimum(hi_e, e0), c1)
