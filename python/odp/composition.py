@@ -37,7 +37,6 @@ adaptive compositions of mechanisms each dominated by its pair.
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -46,6 +45,7 @@ from typing import Any, Mapping, Sequence
 from .budget import format_fraction, parse_delta, parse_epsilon
 from .errors import InvalidParameter
 from .guarantees import ODP
+from .rational import bisect_on_grid
 from .stops import parse_stops
 
 __all__ = [
@@ -156,18 +156,9 @@ class PrefixComposition(ABC):
             if hi > 10**6:
                 raise InvalidParameter(f"{self.name}: no ε below 1e6 certifies "
                                        f"δ = {format_fraction(target)}")
-        lo = Fraction(0)
-        if ok(lo):
-            return lo
-        while hi - lo > unit:  # not ok(lo), ok(hi)
-            mid = Fraction(math.ceil((lo + hi) / 2 / unit)) * unit
-            if mid >= hi:
-                break
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        if ok(Fraction(0)):
+            return Fraction(0)
+        return bisect_on_grid(ok, Fraction(0), hi, unit.denominator)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name}

@@ -39,7 +39,7 @@ from .floats import round_up_significant
 from .guarantees import DP, GDP, RDP, ZCDP
 from .intervals import Arith, Interval
 from .normal import scaled_tail
-from .rational import ceil_fraction, log_bracket, sqrt_bracket
+from .rational import bisect_on_grid, ceil_fraction, log_bracket, sqrt_bracket
 
 __all__ = [
     "zcdp_to_dp_epsilon",
@@ -343,17 +343,7 @@ def gdp_to_dp_epsilon(mu: Any, delta: Any) -> Fraction:
         hi *= 2
         if hi > 10**6:
             raise InvalidParameter(f"μ = {m} needs ε above 1e6 at δ = {d}; no useful bound")
-    lo = Fraction(0)  # not ok(lo), ok(hi)
-    step = Fraction(1, ROUNDING_DENOMINATOR)
-    while hi - lo > step:
-        mid = ceil_fraction((lo + hi) / 2, ROUNDING_DENOMINATOR)
-        if mid >= hi:
-            break
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return bisect_on_grid(ok, Fraction(0), hi, ROUNDING_DENOMINATOR)  # not ok(0), ok(hi)
 
 
 class Conversion(NamedTuple):

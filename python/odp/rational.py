@@ -15,7 +15,7 @@ import decimal
 import functools
 import math
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 from .errors import InvalidParameter
 
@@ -81,6 +81,34 @@ def magnitude(x: Fraction | int) -> str:
     sign = "-" if x < 0 else ""
     return f"about {sign}1e{round(math.log10(abs(x.numerator)) - math.log10(x.denominator))}"
 
+
+def short_number(x: Any) -> str:
+    """A parameter for a message: as given when short (24 characters at most), else its order
+    of magnitude (:func:`magnitude`)."""
+    text = str(x)
+    if len(text) <= 24:
+        return text
+    try:
+        return magnitude(Fraction(text))
+    except (ValueError, ZeroDivisionError):
+        return text[:24] + "..."
+
+
+def bisect_on_grid(ok: Callable[[Fraction], bool], lo: Fraction, hi: Fraction,
+                   denominator: int) -> Fraction:
+    """Bisection of a monotone predicate on the grid ``ℤ/denominator``: given ``not ok(lo)``
+    and ``ok(hi)`` (``hi`` on the grid), the point ``hi`` it ends at satisfies ``ok`` and the
+    grid point below it does not (to the grid's resolution)."""
+    step = Fraction(1, denominator)
+    while hi - lo > step:
+        mid = ceil_fraction((lo + hi) / 2, denominator)
+        if mid >= hi:
+            break
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 @functools.lru_cache(maxsize=1)
 def _exp_floor_bound() -> Fraction:

@@ -62,7 +62,7 @@ from .floats import round_up_significant
 from .guarantees import RDP
 from .intervals import Arith, Interval
 from .normal import cdf, scaled_tail_interval
-from .rational import magnitude
+from .rational import magnitude, short_number
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -338,19 +338,8 @@ def subsampled_gaussian_rdp(q: Any, sigma: Any, alpha: Any, steps: Any = 1) -> F
     t = check_steps(steps)
     lo, hi = subsampled_gaussian_rdp_bracket(q, sigma, alpha)
     value = t * hi if lo == hi else round_up_significant(t * hi, _RESULT_DIGITS)
-    return _in_range(value, f"the Rényi DP at order {_show(alpha)} of {t} step(s) of the "
-                            f"Poisson-subsampled Gaussian (q={_show(q)}, sigma={_show(sigma)})")
-
-
-def _show(x: Any) -> str:
-    """A parameter for a message: as given when short, else its order of magnitude."""
-    text = str(x)
-    if len(text) <= 24:
-        return text
-    try:
-        return magnitude(Fraction(text))
-    except (ValueError, ZeroDivisionError):
-        return text[:24] + "..."
+    return _in_range(value, f"the Rényi DP at order {short_number(alpha)} of {t} step(s) of the "
+                            f"Poisson-subsampled Gaussian (q={short_number(q)}, sigma={short_number(sigma)})")
 
 
 def _in_range(value: Fraction, what: str) -> Fraction:
@@ -424,7 +413,7 @@ class RDPAccountant:
         return [dict(e) for e in self._events]
 
     def _add(self, values: Mapping[Fraction, Fraction], event: dict[str, str]) -> "RDPAccountant":
-        what = ", ".join(f"{k}={_show(v)}" for k, v in event.items())
+        what = ", ".join(f"{k}={short_number(v)}" for k, v in event.items())
         totals = {a: _in_range(self._totals[a] + values[a],
                               f"the composed Rényi DP at order {a} after adding {what}")
                   for a in self._orders}  # checked before anything changes

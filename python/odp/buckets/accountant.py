@@ -27,7 +27,7 @@ from ..errors import InvalidBudget, InvalidParameter
 from ..floats import float_down, float_up, round_down_significant, round_up_significant
 from ..limits import Estimate, Limits, ResourceLimitExceeded
 from ..progress import ProgressArg, Reporter
-from ..rational import magnitude
+from ..rational import short_number
 from .compose import compose as compose_states
 from ._numerics import U
 from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
@@ -184,19 +184,8 @@ MAX_COMPOSITIONS = 2**32
 LOSS_SPREAD = 8.0
 
 
-def _short_number(text: Any) -> str:
-    """A parameter for a message: as given when short, else :func:`odp.rational.magnitude`."""
-    text = str(text)
-    if len(text) <= 24:
-        return text
-    try:
-        return magnitude(Fraction(text))
-    except (ValueError, ZeroDivisionError):
-        return text[:24] + "..."
-
-
 def _describe_short(mech: PLDMechanism) -> str:
-    return ", ".join(f"{k}={_short_number(v)}" for k, v in mech.describe().items())
+    return ", ".join(f"{k}={short_number(v)}" for k, v in mech.describe().items())
 
 
 def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> InvalidParameter:
@@ -345,12 +334,12 @@ class PrivacyBucketsAccountant:
         if scale is not None and scale > MAX_LOSS_SCALE:
             raise InvalidParameter(
                 f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
-                f"loss is of order up to {_short_number(scale)}, beyond double precision; a "
+                f"loss is of order up to {short_number(scale)}, beyond double precision; a "
                 "mechanism with such losses gives essentially no privacy")
         if scale is not None and 0 < scale < MIN_LOSS_SCALE:
             raise InvalidParameter(
                 f"privacy buckets cannot represent {_describe_short(mech)}: one run's privacy "
-                f"loss is at most {_short_number(scale)}, below the smallest loss scale the "
+                f"loss is at most {short_number(scale)}, below the smallest loss scale the "
                 "float grid resolves (1e-300)")
         items = mech.work_items(self.tail_mass)
         if items:
@@ -536,7 +525,7 @@ class PrivacyBucketsAccountant:
         distinguishing mass exceeds it (then no finite ε exists), or only the bound's own
         infinity mass (tails cut off the window) and round-off bounds do."""
         d = _query_number(delta, "delta")
-        text = _short_number(format_fraction(d))
+        text = short_number(format_fraction(d))
         states = self._states()
         distinguishing = max(s.d for s in states)  # a lower bound on the true mass
         if distinguishing > float_up(d):
