@@ -53,7 +53,7 @@ import functools
 import math
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, TypeVar
 
 from . import dp_conversions as cv
 from .budget import MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_epsilon, to_fraction
@@ -63,6 +63,9 @@ from .guarantees import RDP
 from .intervals import Arith, Interval
 from .normal import cdf, scaled_tail_interval
 from .rational import magnitude, short_number
+
+_ORDERS = "Rényi orders > 1"
+T = TypeVar("T", Fraction, int)  # an order: a Fraction, or an int for integer orders
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -359,7 +362,7 @@ def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1, *,
                               orders: Iterable[Any] = DEFAULT_ORDERS) -> list[RDP]:
     """:func:`subsampled_gaussian_rdp` at every order: ``[RDP(α, T·ε(α)), …]``."""
     qq, s, t = check_rate(q), check_sigma(sigma), check_steps(steps)
-    out = [RDP(a, subsampled_gaussian_rdp(qq, s, a, t)) for a in _orders(orders)]
+    out = [RDP(a, subsampled_gaussian_rdp(qq, s, a, t)) for a in parse_orders(orders, check_order, _ORDERS)]
     return out
 
 
@@ -371,13 +374,16 @@ def subsampled_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: Any, *,
     return cv.best_rdp_to_dp(subsampled_gaussian_curve(q, sigma, steps, orders=orders), delta)
 
 
-def _orders(orders: Iterable[Any]) -> tuple[Fraction, ...]:
+def parse_orders(orders: Iterable[Any], check: Callable[[Any], T], what: str) -> tuple[T, ...]:
+    """A non-empty, sorted tuple of distinct orders, each checked by ``check``; ``what`` names
+    them in the error."""
     if isinstance(orders, (str, bytes)) or not isinstance(orders, Iterable):
-        raise InvalidParameter("orders must be a sequence of Rényi orders > 1")
-    out = tuple(sorted({check_order(a) for a in orders}))
+        raise InvalidParameter(f"orders must be a sequence of {what}")
+    out = tuple(sorted({check(a) for a in orders}))
     if not out:
         raise InvalidParameter("orders must not be empty")
     return out
+
 
 
 class RDPAccountant:
@@ -399,7 +405,7 @@ class RDPAccountant:
     """
 
     def __init__(self, orders: Iterable[Any] = DEFAULT_ORDERS):
-        self._orders = _orders(orders)
+        self._orders = parse_orders(orders, check_order, _ORDERS)
         self._totals: dict[Fraction, Fraction] = {a: Fraction(0) for a in self._orders}
         self._events: list[dict[str, str]] = []
 

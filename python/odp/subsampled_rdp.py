@@ -85,7 +85,8 @@ from .errors import InvalidBudget, InvalidParameter
 from .floats import round_up_significant
 from .guarantees import RDP
 from .intervals import Arith, Interval
-from .rdp import MAX_ORDER, check_rate, check_sigma, check_steps, subsampled_gaussian_rdp
+from .rdp import (MAX_ORDER, check_rate, check_sigma, check_steps, parse_orders,
+                  subsampled_gaussian_rdp)
 
 __all__ = [
     "INTEGER_ORDERS",
@@ -153,12 +154,7 @@ def discrete_gaussian_rdp(sigma: Any) -> Callable[[int], Fraction]:
 
 
 def _orders(orders: Iterable[Any]) -> tuple[int, ...]:
-    if isinstance(orders, (str, bytes)) or not isinstance(orders, Iterable):
-        raise InvalidParameter("orders must be a sequence of integer Rényi orders >= 2")
-    out = tuple(sorted({check_integer_order(a) for a in orders}))
-    if not out:
-        raise InvalidParameter("orders must not be empty")
-    return out
+    return parse_orders(orders, check_integer_order, "integer Rényi orders >= 2")
 
 
 # ----------------------------------------------------------------------- Zhu & Wang 2019
