@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from ledger_forgery import rewrite_events
 
 import odp
 from odp import _lean_rules as lean
@@ -31,8 +32,6 @@ from odp.composition import (BucketsComposition, Lemma11, OptDel, RDPComposition
                              ReplaceOneComposition, StepSpec)
 from odp.errors import CertificateError, InvalidParameter
 from odp.guarantees import as_odp
-from odp.ledger.chain import ChainVerifier, EventRow, Genesis
-from odp.ledger.head import HeadRecord, head_path, write_head
 from odp.mechanisms.dpsgd import DPSGD, LogisticRegressionModel
 from odp.mechanisms.erm import OutputPerturbationERM, TestedLogisticRegression
 from odp.mechanisms.iterative import IterativeMechanism, NoisyGradientDescent
@@ -435,37 +434,20 @@ def test_the_two_forgeries_fail_the_generated_checker_naming_the_round(kind, tmp
 def _relabel_free_in_the_ledger(path: Path) -> None:
     """A forger without keys rewrites the ledger: the first toy round declares (values: 0,
     ⊥: 0) and is charged 0, the chain recomputed; the recorded mechanism stays M_toy."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    meta = dict(conn.execute("SELECT key, value FROM meta"))
-    rows = conn.execute("SELECT seq, kind, round_id, mechanism, params, guarantee, sup_epsilon, "
-                        "delta, interactive, label, charged, reason, owner, created FROM events "
-                        "ORDER BY seq").fetchall()
-    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type='trigger'").fetchall()
-    for name, _ in triggers:
-        conn.execute(f"DROP TRIGGER {name}")
-    verifier = ChainVerifier(Genesis(meta["ledger_id"], Fraction(meta["epsilon"]),
-                                     Fraction(meta["delta"])))
-    target = next(r[2] for r in rows if r[1] == "reserve" and r[3] == "toy")
-    for stored in rows:
-        stored = list(stored)
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT kind, round_id, mechanism FROM events ORDER BY seq").fetchall()
+    conn.close()
+    target = next(r[1] for r in rows if r[0] == "reserve" and r[2] == "toy")
+
+    def relabel(stored: list) -> None:
         if stored[2] == target and stored[1] == "reserve":
             g = json.loads(stored[5])
             g["costs"] = [[label, "0"] for label, _ in g["costs"]]
             stored[5], stored[6] = json.dumps(g, separators=(",", ":")), "0"
         elif stored[2] == target:
             stored[10] = "0"
-        row = EventRow.from_stored(stored)
-        prev = verifier.state.head
-        digest = verifier.check(row, None, None)
-        conn.execute("UPDATE events SET guarantee = ?, sup_epsilon = ?, charged = ?, "
-                     "prev_hash = ?, row_hash = ? WHERE seq = ?",
-                     (stored[5], stored[6], stored[10], prev, digest, row.seq))
-    for _, sql in triggers:
-        conn.execute(sql)
-    conn.close()
-    write_head(head_path(path), HeadRecord(meta["ledger_id"], verifier.state.rows,
-                                           verifier.state.rounds, verifier.state.head),
-               force=True)
+
+    rewrite_events(path, relabel)
 
 
 def test_a_consistent_rewrite_of_the_ledger_still_fails_at_the_mech_row(tmp_path):

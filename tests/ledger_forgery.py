@@ -1,0 +1,50 @@
+"""A forger without keys rewrites a SQLite ledger's event rows and recomputes the hash chain and
+the head file: a self-consistent ledger that no chain or head check can tell from a real one
+(what certificates must survive; tests/test_certificate_trust.py, tests/test_cert_mechanisms.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+
+from odp.ledger.chain import ChainVerifier, EventRow, Genesis
+from odp.ledger.head import HeadRecord, head_path, write_head
+
+#: The event columns, in the order of :meth:`EventRow.from_stored`.
+COLUMNS = ("seq, kind, round_id, mechanism, params, guarantee, sup_epsilon, delta, interactive, "
+           "label, charged, reason, owner, created")
+#: The columns an edit may change (indices into a stored row).
+EDITABLE = {"guarantee": 5, "sup_epsilon": 6, "label": 9, "charged": 10}
+
+
+def rewrite_events(path: Path, edit: Callable[[list], None]) -> None:
+    """Apply ``edit`` to every stored event row (a list, changed in place; only the
+    :data:`EDITABLE` columns are written back), recompute every row's hash, and write the head
+    file the new chain ends at.  The ledger's triggers (which refuse updates) are dropped for
+    the rewrite and put back."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    rows = conn.execute(f"SELECT {COLUMNS} FROM events ORDER BY seq").fetchall()
+    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type='trigger'").fetchall()
+    for name, _ in triggers:
+        conn.execute(f"DROP TRIGGER {name}")
+    verifier = ChainVerifier(Genesis(meta["ledger_id"], Fraction(meta["epsilon"]),
+                                     Fraction(meta["delta"])))
+    for stored in rows:
+        stored = list(stored)
+        edit(stored)
+        row = EventRow.from_stored(stored)
+        prev = verifier.state.head
+        digest = verifier.check(row, None, None)
+        conn.execute("UPDATE events SET " + ", ".join(f"{c} = ?" for c in EDITABLE)
+                     + ", prev_hash = ?, row_hash = ? WHERE seq = ?",
+                     (*(stored[i] for i in EDITABLE.values()), prev, digest, row.seq))
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.close()
+    write_head(head_path(path), HeadRecord(meta["ledger_id"], verifier.state.rows,
+                                           verifier.state.rounds, verifier.state.head),
+               force=True)
