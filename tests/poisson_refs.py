@@ -22,17 +22,7 @@ import math
 import mpmath as mp
 import numpy as np
 from scipy import special
-
-
-def mpf(x) -> mp.mpf:
-    from fractions import Fraction
-
-    if isinstance(x, Fraction):
-        return mp.mpf(x.numerator) / x.denominator
-    if isinstance(x, str):
-        f = Fraction(x)
-        return mp.mpf(f.numerator) / f.denominator
-    return mp.mpf(x)
+from test_buckets_refs import mpf
 
 
 # ----------------------------------------------------------------------------- one run

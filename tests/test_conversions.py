@@ -9,6 +9,7 @@ import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_buckets_refs import gaussian_epsilon
 
 import odp
 from odp import conversions as cv
@@ -247,30 +248,6 @@ def test_gdp_conversion_is_exact_up_to_the_grid(mu):
 # (review of 2026-11-27: the enclosure of δ(ε) lost its second term below ~1e-40, and a tiny μ
 # hung.)  References: mpmath's Φ at high precision and an mpmath bisection, nothing from odp.
 
-def _mp_gdp_delta(mu, eps):
-    """Exact δ(ε) of μ-GDP (Dong–Roth–Su Cor. 2.13) at the current mpmath precision."""
-    m = M(mu)
-    e = eps if isinstance(eps, mpmath.mpf) else M(eps)
-    return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
-
-
-def _mp_gdp_epsilon(mu, delta):
-    """The exact ε(δ) of μ-GDP by bisection on the exact δ(ε) (to 1e-25)."""
-    d = M(delta)
-    if _mp_gdp_delta(mu, 0) <= d:
-        return mpmath.mpf(0)
-    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-    while _mp_gdp_delta(mu, hi) > d:
-        lo, hi = hi, 2 * hi
-    while hi - lo > mpmath.mpf(10) ** -25:
-        mid = (lo + hi) / 2
-        if _mp_gdp_delta(mu, mid) > d:
-            lo = mid
-        else:
-            hi = mid
-    return hi
-
-
 GDP_POINTS = [  # the reviewer's points first (odp was up to 0.0018 above the exact ε there)
     ("3", "1e-50"), ("3", "1e-20"), ("0.7", "1e-20"), ("0.7", "1e-12"), ("1.3", "1e-30"),
     ("2", "1e-50"), ("3", "1e-300"), ("10", "1e-300"), ("0.01", "1e-300"), ("40", "1e-100"),
@@ -284,9 +261,9 @@ def test_gdp_to_dp_epsilon_is_the_grid_point_above_the_exact_epsilon(mu, delta):
     beyond the grid, however small δ is (the slack a relative 2e-32 in δ could add never
     shows at these points)."""
     mpmath.mp.dps = 80
-    exact = _mp_gdp_epsilon(mu, delta)
+    exact = gaussian_epsilon(mu, delta)
     got = cv.gdp_to_dp_epsilon(mu, delta)
-    assert _mp_gdp_delta(mu, got) <= M(delta)
+    assert gaussian_delta(got, mu) <= M(delta)
     assert exact <= M(got) < exact + mpmath.mpf(10) ** -12
 
 
@@ -298,7 +275,7 @@ def test_gdp_to_dp_epsilon_is_the_grid_point_above_the_exact_epsilon(mu, delta):
 ])
 def test_gdp_delta_is_within_a_relative_2e_29_above_the_exact_delta(mu, eps):
     mpmath.mp.dps = 450  # μ = 1e-300 cancels 300 digits in the exact formula
-    exact = _mp_gdp_delta(mu, eps)
+    exact = gaussian_delta(eps, mu)
     got = M(cv.gdp_delta(mu, eps))
     assert exact > 0
     assert exact <= got <= exact * (1 + 2 * mpmath.mpf(10) ** -29)
@@ -322,7 +299,7 @@ def test_tiny_mu_converts_in_time_and_through_the_accountant():
     t0 = time.process_time()
     got = cv.gdp_to_dp_epsilon("1e-6", "1e-10")
     assert time.process_time() - t0 < 20
-    exact = _mp_gdp_epsilon("1e-6", "1e-10")
+    exact = gaussian_epsilon("1e-6", "1e-10")
     assert exact <= M(got) < exact + mpmath.mpf(10) ** -12
     acc = odp.Accountant(epsilon=1, delta="1e-6")
     record = acc.charge(odp.guarantees.GDP("1e-6"), delta="1e-10")
