@@ -180,12 +180,14 @@ def delta_with_gaussian(base, mu2, eps):
     return max(out)
 
 
-def epsilon_bisect(delta_fn, target, hi=1.0, steps=80):
-    """Smallest ε >= 0 with ``delta_fn(ε) <= target`` (bisection; ``delta_fn`` decreasing)."""
-    d = mpf(target)
-    if delta_fn(0) <= d:
-        return mp.mpf(0)
-    lo, hi = mp.mpf(0), mp.mpf(hi)
+def _bracket(delta_fn, d, hi, steps):
+    """``(lo, hi)`` around the smallest ε >= 0 with ``delta_fn(ε) <= d`` (``delta_fn``
+    decreasing): doubling from ``hi``, then ``steps`` bisections; ``(0, 0)`` if ε = 0 does.
+    Works in the type of ``hi`` (float or mpmath)."""
+    zero = 0 * hi
+    if delta_fn(zero) <= d:
+        return zero, zero
+    lo = zero
     while delta_fn(hi) > d:
         lo, hi = hi, 2 * hi
     for _ in range(steps):
@@ -194,7 +196,12 @@ def epsilon_bisect(delta_fn, target, hi=1.0, steps=80):
             lo = mid
         else:
             hi = mid
-    return hi
+    return lo, hi
+
+
+def epsilon_bisect(delta_fn, target, hi=1.0, steps=80):
+    """Smallest ε >= 0 with ``delta_fn(ε) <= target`` (bisection; ``delta_fn`` decreasing)."""
+    return _bracket(delta_fn, mpf(target), mp.mpf(hi), steps)[1]
 
 
 # ----------------------------------------------------------------------------- T runs, grid
@@ -288,15 +295,5 @@ def grid_bracket(q: float, mu: float, T: int, delta: float, h: float = 1e-4):
 
 
 def _search(fn, delta, upper: bool, iters=60):
-    lo, hi = 0.0, 1.0
-    if fn(0.0) <= delta:
-        return 0.0
-    while fn(hi) > delta:
-        lo, hi = hi, 2 * hi
-    for _ in range(iters):
-        mid = (lo + hi) / 2
-        if fn(mid) > delta:
-            lo = mid
-        else:
-            hi = mid
+    lo, hi = _bracket(fn, delta, 1.0, iters)
     return hi if upper else lo
