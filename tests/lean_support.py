@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from odp import _lean_rules as rules
 from odp import lean_toolchain as lt
+from odp.certs.format import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,3 +73,13 @@ def scratch_cache(dest: Path, toolchain: lt.Toolchain) -> Path:
 
     shutil.copytree(source, target, copy_function=link)
     return dest
+
+
+def replayed_final(text: str) -> tuple[int, int]:
+    """The final budget ``(ε, δ)`` (in units) that a certificate's own rows replay to, under the
+    generated rules: what a certificate claims (or a forger would claim) for the kernel check."""
+    cert = parse(text)
+    s = rules.State(cert.budget_eps, cert.budget_delta)
+    for st in cert.steps:
+        s = rules.update(s, rules.Entry(st.sup_eps, st.charged, st.delta))
+    return s.eps, s.delta

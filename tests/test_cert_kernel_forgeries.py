@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from odp import _lean_rules as rules
 from odp.certs.format import parse
 from odp.certs.kernel import check_kernel, lean_certificate
 
-from lean_support import toolchain  # noqa: F401  (fixture)
+from lean_support import replayed_final, toolchain  # noqa: F401  (fixture)
 from test_cert_mechanisms import _forge, _real_run
 
 # The Lean toolchain (tests/conftest.py marks every test using it so; explicit here too): these
@@ -23,21 +22,12 @@ from test_cert_mechanisms import _forge, _real_run
 pytestmark = [pytest.mark.slow, pytest.mark.lean]
 
 
-def _replayed(text: str) -> tuple[int, int]:
-    """The final budget a forger would claim: the forged rows' own replay."""
-    cert = parse(text)
-    s = rules.State(cert.budget_eps, cert.budget_delta)
-    for st in cert.steps:
-        s = rules.update(s, rules.Entry(st.sup_eps, st.charged, st.delta))
-    return s.eps, s.delta
-
-
 @pytest.mark.parametrize("kind", ["toy", "dp"])
 def test_the_kernel_rejects_the_forgery_at_its_round(toolchain, kind):  # noqa: F811
     cert = _real_run().certificate()
     forged, n = _forge(cert.text, kind)
-    source = lean_certificate(parse(forged), _replayed(forged), chunk=1)
+    source = lean_certificate(parse(forged), replayed_final(forged), chunk=1)
     assert "⟨kindToy, [200000], []⟩" in source and "⟨kindDp, [], []⟩" in source
-    result = check_kernel(forged, _replayed(forged), chunk=1)
+    result = check_kernel(forged, replayed_final(forged), chunk=1)
     assert not result.ok, result.message
     assert "rejected" in result.message and f"chunk{n - 1}_ok" in result.message

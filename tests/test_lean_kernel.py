@@ -14,29 +14,20 @@ import pytest
 
 import odp
 from odp import _lean_rules as rules
-from odp.certs.format import parse
 from odp.certs.kernel import check_kernel
 from odp.cli import main
 
-from lean_support import scratch_cache, toolchain  # noqa: F401  (fixture)
+from lean_support import replayed_final, scratch_cache, toolchain  # noqa: F401  (fixture)
 from test_lean_check import check
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
-def _final(text: str) -> tuple[int, int]:
-    cert = parse(text)
-    s = rules.State(cert.budget_eps, cert.budget_delta)
-    for st in cert.steps:
-        s = rules.update(s, rules.Entry(st.sup_eps, st.charged, st.delta))
-    return s.eps, s.delta
-
-
 @pytest.mark.parametrize("name,accepted", [("ok_blocks", True), ("bad_refund", False)])
 def test_kernel_decides_the_example_ledgers(toolchain, name, accepted):  # noqa: F811
     text = (EXAMPLES / f"{name}.ledger").read_text(encoding="utf-8")
-    result = check_kernel(text, _final(text))
+    result = check_kernel(text, replayed_final(text))
     assert result.ok is accepted, result.message
     if not accepted:
         assert "rejected" in result.message and "chunk0_ok" in result.message
@@ -45,7 +36,7 @@ def test_kernel_decides_the_example_ledgers(toolchain, name, accepted):  # noqa:
 def test_kernel_refuses_a_wrong_final_budget(toolchain):  # noqa: F811
     """A ledger that replays, claimed to end one unit higher than it does: the kernel refuses."""
     text = (EXAMPLES / "ok_basic.ledger").read_text(encoding="utf-8")
-    eps, delta = _final(text)
+    eps, delta = replayed_final(text)
     wrong = check_kernel(text, (eps + 1, delta))
     assert not wrong.ok and "rejected" in wrong.message
 
@@ -89,7 +80,7 @@ def test_a_tampered_cached_ledger_core_is_rebuilt(toolchain, tmp_path, monkeypat
     olean.write_bytes(tampered)
     assert "LedgerCore.olean differs" in lt.stamp_problem(build, rules.SOURCE_SHA256)
     text = (EXAMPLES / "ok_blocks.ledger").read_text(encoding="utf-8")
-    result = check_kernel(text, _final(text), say=messages.append)
+    result = check_kernel(text, replayed_final(text), say=messages.append)
     assert result.ok, result.message
     assert any("not reusing the cached" in m and "differs" in m for m in messages), messages
     assert olean.read_bytes() != tampered  # rebuilt

@@ -148,23 +148,14 @@ class SQLiteLedger(ChainedLedger):
         # The journal (docs/ledger.md): commits skip SQLite's flush and the head file's one
         # fdatasync makes the new rows durable in its journal; off without a synced head file.
         self._journaled = head_file and head_sync and not readonly
-        # seq → stored values of the rows no head holds yet (encoded only if journaled)
-        self._recent: dict[int, Sequence[object]] = {}
-        self._caching = False  # whether _refresh keeps rows for the journal (once opened)
-        self._unflushed = False  # a settle committed without a flush (see the class docstring)
-        # the rows put back from the head file's journal when opened (first, last), if any
-        self.restored_range: tuple[int, int] | None = None
-        self._wal_synced: tuple[int, int] | None = None  # the -wal whose directory entry is synced
-        self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
-        self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
         self._primary = head_path(self.path)
         self._heads = ([self._primary] if head_file else []) + [Path(a) for a in anchors]
         self._snapshot_dir: str | None = None
         self.snapshot_copy = False
-        # SQLite's busy handler covers most waits, but a few lock conflicts of a first open (a
-        # file switching to WAL, a connection closing as the last one) come back as "database
-        # is locked" at once.  The open is idempotent (creation re-checks emptiness inside
-        # BEGIN IMMEDIATE), so it is retried until ``busy_timeout`` has passed.
+        # SQLite's busy handler covers the waits of an open, but under load a concurrent first
+        # open was seen to get "database is locked" at once (2 of 50 trials of 8 processes;
+        # the cause is not identified).  The open is idempotent (creation re-checks emptiness
+        # inside BEGIN IMMEDIATE), so it is retried until ``busy_timeout`` has passed.
         deadline = time.monotonic() + busy_timeout
         pause = 0.002
         while True:
@@ -177,16 +168,21 @@ class SQLiteLedger(ChainedLedger):
                                       f"{busy_timeout:g} s ({locked})") from None
                 time.sleep(pause * (0.5 + random.random()))
                 pause = min(2 * pause, 0.25)
-                self._wal_synced = None
-                self._wrote_rows = False
-                self.restored_range = None
-                self._recent = {}
-                self._caching = False
 
     def _open_once(self, budget: Budget | None, readonly: bool, busy_timeout: float,
                    _check_heads: bool) -> None:
         """One attempt at opening (and, if missing, creating) the ledger; raises
-        :class:`_StillLocked` if SQLite reported a lock conflict without waiting."""
+        :class:`_StillLocked` if SQLite reported a lock conflict without waiting.  Each attempt
+        starts from a fresh connection state."""
+        # seq → stored values of the rows no head holds yet (encoded only if journaled)
+        self._recent: dict[int, Sequence[object]] = {}
+        self._caching = False  # whether _refresh keeps rows for the journal (once opened)
+        self._unflushed = False  # a settle committed without a flush (see the class docstring)
+        # the rows put back from the head file's journal when opened (first, last), if any
+        self.restored_range: tuple[int, int] | None = None
+        self._wal_synced: tuple[int, int] | None = None  # the -wal whose directory entry is synced
+        self._wrote_rows = False  # whether the last commit appended rows (and so synced the WAL)
+        self._sync_mode = "FULL"  # the connection's PRAGMA synchronous
         where = str(self.path)
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists:
