@@ -39,9 +39,9 @@ from .. import _lean_rules as lean
 from ..guarantees import ALL, Label
 from .units import in_units
 
-__all__ = ["MechRow", "Kind", "KINDS", "LINKED", "CAPSTONE", "RECORDED", "HYPOTHESES", "Units",
-           "Derived", "derive", "row_for", "lean_args", "theorem_of", "guarantees",
-           "expected_text"]
+__all__ = ["MechRow", "Kind", "KINDS", "LINKED", "CAPSTONE", "capstone_applies", "RECORDED",
+           "HYPOTHESES", "Units", "Derived", "derive", "row_for", "lean_args", "theorem_of",
+           "guarantees", "expected_text"]
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,15 @@ def _test_release(p: Mapping[str, Any]) -> Derived:
 LINKED = frozenset({"dp", "toy", "laplace", "gaussian", "rr", "svt", "ptr", "iqr",
                     "test_release", "median", "iter", "lemma11"})
 CAPSTONE = "Odp.Certs.certificate_sound_builtin"
+
+
+def capstone_applies(rounds: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether :data:`CAPSTONE` covers a run with these rounds (the ``rounds`` of
+    :func:`guarantees`): it is in the Lean sources this odp was generated from, and every round
+    is of a linked kind, proved or a DP charge."""
+    return CAPSTONE in lean.LEAN_THEOREMS and all(
+        r["mechanism"] in LINKED and (r["status"] == "proved" or r["mechanism"] == "dp")
+        for r in rounds)
 
 
 RECORDED: dict[str, Callable[[Mapping[str, Any]], Derived | None]] = {

@@ -23,7 +23,7 @@ from ..budget import Budget
 from ..errors import CertificateError, LedgerError, OdpError
 from ..ledger.chain import ChainVerifier, EventRow, Genesis, ROW_FIELDS
 from ..ledger.records import BudgetState, apply_row
-from .mechanisms import CAPSTONE, LINKED
+from .mechanisms import CAPSTONE, capstone_applies
 
 
 @dataclass
@@ -121,17 +121,6 @@ def _round_list(ns: list[int]) -> str:
     return shown + (f" and {len(ns) - 12} more" if len(ns) > 12 else "")
 
 
-def _capstone_applies(rounds: list[dict[str, Any]]) -> bool:
-    """Whether :data:`odp.certs.mechanisms.CAPSTONE` covers a run with these rounds: it is in
-    the Lean sources this odp was generated from, and every round is of a linked kind, proved
-    or a DP charge."""
-    from .. import _lean_rules as lean
-
-    return CAPSTONE in lean.LEAN_THEOREMS and all(
-        r["mechanism"] in LINKED and (r["status"] == "proved" or r["mechanism"] == "dp")
-        for r in rounds)
-
-
 def guarantee_statements(guarantees: dict[str, Any] | None
                          ) -> tuple[list[str], list[str]]:
     """(established, not established) about the rounds' guarantees
@@ -153,7 +142,7 @@ def guarantee_statements(guarantees: dict[str, Any] | None
             "each names a built-in mechanism whose classes, costs and δ are the cost function "
             "of its parameters (Odp.LedgerCore.mechOk), which "
             + ", ".join(theorems) + " prove")
-    if rounds and _capstone_applies(rounds):
+    if rounds and capstone_applies(rounds):
         established.append(
             f"by {CAPSTONE}: every round is of a built-in kind that Odp/Certs/Link.lean joins to "
             "Theorem 7, so if each round's request was the built-in mechanism its mech row "
