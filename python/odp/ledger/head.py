@@ -282,11 +282,19 @@ def check_head(record: HeadRecord, path: Path, ledger_id: str, chain: ChainHead,
 
 
 @contextlib.contextmanager
-def exclusive(path: Path) -> Iterator[None]:
+def exclusive(path: Path, *, create: bool = True) -> Iterator[None]:
     """Hold the head file's exclusive lock — against this process's threads and other
     processes — around a whole write transaction.  Writers then queue in the kernel (woken as
     soon as the lock is free) instead of polling SQLite's lock, and the head they write after
-    their commit is in commit order.  Inside, call :func:`write_head` with ``held=True``."""
+    their commit is in commit order.  Inside, call :func:`write_head` with ``held=True``.
+
+    ``create=False`` (only waiting for the writers in flight, e.g. while an open checks the
+    heads): a missing head file is not created — no writer holds its lock, since a writer
+    creates the file before it commits — and the body runs without the lock.  A read, or an
+    open that fails, then leaves the directory as it found it."""
+    if not create and not path.exists():
+        yield
+        return
     fd, created, lock = _open_head(path)
     with lock:
         fcntl.flock(fd, fcntl.LOCK_EX)

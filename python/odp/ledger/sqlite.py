@@ -417,7 +417,7 @@ class SQLiteLedger(ChainedLedger):
             # ledger's first charge, typically).  Wait for the writers in flight — once the
             # lock is ours, every committed durable row has its head — and look again.  A
             # head still missing then is a real loss.
-            with self._writers_queue():
+            with self._writers_queue(create=False):  # no head file: none is created
                 pass
             self._check_heads_once()
 
@@ -723,9 +723,12 @@ class SQLiteLedger(ChainedLedger):
             self._unflushed = False
             self._write_heads(held=bool(self._heads), synced=True)
 
-    def _writers_queue(self) -> contextlib.AbstractContextManager[object]:
-        """Writers queue on the head file's lock (kernel-woken), not by polling SQLite's."""
-        return head_exclusive(self._heads[0]) if self._heads else contextlib.nullcontext()
+    def _writers_queue(self, *, create: bool = True) -> contextlib.AbstractContextManager[object]:
+        """Writers queue on the head file's lock (kernel-woken), not by polling SQLite's.
+        ``create=False``: only wait for the writers in flight; a missing head file stays
+        missing (see :func:`odp.ledger.head.exclusive`)."""
+        return (head_exclusive(self._heads[0], create=create) if self._heads
+                else contextlib.nullcontext())
 
     def _sync_wal(self) -> None:
         """``fsync`` the ``-wal`` file.  Never the database file: closing a descriptor of it
