@@ -89,3 +89,59 @@ def test_reanchor_still_writes_the_head(headless):
     assert (headless / "run.db.head").stat().st_size > 0
     acc = odp.Accountant(ledger=headless / "run.db")
     acc.close()
+
+
+# ------------------------------------------------------------------ Certificate.write
+@pytest.fixture(scope="module")
+def certificate():
+    acc = odp.Accountant("1", "1e-6", rng=odp.SeededRandom(4))
+    acc.charge(odp.DP("0.1"))
+    return acc.certificate()
+
+
+@pytest.mark.parametrize("where", ["adir", "missing/x.cert", "afile/x.cert", "sidedir"])
+def test_certificate_write_refusals_are_typed_and_leave_nothing(where, certificate, tmp_path):
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("not a directory\n")
+    (tmp_path / "sidedir.json").mkdir()  # the sidecar's path is a directory
+    before = _tree(tmp_path), sorted(p.name for p in tmp_path.rglob("*"))
+    with pytest.raises(odp.OutputError) as info:
+        certificate.write(tmp_path / where)
+    assert isinstance(info.value, odp.OdpError) and isinstance(info.value, OSError)
+    assert str(tmp_path / where.split("/")[0]) in str(info.value)
+    assert (_tree(tmp_path), sorted(p.name for p in tmp_path.rglob("*"))) == before
+
+
+def test_certificate_write_on_a_full_disk_leaves_nothing(tmp_path):
+    """A write that the file system refuses part-way (here: the file-size limit, which fails a
+    write as a full disk does) raises OutputError and leaves no file, partial or temporary."""
+    import subprocess
+    import sys
+
+    code = f"""
+import resource, odp
+acc = odp.Accountant("1", "1e-6", rng=odp.SeededRandom(4))
+acc.charge(odp.DP("0.1"))
+cert = acc.certificate()
+resource.setrlimit(resource.RLIMIT_FSIZE, (64, resource.RLIM_INFINITY))
+try:
+    cert.write({str(tmp_path / "run.cert")!r})
+except odp.OutputError as exc:
+    print("OutputError:", exc)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("OutputError:") and "File too large" in proc.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_certificate_write_replaces_both_files_whole(certificate, tmp_path):
+    """A successful write still replaces earlier files (the API does, certify asks --force),
+    readable by others as any new file, and leaves no temporary file."""
+    target = tmp_path / "run.cert"
+    target.write_text("old\n")
+    text, side = certificate.write(target)
+    assert text.read_text() == certificate.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.cert", "run.cert.json"]
+    assert side.stat().st_mode & 0o777 == text.stat().st_mode & 0o777

@@ -24,6 +24,7 @@ from .errors import (
     LedgerError,
     LedgerUnavailable,
     OdpError,
+    OutputError,
     SessionClosed,
 )
 from .guarantees import DP, GDP, ODP, RDP, ZCDP, SubsetDP
@@ -118,5 +119,6 @@ __all__ = [
     "LedgerCorrupted",
     "LedgerUnavailable",
     "OdpError",
+    "OutputError",
     "SessionClosed",
 ]

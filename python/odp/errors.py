@@ -14,7 +14,10 @@ noise may already have been drawn; the error says so.
  ├── ``BudgetExceeded``: Alg. 1 line 4 refuses the request (nothing drawn, nothing recorded)
  ├── ``LedgerError``: the ledger file is unusable, mismatched or corrupt
  │    └── ``LedgerCorrupted``: the hash chain or the recorded head does not match the rows
- └── ``CertificateError``: a certificate does not parse or does not replay
+ ├── ``CertificateError``: a certificate does not parse or does not replay
+ └── ``OutputError`` (also an ``OSError``): a file odp was asked to write could not be written
+      (a directory in its place, a missing directory, no permission, a full disk); nothing is
+      left behind
 """
 
 from __future__ import annotations
@@ -80,6 +83,13 @@ class LedgerUnavailable(LedgerError):
 
 class CertificateError(OdpError):
     """A certificate is malformed or does not replay under the checker."""
+
+
+class OutputError(OdpError, OSError):
+    """A file odp was asked to write (a certificate and its sidecar) could not be written: the
+    path is a directory, its directory is missing or not writable, or the disk is full.
+    Nothing is left behind: no partial or temporary file, and a file that was there before is
+    unchanged.  Also an :class:`OSError`, so code that caught the raw error still does."""
 
 
 class FloatBudgetWarning(UserWarning):

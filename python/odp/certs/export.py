@@ -22,6 +22,8 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import os
+import secrets
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -29,7 +31,7 @@ from typing import Any
 
 from .. import _lean_rules as lean
 from ..budget import Budget
-from ..errors import CertificateError
+from ..errors import CertificateError, OutputError
 from ..guarantees import GuaranteeRecord, Label
 from ..ledger import Ledger, RoundRecord
 from ..ledger.chain import CHAIN_VERSION, ROW_FIELDS, EventRow, Genesis
@@ -64,12 +66,16 @@ class Certificate:
         return self
 
     def write(self, path: str | Path) -> tuple[Path, Path]:
-        """Write ``path`` (the text) and ``path.json`` (the sidecar)."""
+        """Write ``path`` (the text) and ``path.json`` (the sidecar), both or neither.
+
+        Each is written to a temporary file beside it, flushed, and renamed into place, so a
+        failure (a directory in the way, a missing or read-only directory, a full disk) raises
+        :class:`odp.errors.OutputError` and leaves no partial or temporary file behind; files
+        that were there before are replaced only once both new ones are complete."""
         path = Path(path)
         side = sidecar_path(path)
         side_text = json.dumps(self.sidecar, indent=2, sort_keys=True) + "\n"  # fail before writing
-        path.write_text(self.text, encoding="utf-8")
-        side.write_text(side_text, encoding="utf-8")
+        _write_both([(path, self.text), (side, side_text)])
         return path, side
 
     @property
@@ -81,6 +87,43 @@ class Certificate:
 
 def sidecar_path(path: str | Path) -> Path:
     return Path(str(path) + ".json")
+
+
+def _write_both(files: list[tuple[Path, str]]) -> None:
+    """Write every ``(path, text)`` or none (:meth:`Certificate.write`)."""
+    for target, _ in files:
+        if target.is_dir():
+            raise OutputError(f"cannot write the certificate: {target} is a directory")
+        if target.parent.exists() and not target.parent.is_dir():
+            raise OutputError(f"cannot write the certificate: {target.parent} is not a "
+                              "directory")
+    temps: list[tuple[Path, Path]] = []
+    existed = [target.exists() for target, _ in files]
+    placed = 0
+    current = files[0][0]
+    try:
+        for target, text in files:
+            current = target
+            temp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+            # O_EXCL: never another file; mode 0o666 under the umask, like any new file
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            temps.append((temp, target))
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for temp, target in temps:
+            current = target
+            os.replace(temp, target)
+            placed += 1
+    except OSError as exc:
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+        for (target, _), was_there in list(zip(files, existed))[:placed]:
+            if not was_there:  # a new file whose partner failed: not left alone
+                target.unlink(missing_ok=True)
+        raise OutputError(f"cannot write the certificate: {current}: {exc.strerror or exc}; "
+                          "nothing was written") from None
 
 
 def _costs(guarantee: GuaranteeRecord) -> list[tuple[Label, Fraction]]:
