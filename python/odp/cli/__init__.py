@@ -12,14 +12,35 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from ..errors import OdpError
 
 
+def _strict_int(text: str) -> int:
+    """``type=int`` of every odp option: decimal digits only (``int()`` would also read
+    ``1_000`` as 1000: a typo is refused instead of silently taken)."""
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise ValueError(text)
+    return int(text)
+
+
+_strict_int.__name__ = "int"  # argparse names the type in "invalid int value: '1_000'"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (exit code 2), like every other odp error."""
+    """argparse with one-line usage errors (exit code 2), like every other odp error.
+
+    A value that starts with ``-`` and a digit (``--delta -1e-6``, ``--stops -1,2``) is taken
+    as the option's value -- and then refused for its sign, with the reason -- instead of as an
+    unknown option ("expected one argument"): no odp option name starts with a digit."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?[0-9]")
+        self.register("type", int, _strict_int)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
