@@ -90,7 +90,11 @@ def parse_memory(value: Any, *, name: str = "max_memory") -> float:
     if isinstance(value, bool):
         raise InvalidParameter(f"{name} must be a size such as 8G or 512M, got {value!r}")
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond a float
+            raise InvalidParameter(f"{name} {value!r} is too large to be a size (beyond a "
+                                   "float); give inf for no limit") from None
         if math.isnan(number) or number <= 0:
             raise InvalidParameter(f"{name} must be > 0, got {value!r}")
         return number
@@ -102,7 +106,10 @@ def parse_memory(value: Any, *, name: str = "max_memory") -> float:
         raise InvalidParameter(
             f"{name} must be a size such as 8G, 512M or 2.5 (GiB), or inf; got {value!r}")
     number = float(m.group(1)) * _SUFFIX[m.group(2)]
-    if not number > 0 or not math.isfinite(number):
+    if not math.isfinite(number):
+        raise InvalidParameter(f"{name} {value!r} is too large to be a size (beyond a float); "
+                               "give inf for no limit")
+    if not number > 0:
         raise InvalidParameter(f"{name} must be > 0, got {value!r}")
     return number
 
@@ -113,10 +120,17 @@ def parse_seconds(value: Any, *, name: str = "max_seconds") -> float:
         raise InvalidParameter(f"{name} must be a number of seconds, got {value!r}")
     try:
         number = float(value)
+    except OverflowError:  # an int beyond a float
+        raise InvalidParameter(f"{name} {value!r} is too large to be a number of seconds "
+                               "(beyond a float); give inf for no limit") from None
     except (TypeError, ValueError):
         raise InvalidParameter(f"{name} must be a number of seconds or inf, got {value!r}") from None
     if math.isnan(number) or number <= 0:
         raise InvalidParameter(f"{name} must be > 0, got {value!r}")
+    if math.isinf(number) and not (isinstance(value, (int, float)) or str(value).strip().lower()
+                                   in ("inf", "+inf", "infinity", "+infinity")):
+        raise InvalidParameter(f"{name} {value!r} is too large to be a number of seconds "
+                               "(beyond a float); give inf for no limit")
     return number
 
 
