@@ -78,7 +78,9 @@ def _float_model(k: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
     of the ``1,2``-only paths after ``k`` homogeneous steps."""
     u = np.arange(k + 1, dtype=float)
     log_c = np.concatenate([[0.0], np.cumsum(np.log((k - u[:-1]) / (u[:-1] + 1)))])
-    log_q, log_r = -math.log1p(math.exp(-eps)), -math.log1p(math.exp(eps))
+    # log q = -log(1 + e^-eps), log(1-q) = -log(1 + e^eps) = -eps - log(1 + e^-eps): no overflow
+    log_q = -math.log1p(math.exp(-eps))
+    log_r = -eps + log_q
     return (2 * u - k) * eps, np.exp(log_c + u * log_q + (k - u) * log_r)
 
 

@@ -275,9 +275,9 @@ def kernel_support(m: int, epsilon: Fraction, tail_target: float = TAIL_TARGET) 
     """``(j_lo, j_hi)``: the indices of ``K_m`` kept by :func:`segment_kernel`.  A float
     heuristic (``lgamma``) aiming at a left-out mass of about ``tail_target`` on each side, with
     the same geometric bounds as the rigorous ones; ``tail_target <= 0`` keeps everything."""
-    if tail_target <= 0 or m <= 0:
-        return 0, m
     eps = float(epsilon)
+    if tail_target <= 0 or m <= 0 or eps > 700:  # e^eps beyond a float: keep everything
+        return 0, m
     log_q, log_r = -math.log1p(math.exp(-eps)), -math.log1p(math.exp(eps))
     w = math.exp(eps)
     goal = math.log(tail_target / 2)

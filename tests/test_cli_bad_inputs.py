@@ -1,0 +1,106 @@
+"""The exit-code rule of every ``odp`` command, enforced over a table of bad inputs.
+
+* **2** -- the input is not what the command takes: not a ledger or certificate, a missing
+  file, a bad or out-of-range value, an empty path, a request the command refuses;
+* **1** -- only a well-formed input that fails its check (``odp verify``'s negative verdict);
+* **70** -- never for user input (it means a bug in odp).
+
+Every row gives the arguments, the expected exit code and what the one-line message must say;
+each call must print exactly one line on stderr (no traceback, no "internal error") and leave the
+working directory byte-identical -- nothing created, truncated or rewritten.  ``odp verify``'s
+own inputs are covered by its tests (tests/test_certificates.py and neighbours)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import odp
+from odp.cli import EXIT_INTERNAL, main
+
+#: (argv, exit code, regex the message must match).  ``{dir}`` is the inputs directory.
+TABLE: list[tuple[str, int, str]] = [
+    # ----------------------------------------------------------------- values given as options
+    ("optdel --epsilon 0.1 --delta -1e-6 --stops 1,2,3 --costs simple", 2,
+     r"delta.* must be >= 0, got -0\.000001"),
+    ("optdel --epsilon 0.1 --stops -1,2,3 --costs simple", 2,
+     r"stopping point must be an integer >= 1, got -1"),
+    ("buckets --mechanism gaussian --sigma 1 --delta -1e-6", 2,
+     r"delta must be >= 0, got -0\.000001"),
+    ("buckets --mechanism gaussian --sigma -.5 --delta 1e-6", 2, r"sigma must be > 0"),
+    ("table1 --deltas -1e-5", 2, r"delta must be >= 0"),
+    ("ledger init {dir}/new.db --epsilon 1 --delta -1e-6", 2, r"delta must be >= 0"),
+    ("demo --records 1_000", 2, r"invalid int value: '1_000'"),
+    ("optdel --epsilon 0.1 --stops 1,2,3 --costs simple --k 1_0", 2,
+     r"invalid int value: '1_0'"),
+    # ----------------------------------------------------------------- limits
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --max-memory 1e400", 2,
+     r"--max-memory '1e400' is too large to be a size.*give inf for no limit"),
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --max-seconds 1e400", 2,
+     r"--max-seconds '1e400' is too large.*give inf for no limit"),
+    ("optdel --epsilon 0.1 --stops 1,2,3 --costs simple --max-memory 0", 2,
+     r"--max-memory must be > 0"),
+    ("optdel --epsilon 0.1 --stops 1,2,3 --costs simple --max-seconds nan", 2,
+     r"--max-seconds must be > 0"),
+]
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    """A directory of inputs of every kind; the commands run inside it."""
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "file.txt").write_text("hello\n")
+    (d / "empty.txt").write_text("")
+    (d / "adir").mkdir()
+    acc = odp.Accountant("1", "1e-6", ledger=d / "ok.db", rng=odp.SeededRandom(1))
+    acc.charge(odp.DP("0.1"))
+    acc.close()
+    shutil.copyfile(d / "ok.db", d / "nohead.db")  # a copy without its head file
+    return d
+
+
+def _tree(d: Path) -> dict[str, str]:
+    return {str(p.relative_to(d)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file()
+                                    else "dir") for p in sorted(d.rglob("*"))}
+
+
+@pytest.mark.parametrize("line,code,message", TABLE, ids=[row[0] for row in TABLE])
+def test_bad_input(line, code, message, inputs, capsys, monkeypatch):
+    import shlex
+
+    monkeypatch.chdir(inputs)
+    argv = [a.replace("{dir}", str(inputs)) for a in shlex.split(line)]
+    before = _tree(inputs)
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse's own refusals exit from parse_args
+        rc = exc.code
+    err = capsys.readouterr().err
+    assert rc != EXIT_INTERNAL
+    assert rc == code, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"odp {argv[0]}"), err
+    assert "Traceback" not in err and "internal error" not in err
+    assert re.search(message, lines[0]), lines[0]
+    assert _tree(inputs) == before  # nothing created, truncated or rewritten
+    assert os.getcwd() == str(inputs)
+
+
+#: Inputs that are what the command takes, which once ended in an internal error (exit 70).
+GOOD: list[str] = [
+    "optdel --epsilon 1000 --stops 1,2,3 --costs simple",  # e^1000 overflowed a float
+    "optdel --epsilon 1000 --stops 1,2,3 --costs lemma11:1e-6",
+]
+
+
+@pytest.mark.parametrize("line", GOOD)
+def test_well_formed_input_that_crashed_now_runs(line, capsys):
+    import shlex
+
+    assert main(shlex.split(line)) == 0, capsys.readouterr().err
