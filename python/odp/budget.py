@@ -77,6 +77,9 @@ def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fracti
         if not text.isascii():  # Fraction() would read '١' (Arabic-Indic one) as 1
             raise InvalidBudget(f"{name} must be written with ASCII digits such as '0.1', "
                                 f"'1e-6' or '1/3', got {value!r}")
+        if "_" in text:  # Fraction() would read '1_000' as 1000: a typo is not a budget
+            raise InvalidBudget(f"{name} must be written without underscores, such as "
+                                f"'1000', '0.1' or '1/3', got {value!r}")
         try:
             result = Fraction(text)
         except (ValueError, ZeroDivisionError):
