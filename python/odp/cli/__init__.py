@@ -20,11 +20,10 @@ from ..errors import OdpError
 
 
 def _strict_int(text: str) -> int:
-    """``type=int`` of every odp option: decimal digits only (``int()`` would also read
-    ``1_000`` as 1000: a typo is refused instead of silently taken)."""
-    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
-        raise ValueError(text)
-    return int(text)
+    """``type=int`` of every odp option (:func:`odp.cli._common.strict_int`)."""
+    from ._common import strict_int
+
+    return strict_int(text)
 
 
 _strict_int.__name__ = "int"  # argparse names the type in "invalid int value: '1_000'"

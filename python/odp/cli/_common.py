@@ -30,6 +30,16 @@ def jsonable(obj: Any) -> Any:  # Any: any JSON-able odp value in, JSON values o
     return obj
 
 
+def strict_int(text: str) -> int:
+    """An integer written with decimal digits only (``int()`` would also read ``1_000`` as
+    1000: a typo is refused instead of silently taken).  Raises ``ValueError`` otherwise."""
+    import re
+
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise ValueError(f"invalid integer {text!r}")
+    return int(text)
+
+
 def print_json(obj: Any) -> None:  # Any: as jsonable
     print(json.dumps(jsonable(obj), indent=2, sort_keys=False))
 

@@ -43,6 +43,7 @@ from ._common import (
     limits_from_args,
     print_json,
     progress_from_args,
+    strict_int,
 )
 
 MECHANISMS = (
@@ -149,7 +150,7 @@ def _int_option(group: dict[str, Any], name: str, default: int) -> int:
     if text is None:
         return default
     try:
-        value = int(str(text).strip())
+        value = strict_int(str(text))
     except ValueError:
         raise InvalidParameter(f"--{name.replace('_', '-')} must be an integer, got {text!r}") \
             from None

@@ -34,6 +34,7 @@ from ._common import (
     limits_from_args,
     print_json,
     progress_from_args,
+    strict_int,
 )
 
 #: bytes per expanded list entry or parsed step line (Fractions and tuples), for the estimate
@@ -48,7 +49,7 @@ def _expand(text: str, what: str, integer: bool, limits: Limits | None = None) -
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
         raise InvalidParameter(f"--{what} is empty")
-    conv = (lambda t: int(t)) if integer else (lambda t: to_fraction(t, name=what))
+    conv = strict_int if integer else (lambda t: to_fraction(t, name=what))
     if "..." not in parts:
         try:
             return [conv(p) for p in parts]
@@ -217,6 +218,13 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
                                "required (or use --gap-study)")
     stops = _expand(args.stops, "stops", integer=True, limits=limits)
+    for before, after in zip([0, *stops], stops):
+        if after < 1:
+            raise InvalidParameter(f"a stopping point must be an integer >= 1, got {after}")
+        if after <= before:
+            raise InvalidParameter(f"--stops must increase strictly, got {before} then {after}")
+    if args.k is not None and args.k < 1:
+        raise InvalidParameter(f"--k must be >= 1, got {args.k}")
     if args.max_cells is not None and args.max_cells < 1:
         raise InvalidParameter(f"--max-cells must be >= 1, got {args.max_cells}")
     max_cells = args.max_cells or DEFAULT_MAX_CELLS
