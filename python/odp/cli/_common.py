@@ -104,6 +104,12 @@ def check_output_path(path: str, option: str = "-o") -> None:
         raise InvalidParameter(f"{option} {path}: is a directory, not a file path")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
+        # the nearest existing ancestor says why: a file where a directory must be, or none
+        ancestor = parent
+        while not os.path.exists(ancestor) and os.path.dirname(ancestor) != ancestor:
+            ancestor = os.path.dirname(ancestor)
+        if os.path.exists(ancestor) and not os.path.isdir(ancestor):
+            raise InvalidParameter(f"{option} {path}: {ancestor} is a file, not a directory")
         raise InvalidParameter(f"{option} {path}: the directory {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InvalidParameter(f"{option} {path}: the directory {parent} is not writable")

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameter(f"unknown figure {args.name!r}; known: "
                                f"{', '.join(figures) or 'none'} (or 'list')")
     figure = figures[args.name]
-    output = args.output or f"fig{args.name}.png"
+    output = f"fig{args.name}.png" if args.output is None else args.output  # "" is refused
     check_output_path(output, "-o")  # before any work: a bad path fails in a second, not 40 s
     if not output.lower().endswith(".png"):  # matplotlib would pick (or refuse) a format
         raise InvalidParameter(f"-o {output}: figures are written as PNG; give a path ending "

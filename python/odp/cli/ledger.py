@@ -21,6 +21,7 @@ from ..budget import DISPLAY_EXACT_DIGITS, DISPLAY_ROUNDED_DIGITS, display_fract
 from ._common import (
     LEDGER_HELP,
     Subparsers,
+    check_output_path,
     format_table,
     ledger_name,
     open_ledger_readonly,
@@ -152,6 +153,7 @@ def run_init(args: argparse.Namespace) -> int:
             raise LedgerError("the ledger path is empty")
         if Path(args.path).exists():
             raise LedgerError(f"{args.path} already exists; not creating a ledger over it")
+        check_output_path(args.path, "ledger")  # its directory exists and is writable
         with SQLiteLedger(args.path, budget, key_file=args.key_file) as ledger:
             ledger_id = ledger.ledger_id
     name = ledger_name(args.path)
@@ -332,6 +334,7 @@ def run_restore(args: argparse.Namespace) -> int:
 def run_keygen(args: argparse.Namespace) -> int:
     from ..ledger.chain import write_key
 
+    check_output_path(args.path, "key file")  # a path in a writable directory
     if args.ed25519:
         from ..certs.signing import write_ed25519_keypair
 

@@ -43,7 +43,13 @@ def register(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..kov import TABLE1_DELTAS, TABLE1_NOTE, table1
 
-    deltas = TABLE1_DELTAS if args.deltas is None else [d for d in args.deltas.split(",") if d]
+    deltas = (TABLE1_DELTAS if args.deltas is None
+              else [d.strip() for d in args.deltas.split(",") if d.strip()])
+    if not deltas:  # an empty list is not "the paper's deltas": say so
+        from ..errors import InvalidParameter
+
+        raise InvalidParameter(f"--deltas is empty (got {args.deltas!r}); omit it for the "
+                               "paper's 1e-5,...,1e-12")
     rows = table1(args.epsilon, deltas, cross_check=not args.no_check, k_max=args.k_max,
                   limits=limits_from_args(args), progress=progress_from_args(args))
     checks_ok = all(all(v for key, v in r.pld_check.items() if key.endswith("_ok")) for r in rows)
