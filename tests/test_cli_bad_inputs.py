@@ -88,6 +88,24 @@ TABLE: list[tuple[str, int, str]] = [
     ("ledger keygen file.txt", 2, r"already exists; not overwriting a key"),
     ("table1 --deltas ''", 2, r"--deltas is empty"),  # ran the paper's deltas instead
     ("table1 --deltas ,", 2, r"--deltas is empty"),
+    # ----------------------------------------------------------------- buckets: no empty answers
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-400", 2,
+     r"--delta='1e-400' is outside the range odp accepts"),  # was exit 0, upper bound inf
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-300", 2,
+     r"no finite epsilon could be certified for delta <= 1e-300.*raise delta above that "
+     r"floor.*nothing was certified"),  # was exit 0, upper bound inf
+    ("buckets --mechanism gaussian --sigma 1 --epsilon 1e400", 2, r"outside the range"),
+    ("buckets --mechanism gaussian --sigma 1 --epsilon 1e-400", 2, r"outside the range"),
+    ("buckets --mechanism approximate-dp --mechanism-epsilon 0.5 --mechanism-delta 0.01 "
+     "--compositions 10 --delta 1e-5", 2,
+     r"no finite epsilon has delta <= 0.00001 .* distinguishing events"),
+    ("buckets --mechanism gaussian --sigma 1 --delta 0", 2, r"delta must be > 0"),
+    ("buckets --mechanism gaussian --sigma 1 --delta 1", 2, r"delta must be < 1"),
+    ("buckets --mechanism gaussian --delta 1e-5", 2, r"needs --sigma"),
+    ("buckets --spec missing.json --delta 1e-5", 2, r"cannot read the spec missing.json"),
+    ("buckets --spec file.txt --delta 1e-5", 2, r"not valid JSON"),
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --epsilon 1", 2,
+     r"not allowed with argument --delta"),
     # ----------------------------------------------------------------- limits
     ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --max-memory 1e400", 2,
      r"--max-memory '1e400' is too large to be a size.*give inf for no limit"),

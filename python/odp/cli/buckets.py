@@ -229,6 +229,14 @@ def run(args: argparse.Namespace) -> int:
     from ..buckets.tighten import tighten
     from ..errors import InvalidParameter
 
+    from ..budget import parse_delta, parse_epsilon
+
+    # the query is a privacy parameter: the same range as everywhere in odp (0, or a magnitude
+    # between 1e-300 and 1e300), so 1e-400 is refused, not answered with [x, inf]
+    if args.delta is not None:
+        parse_delta(args.delta, name="--delta")
+    else:
+        parse_epsilon(args.epsilon, name="--epsilon")
     items = composition(args)
     options = {"precision": args.precision}
     if args.buckets is not None:
@@ -266,6 +274,14 @@ def run(args: argparse.Namespace) -> int:
                 "privacy loss falls in one or two buckets), so the bounds are the trivial "
                 f"[0, {'inf' if query == 'epsilon' else '1'}]; use a factor closer to 1 or omit "
                 "--factor (automatic)")
+    if query == "epsilon" and value.upper == math.inf:
+        # sound but no answer: say why (the true ε is infinite, or the window cannot certify a
+        # finite one at this δ) instead of printing "upper bound inf" with exit 0
+        reason = acc.no_finite_epsilon_reason(args.delta)
+        raise InvalidParameter(reason.replace(
+            "raise delta, lower tail_mass, or use precision='extended'",
+            "raise delta above that floor (in the API, a smaller tail_mass= and "
+            "precision='extended' lower it)") + "; nothing was certified")
     report = acc.report()
     total = sum(count for _, count in items)
     if args.json:
