@@ -106,6 +106,8 @@ TABLE: list[tuple[str, int, str]] = [
     ("buckets --spec file.txt --delta 1e-5", 2, r"not valid JSON"),
     ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --epsilon 1", 2,
      r"not allowed with argument --delta"),
+    ("optdel --epsilon 1e300 --stops 1,2,3 --costs simple", 2,
+     r"cost E\(P_2\)=about 2e300 is outside the range"),  # not a 300-digit Fraction(…)
     # ----------------------------------------------------------------- limits
     ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --max-memory 1e400", 2,
      r"--max-memory '1e400' is too large to be a size.*give inf for no limit"),

@@ -299,7 +299,12 @@ MAX_MAGNITUDE = Fraction(10**300)
 
 def _in_range(x: Fraction, value: Any, name: str, error: type[Exception]) -> Fraction:
     if x and not MIN_MAGNITUDE <= abs(x) <= MAX_MAGNITUDE:
-        raise error(f"{name}={value!r} is outside the range odp accepts for it (0, or a "
+        if isinstance(value, str) or len(repr(value)) <= 40:
+            shown = repr(value)
+        else:  # not a 300-digit Fraction: its magnitude
+            e = _floor_log10(x)
+            shown = f"{'-' if x < 0 else ''}about {float(abs(x) / Fraction(10) ** e):.3g}e{e}"
+        raise error(f"{name}={shown} is outside the range odp accepts for it (0, or a "
                     "magnitude between 1e-300 and 1e300)")
     return x
 
