@@ -108,6 +108,36 @@ TABLE: list[tuple[str, int, str]] = [
      r"not allowed with argument --delta"),
     ("optdel --epsilon 1e300 --stops 1,2,3 --costs simple", 2,
      r"cost E\(P_2\)=about 2e300 is outside the range"),  # not a 300-digit Fraction(…)
+    # ----------------------------------------------------------------- ledgers that are not
+    ("ledger show nohead.db", 2, r"no head file nohead.db.head"),  # and no empty .head left
+    ("ledger verify nohead.db", 2, r"no head file"),
+    ("certify nohead.db -o out.cert", 2, r"no head file"),
+    ("ledger show missing.db", 2, r"no ledger at missing.db"),
+    ("ledger verify ''", 2, r"the ledger path is empty"),
+    ("ledger show adir", 2, r"adir is a directory, not a ledger file"),
+    ("ledger show file.txt", 2, r"file.txt is not an odp ledger"),
+    ("ledger show empty.txt", 2, r"no ledger at empty.txt"),
+    ("ledger verify foreign.db", 2, r"SQLite database of another program"),
+    ("certify file.txt -o out.cert", 2, r"file.txt is not an odp ledger"),
+    ("ledger upgrade ok.db", 2, r"only version 1 is upgraded"),
+    ("ledger reanchor missing.db", 2, r"no ledger at missing.db"),
+    ("ledger show ok.db --key-file missing.key", 2, r"cannot read the ledger key file"),
+    ("ledger init new.db --epsilon 1 --key-file file.txt", 2, r"at least 32 are needed"),
+    # ----------------------------------------------------------------- table1, demo
+    ("table1 --epsilon 0", 2, r"epsilon0 must be > 0"),
+    ("table1 --epsilon x", 2, r"must be a finite number"),
+    ("table1 --epsilon 1e400", 2, r"outside the range"),
+    ("table1 --deltas 1", 2, r"delta must be < 1"),
+    ("table1 --deltas 1e-400", 2, r"outside the range"),
+    ("table1 --k-max 0", 2, r"k_max must be an integer >= 1"),
+    ("table1 --k-max 1e400", 2, r"invalid int value"),
+    ("demo --records 99", 2, r"records must be an integer in \[100, 1000000\]"),
+    ("demo --records x", 2, r"invalid int value"),
+    ("demo --seed 1.5", 2, r"invalid int value"),
+    ("demo --records 100 --max-seconds 0.0000001", 2, r"would take about"),
+    # ----------------------------------------------------------------- the command itself
+    ("ledger bogus", 2, r"invalid choice: 'bogus'"),
+    ("bogus", 2, r"invalid choice: 'bogus'"),
     # ----------------------------------------------------------------- limits
     ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --max-memory 1e400", 2,
      r"--max-memory '1e400' is too large to be a size.*give inf for no limit"),
@@ -132,6 +162,12 @@ def inputs(tmp_path):
     acc.charge(odp.DP("0.1"))
     acc.close()
     shutil.copyfile(d / "ok.db", d / "nohead.db")  # a copy without its head file
+    import sqlite3
+
+    foreign = sqlite3.connect(d / "foreign.db")  # a SQLite database of another program
+    foreign.execute("CREATE TABLE t (x)")
+    foreign.commit()
+    foreign.close()
     return d
 
 
@@ -155,7 +191,8 @@ def test_bad_input(line, code, message, inputs, capsys, monkeypatch):
     assert rc != EXIT_INTERNAL
     assert rc == code, err
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"odp {argv[0]}"), err
+    prefix = f"odp {argv[0]}" if argv[0] != "bogus" else "odp: error"
+    assert len(lines) == 1 and lines[0].startswith(prefix), err
     assert "Traceback" not in err and "internal error" not in err
     assert re.search(message, lines[0]), lines[0]
     assert _tree(inputs) == before  # nothing created, truncated or rewritten
