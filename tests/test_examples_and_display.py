@@ -46,7 +46,7 @@ def test_own_mechanism_example_runs_and_prints_releases_and_charges(tmp_path):
     assert out[5] == "charged: #6 elsewhere: sup ε=0.05 δ=0 charged ε=0.05 (released)"
     assert out[6].startswith("refused: noisy_count needs ε=5")
     assert out[7].startswith("refused: run() needs a mechanism with a declared .guarantee")
-    remaining = 1 - Fraction("0.25") - sum(charges) - Fraction("0.1") - Fraction("0.05")
+    remaining = Fraction("1.25") - Fraction("0.25") - sum(charges) - Fraction("0.1") - Fraction("0.05")
     assert out[8] == f"remaining: Budget(epsilon={odp.budget.format_fraction(remaining)}, delta=0)"
     assert len(out) == 9
 
