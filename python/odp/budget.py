@@ -278,16 +278,34 @@ def _privacy_number(value: Any, name: str) -> Fraction:
             same = False
         if not same:
             _float_notice_given = True
+            ten = format_fraction(10 * Fraction(shown))
             warnings.warn(
-                f"{name}={shown} is a float, taken as {format_fraction(used)}: the shortest "
-                f"decimal not below its exact binary value ({_long_decimal(parts[0])}), so "
-                f"that no cost or budget is understated.  Pass the string {shown!r} to mean "
-                f"{shown} exactly.  (Said once per process; every float privacy parameter is "
-                "rounded up the same way.)",
+                f"{name}={shown} is a float: its exact binary value "
+                f"{_long_decimal(parts[0])} is above {shown}, so odp takes it as "
+                f"{format_fraction(used)}, the shortest decimal not below it (rounded up, so "
+                f"that no cost is understated).  Such values add up to more than the decimals "
+                f"you typed: ten charges of {shown} do not fit in a budget of {ten}.  Pass the "
+                f'string "{shown}" to mean {shown} exactly.  (Said once per process; every '
+                "float privacy parameter is rounded up the same way.)",
                 FloatBudgetWarning,
                 stacklevel=_warning_stacklevel(),
             )
     return used
+
+
+def float_hint(x: Fraction) -> str | None:
+    """If ``x`` is how odp takes a float privacy parameter that means more than the decimal
+    it prints as (0.10000000000000001 for the float 0.1), a sentence saying so and what to pass
+    instead; else ``None``.  For messages about a refused request (the float warning is given
+    once per process, maybe long before)."""
+    if x <= 0 or x.denominator == 1 or not MIN_MAGNITUDE <= x <= MAX_MAGNITUDE:
+        return None
+    as_float = float(x)
+    shown = repr(as_float)
+    if Fraction(shown) == x or shortest_decimal_at_least(as_float) != x:
+        return None
+    return (f"{format_fraction(x)} is how odp takes the float {shown} (rounded up to a "
+            f'decimal not below its binary value); pass the string "{shown}" to mean {shown}')
 
 
 #: Privacy parameters, budgets and scales must be 0 or lie in [MIN_MAGNITUDE, MAX_MAGNITUDE]:
@@ -391,9 +409,11 @@ def format_fraction(x: Fraction) -> str:
 
 
 #: :func:`display_fraction` prints a terminating decimal exactly when it has at most this many
-#: significant digits (enough for every float rounded by :func:`shortest_decimal_at_least`,
-#: and for sums and differences of a few of them).
-DISPLAY_EXACT_DIGITS = 18
+#: significant digits: every decimal people write, and odp's 12-digit rounded conversions and
+#: bounds.  Longer ones -- a float rounded up by :func:`shortest_decimal_at_least`
+#: (0.10000000000000001) and what such charges leave of a budget (0.49442425373199997) -- are
+#: rounded to :data:`DISPLAY_ROUNDED_DIGITS` in the safe direction and marked (``≥0.494424``).
+DISPLAY_EXACT_DIGITS = 12
 #: ... and otherwise rounds it, in the safe direction and marked, to this many.
 DISPLAY_ROUNDED_DIGITS = 6
 #: A rounded display is followed by the exact ``(p/q)`` when that text is at most this long.
@@ -447,8 +467,9 @@ def display_fraction(x: Fraction | int, rounding: str = "up") -> str:
     """``x`` as people read it (``odp ledger show``, ``Budget.__repr__``; module docstring).
 
     * A terminating decimal of at most :data:`DISPLAY_EXACT_DIGITS` significant digits is shown
-      **exactly**: ``0.1``, ``0.10000000000000001``, ``0.000001``, ``1e-12``, ``3``.
-    * Anything else (``1/3``, or a 55-digit remainder of old float charges) is rounded to
+      **exactly**: ``0.1``, ``0.000001``, ``1e-12``, ``3``, ``0.429941468838``.
+    * Anything else (``1/3``, a float rounded up such as ``0.10000000000000001``, or a
+      55-digit remainder of old float charges) is rounded to
       :data:`DISPLAY_ROUNDED_DIGITS` significant digits in the **safe direction** and marked with
       the relation that holds: ``rounding="up"`` (costs, charges, δ of a round) gives
       ``≤0.333334`` — the value is at most that; ``rounding="down"`` (a budget, what remains, a
