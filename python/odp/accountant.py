@@ -484,6 +484,8 @@ class Accountant:
         over-budget request raises and records nothing.  (You must not publish a release whose
         charge was refused.)"""
         g, recorded = _chargeable(guarantee, delta)
+        if recorded and mechanism == "external":  # a converted round is named by its notion
+            mechanism = recorded["notion"]  # zcdp, rdp or gdp (its parameters: in params)
         p = self._params(params)
         if recorded:
             clash = sorted(set(p) & set(recorded))

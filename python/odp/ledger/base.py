@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Any, Callable, Iterable, TypeAlias, TypeVar
 
-from ..budget import Budget, format_fraction
+from ..budget import Budget, float_hint, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
 from ..guarantees import GuaranteeRecord, Label
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis
@@ -82,11 +82,15 @@ def budget_exceeded(state: BudgetState, req: RoundRequest,
             requested=Budget._trusted(req.sup_epsilon, req.delta),
             remaining=rem,
         )
+    # name only the rule that refused (Alg. 1 line 4); "worst case" only where there is more
+    # than one class, i.e. where the charge after the release may be smaller
+    worst = " (its worst case over its output classes)" if len(req.guarantee.classes) > 1 else ""
+    hint = float_hint(req.sup_epsilon)  # the float warning was given once, maybe long ago
     return BudgetExceeded(
-        f"{req.mechanism} needs ε={format_fraction(req.sup_epsilon)} (its sup over output "
-        f"classes, Lemma 4) and δ={format_fraction(req.delta)}, but only "
-        f"ε={format_fraction(rem.epsilon)}, δ={format_fraction(rem.delta)} remain of "
-        f"{state.budget}; nothing was drawn or recorded",
+        f"{req.mechanism} needs ε={format_fraction(req.sup_epsilon)}{worst} and "
+        f"δ={format_fraction(req.delta)}, but only ε={format_fraction(rem.epsilon)}, "
+        f"δ={format_fraction(rem.delta)} remain of {state.budget} (Alg. 1 line 4 refuses it); "
+        "nothing was drawn or recorded" + (f"; {hint}" if hint else ""),
         requested=Budget._trusted(req.sup_epsilon, req.delta),
         remaining=rem,
     )

@@ -1,0 +1,66 @@
+"""Results people read: short decimals with their rounding direction where it matters, rounds
+described by their notion, refusals that name only the rule that refused (the exact values stay
+available: every number here is still the exact Fraction)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from fractions import Fraction
+
+import pytest
+
+import odp
+from odp.cli import main
+
+
+# ------------------------------------------------------------------ Budget reprs
+def test_remaining_after_float_charges_prints_short_and_marked():
+    acc = odp.Accountant(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for cost in (0.1, 0.2, 0.3 - 0.1, 0.0055757462680003):
+            acc.charge(odp.DP(cost))
+    left = acc.remaining
+    assert len(str(left.epsilon.numerator)) > 12  # a long exact value ...
+    assert re.fullmatch(r"Budget\(epsilon≥0\.\d{6}, delta=0\)", repr(left))  # ... shown short
+    shown = Fraction(repr(left).split("≥")[1].split(",")[0])
+    assert shown <= left.epsilon < shown + Fraction(1, 10**6)  # never shown above what is left
+    assert odp.Budget.from_json(left.to_json()) == left  # exact in JSON
+
+
+# ------------------------------------------------------------------ refusals
+@pytest.mark.parametrize("guarantee", [odp.ZCDP("5"), odp.RDP(2, "0.5"), odp.GDP("5")])
+def test_refused_conversion_names_only_the_rule_that_refused(guarantee):
+    acc = odp.Accountant(1, "1e-5")
+    with pytest.raises(odp.BudgetExceeded) as info:
+        acc.charge(guarantee, delta="1e-6")
+    text = str(info.value)
+    assert "Lemma 4" not in text and "output classes" not in text  # one class: no sup to explain
+    assert "Alg. 1 line 4" in text
+    assert text.startswith(("zcdp needs", "rdp needs", "gdp needs"))
+
+
+def test_refused_odp_guarantee_says_it_is_the_worst_case_of_its_classes():
+    acc = odp.Accountant(1)
+    with pytest.raises(odp.BudgetExceeded, match=r"needs ε=3 \(its worst case over its output "
+                                                 r"classes\).*Alg\. 1 line 4"):
+        acc.charge(odp.ODP(lambda r: r, {"a": "0.1", "b": "3"}), "a")
+
+
+# ------------------------------------------------------------------ rounds by their notion
+def test_converted_rounds_are_described_by_their_notion(tmp_path, capsys):
+    path = str(tmp_path / "notions.db")
+    with odp.Accountant(10, "1e-4", ledger=path) as acc:
+        zc = acc.charge(odp.ZCDP("0.01"), delta="1e-6")
+        rd = acc.charge([odp.RDP(2, "0.01"), odp.RDP(8, "0.05")], delta="1e-6")
+        gd = acc.charge(odp.GDP("0.5"), delta="1e-6")
+        named = acc.charge(odp.ZCDP("0.01"), delta="1e-6", mechanism="my_gaussian")
+        dp = acc.charge(odp.DP("0.1"))
+    assert [r.mechanism for r in (zc, rd, gd, named, dp)] == [
+        "zcdp", "rdp", "gdp", "my_gaussian", "external"]
+    assert zc.describe().startswith("#1 zcdp: ")
+    assert main(["ledger", "show", path]) == 0
+    rows = [line.split()[1] for line in capsys.readouterr().out.splitlines()
+            if re.match(r"\d+ ", line)]
+    assert rows == ["zcdp", "rdp", "gdp", "my_gaussian", "external"]
