@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from odp import conversions as cv
 from odp import normal, rdp
 from odp.errors import InvalidParameter, OdpError
-from odp.intervals import Arith, Interval
+from odp.intervals import Arith, DecimalInterval
 
 MPMATH_DPS = 40
 
@@ -60,7 +60,7 @@ def test_interval_operations_enclose_exact_results(a, b):
     assert inside(ar.exp(A), mpmath.exp(M(a)))
     if a > 0:
         assert inside(ar.ln(A), mpmath.log(M(a))) and inside(ar.sqrt(A), mpmath.sqrt(M(a)))
-    assert Arith.neg(A) == Interval(-A.hi, -A.lo)
+    assert Arith.neg(A) == DecimalInterval(-A.hi, -A.lo)
 
 
 def test_interval_exp_extremes_and_refusals():
@@ -70,9 +70,9 @@ def test_interval_exp_extremes_and_refusals():
     with pytest.raises(InvalidParameter):
         ar.exp(ar.of(10**20))
     with pytest.raises(InvalidParameter):
-        ar.ln(Interval(Decimal(-1), Decimal(1)))
+        ar.ln(DecimalInterval(Decimal(-1), Decimal(1)))
     with pytest.raises(InvalidParameter):
-        ar.div(ar.of(1), Interval(Decimal(-1), Decimal(1)))
+        ar.div(ar.of(1), DecimalInterval(Decimal(-1), Decimal(1)))
 
 
 # ----------------------------------------------------------------------------- normal
@@ -98,19 +98,19 @@ def test_scaled_tail_encloses_mpmath(x):
 def test_cdf_encloses_mpmath_on_points_and_intervals(x):
     mpmath.mp.dps = 90
     X = mpmath.mpf(x)
-    v = normal.cdf(Interval(Decimal(x), Decimal(x)))
+    v = normal.cdf(DecimalInterval(Decimal(x), Decimal(x)))
     assert inside(v, mpmath.ncdf(X))
     assert M(Fraction(v.hi) - Fraction(v.lo)) <= mpmath.ncdf(X) * mpmath.mpf(10) ** -25
     # an interval [x, x + w]: the enclosure covers Φ at both ends
     w = Decimal("1e-20")
-    iv = normal.cdf(Interval(Decimal(x), Decimal(x) + w))
+    iv = normal.cdf(DecimalInterval(Decimal(x), Decimal(x) + w))
     assert inside(iv, mpmath.ncdf(X)) and inside(iv, mpmath.ncdf(X + mpmath.mpf("1e-20")))
 
 
 def test_scaled_tail_interval_covers_both_ends():
     mpmath.mp.dps = 90
     lo, hi = Decimal("3"), Decimal("3.000001")
-    v = normal.scaled_tail_interval(Interval(lo, hi))
+    v = normal.scaled_tail_interval(DecimalInterval(lo, hi))
     for x in (mpmath.mpf(3), mpmath.mpf("3.000001")):
         assert inside(v, mpmath.exp(x * x / 2) * mpmath.ncdf(-x))
 
@@ -304,10 +304,10 @@ def test_points_with_more_than_28_digits_are_not_rounded_by_the_default_context(
     context (28 digits) in abs() / unary minus, computing at a nearby point instead."""
     mpmath.mp.dps = 120
     x = Decimal("-0.1428571428571428571428571428571428571429")
-    v = normal.cdf(Interval(x, x), 40)
+    v = normal.cdf(DecimalInterval(x, x), 40)
     assert inside(v, mpmath.ncdf(M(Fraction(x))))
     ar = Arith.at(40)
-    sq = ar.sqr(Interval(x, Decimal("0.01")))
+    sq = ar.sqr(DecimalInterval(x, Decimal("0.01")))
     assert M(Fraction(sq.hi)) >= M(Fraction(x)) ** 2
 
 
@@ -315,7 +315,7 @@ def test_scaled_tail_interval_far_out_keeps_relative_accuracy():
     mpmath.mp.dps = 120
     lo = Decimal("1e20")
     hi = lo + Decimal("1e-10")  # relative width 1e-30; SQ ~ 1/x, width·|SQ'| alone is ~1e-11
-    v = normal.scaled_tail_interval(Interval(lo, hi), 40)
+    v = normal.scaled_tail_interval(DecimalInterval(lo, hi), 40)
     for x in (M(Fraction(lo)), M(Fraction(hi))):
         # SQ(x) by the asymptotic series to 3 terms ± the 4th (mpmath's ncdf underflows here)
         s = (1 / x - 1 / x**3 + 3 / x**5) / mpmath.sqrt(2 * mpmath.pi)

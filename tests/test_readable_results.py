@@ -64,3 +64,61 @@ def test_converted_rounds_are_described_by_their_notion(tmp_path, capsys):
     rows = [line.split()[1] for line in capsys.readouterr().out.splitlines()
             if re.match(r"\d+ ", line)]
     assert rows == ["zcdp", "rdp", "gdp", "my_gaussian", "external"]
+
+
+# ------------------------------------------------------------------ odp.rdp and odp.buckets
+def _shown(text: str) -> Fraction:
+    return Fraction(text.lstrip("≤≥").split(" ")[0])
+
+
+def test_rdp_results_are_exact_fractions_that_print_short_and_rounded_up():
+    from odp import rdp
+    from odp.readable import Interval, UpperBound
+
+    value = rdp.subsampled_gaussian_rdp("0.01", "1.1", 2, 1000)
+    assert isinstance(value, UpperBound) and isinstance(value, Fraction)
+    assert "Fraction" not in repr(value) and repr(value).startswith("≤")
+    assert _shown(repr(value)) >= value and len(repr(value)) <= 12  # rounded up, short
+    assert Fraction(str(value)) == value  # str: the exact value, text that reads back
+    eps, order = rdp.subsampled_gaussian_epsilon("0.01", "1.1", 1000, "1e-5")
+    assert repr((eps, order)) == f"({eps!r}, 9.6)" and _shown(repr(eps)) >= eps
+    lo, hi = bracket = rdp.subsampled_gaussian_rdp_bracket("0.01", "1.1", 2)
+    assert isinstance(bracket, Interval) and lo <= hi and "Fraction" not in repr(bracket)
+    acc = rdp.RDPAccountant().compose_subsampled_gaussian("0.01", "1.1", 1000)
+    assert acc.get_epsilon("1e-5") == eps and repr(acc.get_epsilon("1e-5")) == repr(eps)
+    curve = rdp.subsampled_gaussian_curve("0.01", "1.1", 1000, orders=[2, 8])
+    assert all("Fraction" not in repr(g) for g in curve)
+    assert repr(curve[0]).startswith("RDP(alpha=2, epsilon≤")
+
+
+def test_buckets_results_print_short_with_their_rounding_direction():
+    from odp import buckets
+
+    acc = buckets.PrivacyBucketsAccountant().compose(buckets.Gaussian(1), 10)
+    iv = acc.get_epsilon_interval("1e-5")
+    assert "Fraction" not in repr(iv)
+    assert re.fullmatch(r"Interval\(lower=≥?[\d.]+, upper=≤?[\d.]+\)", repr(iv)), repr(iv)
+    assert _shown(repr(iv.lower)) <= iv.lower and _shown(repr(iv.upper)) >= iv.upper
+    assert iv.to_json()["upper"] == str(Fraction(iv.upper))  # exact p/q in JSON, as before
+    up = buckets.composition_epsilon_upper([(buckets.Gaussian(1), 10)], "1e-5")
+    assert up == iv.upper and "Fraction" not in repr(up)
+    assert "Fraction" not in repr(acc.get_delta_interval("1"))
+    assert iv._replace(upper=Fraction(20)).upper.__class__ is iv.upper.__class__
+
+
+# ------------------------------------------------------------------ one vocabulary
+def test_one_public_interval_and_a_decimal_one_named_for_what_it_is():
+    import odp.buckets
+    import odp.intervals
+    import odp.rdp
+    import odp.readable
+
+    assert odp.buckets.Interval is odp.readable.Interval
+    assert odp.intervals.DecimalInterval is not odp.readable.Interval
+    assert odp.intervals.DecimalInterval.__name__ == "DecimalInterval"
+    with pytest.warns(DeprecationWarning, match="use odp.intervals.DecimalInterval"):
+        old = odp.intervals.Interval  # the old name still works for one release
+    assert old is odp.intervals.DecimalInterval
+    classes = {obj for module in (odp.buckets, odp.intervals, odp.rdp, odp.readable, odp)
+               for name, obj in vars(module).items() if name == "Interval"}
+    assert classes == {odp.readable.Interval}  # no second public class named Interval

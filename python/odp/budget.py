@@ -68,8 +68,10 @@ def to_fraction(value: Any, *, name: str = "value", warn: bool = True) -> Fracti
     """
     if isinstance(value, bool) or value is None:
         raise InvalidBudget(f"{name} must be a number, got {value!r}")
-    if isinstance(value, Fraction):
+    if type(value) is Fraction:
         return value
+    if isinstance(value, Fraction):  # a readable subclass (odp.readable): the plain number
+        return Fraction(value.numerator, value.denominator)
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, str):

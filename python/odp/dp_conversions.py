@@ -37,7 +37,7 @@ from .budget import parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidParameter
 from .floats import round_up_significant
 from .guarantees import DP, GDP, RDP, ZCDP
-from .intervals import Arith, Interval
+from .intervals import Arith, DecimalInterval
 from .normal import scaled_tail
 from .rational import bisect_on_grid, ceil_fraction, log_bracket, sqrt_bracket
 
@@ -263,7 +263,7 @@ def _log10_abs(x: Fraction) -> float:
     return math.log10(abs(x.numerator)) - math.log10(x.denominator)
 
 
-def _gdp_delta_bracket(m: Fraction, eps: Fraction, digits: int) -> Interval:
+def _gdp_delta_bracket(m: Fraction, eps: Fraction, digits: int) -> DecimalInterval:
     """A rigorous enclosure of ``δ(ε) = Φ(−a) − e^ε·Φ(−b)``, ``a = ε/μ − μ/2``,
     ``b = ε/μ + μ/2``, at ``digits`` significant digits, in a form that keeps *relative*
     accuracy however small δ is.
@@ -283,16 +283,16 @@ def _gdp_delta_bracket(m: Fraction, eps: Fraction, digits: int) -> Interval:
     b = ar.of(eps / m + m / 2)
     x = ar.of(abs(a))
     g = ar.exp(Arith.neg(ar.of(a * a / 2)))  # e^{−a²/2}
-    sq_b = Interval(scaled_tail(b.hi, digits).lo, scaled_tail(b.lo, digits).hi)
-    sq_a = Interval(scaled_tail(x.hi, digits).lo, scaled_tail(x.lo, digits).hi)
+    sq_b = DecimalInterval(scaled_tail(b.hi, digits).lo, scaled_tail(b.lo, digits).hi)
+    sq_a = DecimalInterval(scaled_tail(x.hi, digits).lo, scaled_tail(x.lo, digits).hi)
     if a >= 0:
         return ar.mul(g, ar.sub(sq_a, sq_b))
-    one = Interval(Decimal(1), Decimal(1))
+    one = DecimalInterval(Decimal(1), Decimal(1))
     return ar.sub(ar.sub(one, ar.mul(g, sq_a)), ar.mul(g, sq_b))
 
 
 def _gdp_delta_enclosure(m: Fraction, eps: Fraction,
-                         decided: Callable[[Interval], bool]) -> Interval:
+                         decided: Callable[[DecimalInterval], bool]) -> DecimalInterval:
     """:func:`_gdp_delta_bracket` at a precision raised (doubled, up to
     :data:`_GDP_MAX_DIGITS`) until ``decided(enclosure)`` or the enclosure's relative width is
     at most :data:`_GDP_RELATIVE_WIDTH`.  The starting precision covers the exponent: ``e^{−X}``

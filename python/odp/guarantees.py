@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Hashable, Mapping, Protocol, Union
 
-from .budget import Budget, Number, format_fraction, parse_alpha, parse_delta, parse_epsilon
+from .budget import (Budget, Number, display_named, format_fraction, parse_alpha, parse_delta,
+                     parse_epsilon)
 from .errors import InvalidBudget, InvalidGuarantee, InvalidParameter
 from .samplers import RandomSource
 
@@ -519,6 +520,10 @@ class ZCDP:
     def __str__(self) -> str:
         return f"ρ={self.rho}" + (f", δ={self.delta}" if self.delta else "")
 
+    def __repr__(self) -> str:  # short decimals, a long one rounded up and marked (≤)
+        return (f"ZCDP({display_named('rho', self.rho)}"
+                + (f", {display_named('delta', self.delta)})" if self.delta else ")"))
+
     def to_json(self) -> dict[str, str]:
         return {"type": "zCDP", "rho": str(self.rho), "delta": str(self.delta)}
 
@@ -545,6 +550,9 @@ class RDP:
     def __str__(self) -> str:
         return f"α={self.alpha}, ε={self.epsilon}"
 
+    def __repr__(self) -> str:  # short decimals, a long ε rounded up and marked (≤)
+        return f"RDP(alpha={format_fraction(self.alpha)}, {display_named('epsilon', self.epsilon)})"
+
     def to_json(self) -> dict[str, str]:
         return {"type": "RDP", "alpha": str(self.alpha), "epsilon": str(self.epsilon)}
 
@@ -570,6 +578,9 @@ class GDP:
 
     def __str__(self) -> str:
         return f"μ={self.mu}"
+
+    def __repr__(self) -> str:  # a short decimal, a long one rounded up and marked (≤)
+        return f"GDP({display_named('mu', self.mu)})"
 
     def to_json(self) -> dict[str, str]:
         return {"type": "GDP", "mu": str(self.mu)}

@@ -1,6 +1,6 @@
 """Decimal interval arithmetic with outward rounding: rigorous enclosures of real numbers.
 
-An :class:`Interval` ``(lo, hi)`` is a pair of :class:`decimal.Decimal` ends with
+A :class:`DecimalInterval` ``(lo, hi)`` is a pair of :class:`decimal.Decimal` ends with
 ``lo <= x <= hi`` for the real number ``x`` it stands for.  :class:`Arith` computes with them at
 a fixed number of significant digits:
 
@@ -30,24 +30,32 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
+from ._compat import renamed_attributes
 from .errors import InvalidParameter
 
-__all__ = ["Interval", "Arith", "upper", "lower"]
+__all__ = ["DecimalInterval", "Arith", "upper", "lower"]
 
 
-class Interval(NamedTuple):
-    """``lo <= x <= hi`` (Decimal ends)."""
+class DecimalInterval(NamedTuple):
+    """``lo <= x <= hi`` (Decimal ends): an enclosure to compute with.  Not a result: results
+    are :class:`odp.readable.Interval` (exact rational bounds that print readably)."""
 
     lo: Decimal
     hi: Decimal
 
 
-def upper(x: Interval) -> Fraction:
+#: ``odp.intervals.Interval`` (its name before 0.2) still works for one release, with a
+#: DeprecationWarning: one name, ``Interval``, is now odp's interval of results
+#: (:class:`odp.readable.Interval`).
+__getattr__ = renamed_attributes(__name__, globals(), {"Interval": "DecimalInterval"})
+
+
+def upper(x: DecimalInterval) -> Fraction:
     """The upper end as an exact Fraction."""
     return Fraction(x.hi)
 
 
-def lower(x: Interval) -> Fraction:
+def lower(x: DecimalInterval) -> Fraction:
     """The lower end as an exact Fraction."""
     return Fraction(x.lo)
 
@@ -85,85 +93,85 @@ class Arith:
         return Arith(digits)
 
     # ------------------------------------------------------------------ constructors
-    def of(self, x: Fraction | int) -> Interval:
+    def of(self, x: Fraction | int) -> DecimalInterval:
         """The tightest enclosure of the exact rational ``x`` at this precision."""
         x = Fraction(x)
         if x.denominator == 1:
             n = Decimal(x.numerator)
-            return Interval(self.dn.plus(n), self.up.plus(n))
+            return DecimalInterval(self.dn.plus(n), self.up.plus(n))
         num, den = Decimal(x.numerator), Decimal(x.denominator)
-        return Interval(self.dn.divide(num, den), self.up.divide(num, den))
+        return DecimalInterval(self.dn.divide(num, den), self.up.divide(num, den))
 
     @staticmethod
-    def point(d: Decimal) -> Interval:
-        return Interval(d, d)
+    def point(d: Decimal) -> DecimalInterval:
+        return DecimalInterval(d, d)
 
     # ------------------------------------------------------------------ arithmetic
-    def add(self, a: Interval, b: Interval) -> Interval:
-        return Interval(self.dn.add(a.lo, b.lo), self.up.add(a.hi, b.hi))
+    def add(self, a: DecimalInterval, b: DecimalInterval) -> DecimalInterval:
+        return DecimalInterval(self.dn.add(a.lo, b.lo), self.up.add(a.hi, b.hi))
 
-    def sub(self, a: Interval, b: Interval) -> Interval:
-        return Interval(self.dn.subtract(a.lo, b.hi), self.up.subtract(a.hi, b.lo))
+    def sub(self, a: DecimalInterval, b: DecimalInterval) -> DecimalInterval:
+        return DecimalInterval(self.dn.subtract(a.lo, b.hi), self.up.subtract(a.hi, b.lo))
 
     @staticmethod
-    def neg(a: Interval) -> Interval:
-        return Interval(a.hi.copy_negate(), a.lo.copy_negate())  # exact (unary - rounds)
+    def neg(a: DecimalInterval) -> DecimalInterval:
+        return DecimalInterval(a.hi.copy_negate(), a.lo.copy_negate())  # exact (unary - rounds)
 
-    def mul(self, a: Interval, b: Interval) -> Interval:
+    def mul(self, a: DecimalInterval, b: DecimalInterval) -> DecimalInterval:
         if a.lo >= 0 and b.lo >= 0:  # the common case: both non-negative
-            return Interval(self.dn.multiply(a.lo, b.lo), self.up.multiply(a.hi, b.hi))
+            return DecimalInterval(self.dn.multiply(a.lo, b.lo), self.up.multiply(a.hi, b.hi))
         ends = [(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-        return Interval(min(self.dn.multiply(x, y) for x, y in ends),
+        return DecimalInterval(min(self.dn.multiply(x, y) for x, y in ends),
                         max(self.up.multiply(x, y) for x, y in ends))
 
-    def sqr(self, a: Interval) -> Interval:
+    def sqr(self, a: DecimalInterval) -> DecimalInterval:
         """``a²`` (not ``a·a``: the square of an interval around 0 starts at 0)."""
         if a.lo >= 0:
-            return Interval(self.dn.multiply(a.lo, a.lo), self.up.multiply(a.hi, a.hi))
+            return DecimalInterval(self.dn.multiply(a.lo, a.lo), self.up.multiply(a.hi, a.hi))
         if a.hi <= 0:
-            return Interval(self.dn.multiply(a.hi, a.hi), self.up.multiply(a.lo, a.lo))
+            return DecimalInterval(self.dn.multiply(a.hi, a.hi), self.up.multiply(a.lo, a.lo))
         m = max(a.lo.copy_negate(), a.hi)  # exact (unary - would round to 28 digits)
-        return Interval(_ZERO, self.up.multiply(m, m))
+        return DecimalInterval(_ZERO, self.up.multiply(m, m))
 
-    def div(self, a: Interval, b: Interval) -> Interval:
+    def div(self, a: DecimalInterval, b: DecimalInterval) -> DecimalInterval:
         if a.lo >= 0 and b.lo > 0:  # the common case: a non-negative, b positive
-            return Interval(self.dn.divide(a.lo, b.hi), self.up.divide(a.hi, b.lo))
+            return DecimalInterval(self.dn.divide(a.lo, b.hi), self.up.divide(a.hi, b.lo))
         if b.lo <= 0 <= b.hi:
             raise InvalidParameter("interval division by an interval containing 0")
         ends = [(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-        return Interval(min(self.dn.divide(x, y) for x, y in ends),
+        return DecimalInterval(min(self.dn.divide(x, y) for x, y in ends),
                         max(self.up.divide(x, y) for x, y in ends))
 
-    def scale(self, a: Interval, c: Fraction | int) -> Interval:
+    def scale(self, a: DecimalInterval, c: Fraction | int) -> DecimalInterval:
         """``c·a`` for an exact rational ``c``."""
         return self.mul(a, self.of(c))
 
     # ------------------------------------------------------------------ functions
-    def exp(self, a: Interval) -> Interval:
+    def exp(self, a: DecimalInterval) -> DecimalInterval:
         """``e**a`` (increasing).  Raises InvalidParameter above the Decimal range."""
         try:
             lo = self.near.exp(a.lo).next_minus(self.dn)
             hi = self.near.exp(a.hi).next_plus(self.up)
         except decimal.Overflow:
             raise InvalidParameter("e**x overflows the decimal range (x is above 1e17)") from None
-        return Interval(max(lo, _ZERO), hi)
+        return DecimalInterval(max(lo, _ZERO), hi)
 
-    def ln(self, a: Interval) -> Interval:
+    def ln(self, a: DecimalInterval) -> DecimalInterval:
         """``ln a`` (increasing) for ``a > 0``."""
         if a.lo <= 0:
             raise InvalidParameter("log of an interval that is not positive")
         lo = _ZERO if a.lo == 1 else self.near.ln(a.lo).next_minus(self.dn)
         hi = _ZERO if a.hi == 1 else self.near.ln(a.hi).next_plus(self.up)
-        return Interval(lo, hi)
+        return DecimalInterval(lo, hi)
 
-    def sqrt(self, a: Interval) -> Interval:
+    def sqrt(self, a: DecimalInterval) -> DecimalInterval:
         """``√a`` (increasing) for ``a >= 0``."""
         if a.lo < 0:
             raise InvalidParameter("square root of an interval below 0")
         lo = _ZERO if a.lo == 0 else max(self.near.sqrt(a.lo).next_minus(self.dn), _ZERO)
         hi = self.near.sqrt(a.hi).next_plus(self.up)
-        return Interval(lo, hi)
+        return DecimalInterval(lo, hi)
 
     @staticmethod
-    def hull(a: Interval, b: Interval) -> Interval:
-        return Interval(min(a.lo, b.lo), max(a.hi, b.hi))
+    def hull(a: DecimalInterval, b: DecimalInterval) -> DecimalInterval:
+        return DecimalInterval(min(a.lo, b.lo), max(a.hi, b.hi))

@@ -2,7 +2,7 @@
 
 Notation: ``φ(x) = e^{−x²/2}/√(2π)``, ``Φ(x) = ∫_{−∞}^x φ``, ``Q(x) = 1 − Φ(x) = Φ(−x)`` and
 the *scaled tail* ``SQ(x) = e^{x²/2}·Q(x) = Q(x)/(√(2π)·φ(x))`` for ``x ≥ 0`` (decreasing, from
-1/2 at 0 to ``~ 1/(x√(2π))``).  Every function returns an :class:`~odp.intervals.Interval` that
+1/2 at 0 to ``~ 1/(x√(2π))``).  Every function returns an :class:`~odp.intervals.DecimalInterval` that
 contains the true value; the arguments are exact Decimals (or intervals of them).
 
 Two expansions, each with a proven remainder bound:
@@ -32,7 +32,7 @@ import functools
 import math
 from decimal import Decimal
 
-from .intervals import Arith, Interval
+from .intervals import Arith, DecimalInterval
 
 __all__ = ["scaled_tail", "scaled_tail_interval", "cdf", "inv_sqrt_2pi", "pi_bracket"]
 
@@ -64,26 +64,26 @@ def _arctan_inv_scaled(x: int, scale: int) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=16)
-def pi_bracket(digits: int) -> Interval:
+def pi_bracket(digits: int) -> DecimalInterval:
     """An enclosure of π to about ``digits`` decimals: the 100-decimal constants when they
     suffice, else Machin's formula ``π = 16 arctan(1/5) − 4 arctan(1/239)`` in integer fixed
     point with its error bound (:func:`_arctan_inv_scaled`)."""
     if digits <= 95:
-        return Interval(_PI_LO, _PI_HI)
+        return DecimalInterval(_PI_LO, _PI_HI)
     places = digits + 10
     scale = 10**places
     a5, e5 = _arctan_inv_scaled(5, scale)
     a239, e239 = _arctan_inv_scaled(239, scale)
     value, err = 16 * a5 - 4 * a239, 16 * e5 + 4 * e239
-    return Interval(Decimal(f"{value - err}E-{places}"), Decimal(f"{value + err}E-{places}"))
+    return DecimalInterval(Decimal(f"{value - err}E-{places}"), Decimal(f"{value + err}E-{places}"))
 
 
 @functools.lru_cache(maxsize=64)
-def inv_sqrt_2pi(digits: int) -> Interval:
+def inv_sqrt_2pi(digits: int) -> DecimalInterval:
     """An enclosure of ``1/√(2π)`` (π from :func:`pi_bracket`, so any precision is honest)."""
     ar = Arith.at(digits)
     pi = pi_bracket(digits)
-    two_pi = Interval(ar.dn.multiply(2, pi.lo), ar.up.multiply(2, pi.hi))
+    two_pi = DecimalInterval(ar.dn.multiply(2, pi.lo), ar.up.multiply(2, pi.hi))
     return ar.div(ar.of(1), ar.sqrt(two_pi))
 
 
@@ -91,14 +91,14 @@ def _threshold(digits: int) -> float:
     return math.sqrt(2 * math.log(10) * digits)
 
 
-def _series_scaled_tail(x: Decimal, digits: int) -> Interval:
+def _series_scaled_tail(x: Decimal, digits: int) -> DecimalInterval:
     """``SQ(x) = e^{x²/2}/2 − S(x)/√(2π)`` with Marsaglia's series S (module docstring)."""
     w = digits + int(float(x) ** 2 / (2 * math.log(10))) + 12
     ar = Arith.at(w)
-    x2 = ar.sqr(Interval(x, x))
+    x2 = ar.sqr(DecimalInterval(x, x))
     tol = Decimal(f"1e-{w + 2}")
-    term = Interval(x, x)
-    s = Interval(_ZERO, _ZERO)
+    term = DecimalInterval(x, x)
+    s = DecimalInterval(_ZERO, _ZERO)
     n = 0
     while True:
         s = ar.add(s, term)
@@ -107,15 +107,15 @@ def _series_scaled_tail(x: Decimal, digits: int) -> Interval:
             rest = ar.up.divide(ar.up.multiply(term.hi, x2.hi), ar.dn.subtract(d, x2.hi))
             if rest <= ar.dn.multiply(s.lo, tol):
                 break
-        term = Interval(ar.dn.divide(ar.dn.multiply(term.lo, x2.lo), d),
+        term = DecimalInterval(ar.dn.divide(ar.dn.multiply(term.lo, x2.lo), d),
                         ar.up.divide(ar.up.multiply(term.hi, x2.hi), d))
         n += 1
-    series = Interval(s.lo, ar.up.add(s.hi, rest))
-    e = ar.exp(ar.mul(x2, Interval(_HALF, _HALF)))
-    return ar.sub(ar.mul(e, Interval(_HALF, _HALF)), ar.mul(series, inv_sqrt_2pi(w)))
+    series = DecimalInterval(s.lo, ar.up.add(s.hi, rest))
+    e = ar.exp(ar.mul(x2, DecimalInterval(_HALF, _HALF)))
+    return ar.sub(ar.mul(e, DecimalInterval(_HALF, _HALF)), ar.mul(series, inv_sqrt_2pi(w)))
 
 
-def _asymptotic_scaled_tail(x: Decimal, digits: int) -> Interval:
+def _asymptotic_scaled_tail(x: Decimal, digits: int) -> DecimalInterval:
     """``SQ(x)·√(2π) = Σ_{m<n} (−1)^m (2m−1)!!/x^{2m+1} ± (2n−1)!!/x^{2n+1}``."""
     ar = Arith.at(digits + 5)
     dn, up = ar.dn, ar.up
@@ -137,15 +137,15 @@ def _asymptotic_scaled_tail(x: Decimal, digits: int) -> Interval:
         s_hi = up.add(s_hi, t_hi)
     else:
         s_lo = dn.subtract(s_lo, t_hi)
-    return ar.mul(Interval(s_lo, s_hi), inv_sqrt_2pi(digits + 5))
+    return ar.mul(DecimalInterval(s_lo, s_hi), inv_sqrt_2pi(digits + 5))
 
 
-def scaled_tail(x: Decimal, digits: int = 40) -> Interval:
+def scaled_tail(x: Decimal, digits: int = 40) -> DecimalInterval:
     """An enclosure of ``SQ(x) = e^{x²/2}·Q(x)`` for an exact ``x >= 0``."""
     if x < 0:
         raise ValueError("scaled_tail needs x >= 0")
     if x == 0:
-        return Interval(_HALF, _HALF)
+        return DecimalInterval(_HALF, _HALF)
     ar = Arith.at(digits + 5)
     c = inv_sqrt_2pi(digits + 5)
     # Gordon: c·x/(x²+1) <= SQ(x) <= min(1/2, c/x)
@@ -158,14 +158,14 @@ def scaled_tail(x: Decimal, digits: int = 40) -> Interval:
     lo, hi = max(v.lo, gordon_lo), min(v.hi, gordon_hi)
     if lo > hi:  # pragma: no cover - both are enclosures of the same number
         raise ArithmeticError(f"inconsistent enclosures of the normal tail at {x}")
-    return Interval(lo, hi)
+    return DecimalInterval(lo, hi)
 
 
-def _width(ar: Arith, x: Interval) -> Decimal:
+def _width(ar: Arith, x: DecimalInterval) -> Decimal:
     return ar.up.subtract(x.hi, x.lo)
 
 
-def scaled_tail_interval(x: Interval, digits: int = 40) -> Interval:
+def scaled_tail_interval(x: DecimalInterval, digits: int = 40) -> DecimalInterval:
     """An enclosure of ``SQ(t)`` for all ``t`` in ``x`` (``x.lo >= 0``).
 
     SQ decreases and ``|SQ'(t)| = |t·SQ(t) − 1/√(2π)| <= 1/√(2π) < 1/2`` (``0 <= t·SQ(t) <=
@@ -178,23 +178,23 @@ def scaled_tail_interval(x: Interval, digits: int = 40) -> Interval:
     ar = Arith.at(digits)
     slack = ar.up.multiply(_HALF, _width(ar, x))
     if slack > ar.dn.multiply(v.lo, Decimal(f"1e-{max(digits - 12, 1)}")):
-        return Interval(scaled_tail(x.hi, digits).lo, v.hi)
-    return Interval(max(ar.dn.subtract(v.lo, slack), _ZERO), v.hi)
+        return DecimalInterval(scaled_tail(x.hi, digits).lo, v.hi)
+    return DecimalInterval(max(ar.dn.subtract(v.lo, slack), _ZERO), v.hi)
 
 
-def _cdf_point(x: Decimal, digits: int) -> Interval:
+def _cdf_point(x: Decimal, digits: int) -> DecimalInterval:
     """``Φ(x) = e^{−x²/2}·SQ(−x)`` for x ≤ 0, ``1 − e^{−x²/2}·SQ(x)`` for x > 0."""
     ar = Arith.at(digits)
     ax = x.copy_abs()  # exact (abs() would round to the context's 28 digits)
-    tail = ar.mul(ar.exp(ar.neg(ar.mul(ar.sqr(Interval(ax, ax)), Interval(_HALF, _HALF)))),
+    tail = ar.mul(ar.exp(ar.neg(ar.mul(ar.sqr(DecimalInterval(ax, ax)), DecimalInterval(_HALF, _HALF)))),
                   scaled_tail(ax, digits))
     if x <= 0:
         return tail
-    tail = Interval(tail.lo, min(tail.hi, _HALF))  # Q(x) <= 1/2 for x >= 0
-    return ar.sub(Interval(_ONE, _ONE), tail)
+    tail = DecimalInterval(tail.lo, min(tail.hi, _HALF))  # Q(x) <= 1/2 for x >= 0
+    return ar.sub(DecimalInterval(_ONE, _ONE), tail)
 
 
-def cdf(x: Interval, digits: int = 40) -> Interval:
+def cdf(x: DecimalInterval, digits: int = 40) -> DecimalInterval:
     """An enclosure of ``Φ(t)`` for all ``t`` in ``x``.
 
     Φ increases, so the enclosure is ``[Φ(x.lo).lo, Φ(x.hi).hi]``.  Where ``x.hi <= 0`` (the
@@ -206,6 +206,6 @@ def cdf(x: Interval, digits: int = 40) -> Interval:
     if x.lo == x.hi:
         return v
     if x.hi <= 0:
-        return Interval(_cdf_point(x.lo, digits).lo, v.hi)
+        return DecimalInterval(_cdf_point(x.lo, digits).lo, v.hi)
     ar = Arith.at(digits)
-    return Interval(max(ar.dn.subtract(v.lo, ar.up.multiply(_HALF, _width(ar, x))), _ZERO), v.hi)
+    return DecimalInterval(max(ar.dn.subtract(v.lo, ar.up.multiply(_HALF, _width(ar, x))), _ZERO), v.hi)

@@ -60,7 +60,8 @@ from .budget import MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_epsilon, to
 from .errors import InvalidBudget, InvalidParameter
 from .floats import round_up_significant
 from .guarantees import RDP
-from .intervals import Arith, Interval
+from .intervals import Arith, DecimalInterval
+from .readable import ExactValue, Interval, UpperBound, readable, upper_bound
 from .normal import cdf, scaled_tail_interval
 from .rational import magnitude, short_number
 
@@ -176,20 +177,20 @@ def _estimate_log_a(q: Fraction, sigma: Fraction, alpha: Fraction) -> float:
 
 #: A term ``sign · value · e^rest``: ``value`` an interval of a linear factor, ``rest`` of the
 #: logarithm of the other factor.
-_Term = tuple[int, Interval, Interval]
+_Term = tuple[int, DecimalInterval, DecimalInterval]
 
 
-def _sum_terms(ar: Arith, terms: list[_Term], tail: list[_Term]) -> Interval:
+def _sum_terms(ar: Arith, terms: list[_Term], tail: list[_Term]) -> DecimalInterval:
     """Enclosure of ``ln(Σ terms + R)`` where the remainder R lies between 0 and ``Σ tail``
     (all tail terms have one sign: Leibniz), clamped below at 0 (``A_α ≥ 1`` by Jensen).
     Evaluated as ``M + ln Σ sign·value·e^{rest − M}`` with M the largest ``rest`` end (an exact
     decimal, so the shift is exact), so that nothing overflows."""
     shift = max(rest.hi for _, _, rest in terms + tail)
-    m = Interval(shift, shift)
-    total = Interval(Decimal(0), Decimal(0))
-    scales: dict[Interval, Interval] = {}  # e^{rest − M}, once per distinct rest
+    m = DecimalInterval(shift, shift)
+    total = DecimalInterval(Decimal(0), Decimal(0))
+    scales: dict[DecimalInterval, DecimalInterval] = {}  # e^{rest − M}, once per distinct rest
 
-    def scaled(value: Interval, rest: Interval) -> Interval:
+    def scaled(value: DecimalInterval, rest: DecimalInterval) -> DecimalInterval:
         if rest not in scales:
             scales[rest] = ar.exp(ar.sub(rest, m))
         return ar.mul(value, scales[rest])
@@ -200,21 +201,21 @@ def _sum_terms(ar: Arith, terms: list[_Term], tail: list[_Term]) -> Interval:
     for sign, value, rest in tail:  # Leibniz: the remainder is between 0 and these terms
         r = scaled(value, rest).hi
         if sign > 0:
-            total = Interval(total.lo, ar.up.add(total.hi, r))
+            total = DecimalInterval(total.lo, ar.up.add(total.hi, r))
         else:
-            total = Interval(ar.dn.subtract(total.lo, r), total.hi)
-    hi = ar.add(m, ar.ln(Interval(total.hi, total.hi))).hi
-    lo = ar.add(m, ar.ln(Interval(total.lo, total.lo))).lo if total.lo > 0 else Decimal(0)
-    return Interval(max(lo, Decimal(0)), hi)
+            total = DecimalInterval(ar.dn.subtract(total.lo, r), total.hi)
+    hi = ar.add(m, ar.ln(DecimalInterval(total.hi, total.hi))).hi
+    lo = ar.add(m, ar.ln(DecimalInterval(total.lo, total.lo))).lo if total.lo > 0 else Decimal(0)
+    return DecimalInterval(max(lo, Decimal(0)), hi)
 
 
 class _Setup(NamedTuple):
     ar: Arith
-    lq: Interval      # ln q
-    l1q: Interval     # ln(1 − q)
+    lq: DecimalInterval      # ln q
+    l1q: DecimalInterval     # ln(1 − q)
     inv: Fraction     # 1/(2σ²)
-    z0: Interval      # σ² ln((1−q)/q) + 1/2
-    z0_term: Interval  # z0²/(2σ²)
+    z0: DecimalInterval      # σ² ln((1−q)/q) + 1/2
+    z0_term: DecimalInterval  # z0²/(2σ²)
 
 
 @functools.lru_cache(maxsize=256)
@@ -228,7 +229,7 @@ def _setup(q: Fraction, sigma: Fraction, digits: int) -> _Setup:
 
 @functools.lru_cache(maxsize=200_000)
 def _gauss(q: Fraction, sigma: Fraction, shift: Fraction, *, flip: bool,
-           digits: int) -> tuple[bool, Interval]:
+           digits: int) -> tuple[bool, DecimalInterval]:
     """The Gaussian factor of a term, for ``y = (z0 − shift)/σ`` (``flip``: ``−y``):
     ``(True, SQ(−y))`` where ``y <= 0`` (the combined form of the module docstring), else
     ``(False, Φ(y))``.  Shared by all orders with the same ``(q, σ)``: cached."""
@@ -242,7 +243,7 @@ def _gauss(q: Fraction, sigma: Fraction, shift: Fraction, *, flip: bool,
     return False, cdf(y, digits)
 
 
-def _log_a_integer(q: Fraction, sigma: Fraction, alpha: int, digits: int) -> Interval:
+def _log_a_integer(q: Fraction, sigma: Fraction, alpha: int, digits: int) -> DecimalInterval:
     """MTZ Sec. 3.3.1: ln Σ_k C(α,k)(1−q)^{α−k} q^k e^{(k²−k)/(2σ²)}."""
     st = _setup(q, sigma, digits)
     ar = st.ar
@@ -256,7 +257,7 @@ def _log_a_integer(q: Fraction, sigma: Fraction, alpha: int, digits: int) -> Int
     return _sum_terms(ar, terms, [])
 
 
-def _rough_log(value: Interval, rest: Interval) -> float:
+def _rough_log(value: DecimalInterval, rest: DecimalInterval) -> float:
     """A float estimate of ``ln(value·e^rest)`` (decides only when the series stops)."""
     v = value.hi
     if v <= 0:
@@ -265,7 +266,7 @@ def _rough_log(value: Interval, rest: Interval) -> float:
     return (e + math.log10(float(v.scaleb(-e)))) * math.log(10) + float(rest.hi)
 
 
-def _log_a_fractional(q: Fraction, sigma: Fraction, alpha: Fraction, digits: int) -> Interval:
+def _log_a_fractional(q: Fraction, sigma: Fraction, alpha: Fraction, digits: int) -> DecimalInterval:
     """MTZ Sec. 3.3.2 with the Leibniz remainder of the module docstring."""
     st = _setup(q, sigma, digits)
     ar = st.ar
@@ -273,7 +274,7 @@ def _log_a_fractional(q: Fraction, sigma: Fraction, alpha: Fraction, digits: int
     log_tol = math.log(_RELATIVE_TAIL) + _estimate_log_a(q, sigma, alpha)
     terms: list[_Term] = []
     tail: list[_Term] = []
-    coef = Interval(Decimal(1), Decimal(1))  # |C(α, k)|
+    coef = DecimalInterval(Decimal(1), Decimal(1))  # |C(α, k)|
     sign = 1
     k = 0
     while True:
@@ -309,7 +310,7 @@ def _log_a_fractional(q: Fraction, sigma: Fraction, alpha: Fraction, digits: int
 
 
 @functools.lru_cache(maxsize=4096)
-def _log_a(q: Fraction, sigma: Fraction, alpha: Fraction) -> Interval:
+def _log_a(q: Fraction, sigma: Fraction, alpha: Fraction) -> DecimalInterval:
     digits = _digits(q, sigma)
     if alpha.denominator == 1:
         return _log_a_integer(q, sigma, int(alpha), digits)
@@ -318,31 +319,34 @@ def _log_a(q: Fraction, sigma: Fraction, alpha: Fraction) -> Interval:
 
 # ----------------------------------------------------------------------------- public API
 
-def subsampled_gaussian_rdp_bracket(q: Any, sigma: Any, alpha: Any) -> tuple[Fraction, Fraction]:
-    """``(lo, hi)`` with ``lo <= ε(α) <= hi`` for one step of the Poisson-subsampled Gaussian
-    mechanism (module docstring), as exact Fractions (the interval ends)."""
+def subsampled_gaussian_rdp_bracket(q: Any, sigma: Any, alpha: Any) -> Interval:
+    """``(lower, upper)`` with ``lower <= ε(α) <= upper`` for one step of the
+    Poisson-subsampled Gaussian mechanism (module docstring): an :class:`odp.readable.Interval`
+    of exact Fractions (it unpacks as ``lo, hi = ...``)."""
     qq, s, a = check_rate(q), check_sigma(sigma), check_order(alpha)
     if qq == 1:
         exact = a / (2 * s * s)
-        return exact, exact
+        return Interval(exact, exact)
     la = _log_a(qq, s, a)
-    return Fraction(la.lo) / (a - 1), Fraction(la.hi) / (a - 1)
+    return Interval(Fraction(la.lo) / (a - 1), Fraction(la.hi) / (a - 1))
 
 
-def subsampled_gaussian_rdp(q: Any, sigma: Any, alpha: Any, steps: Any = 1) -> Fraction:
+def subsampled_gaussian_rdp(q: Any, sigma: Any, alpha: Any, steps: Any = 1) -> UpperBound:
     """An upper bound on the order-α Rényi DP of ``steps`` compositions of the
     Poisson-subsampled Gaussian mechanism with sampling rate ``q`` and noise multiplier
     ``sigma`` (add/remove neighbours): ``T·ε(α)`` with ε(α) bounded as in the module docstring,
-    rounded up to 20 significant digits.  Exact (``T·α/(2σ²)``) for ``q = 1``.
+    rounded up to 20 significant digits (an :class:`odp.readable.UpperBound`: the exact
+    Fraction, whose repr is a short decimal rounded up).  Exact (``T·α/(2σ²)``) for ``q = 1``.
 
     Like every ε in odp the result lies in odp's range (:func:`_in_range`): a bound above 1e300
     is refused with :class:`~odp.errors.InvalidParameter` (such a mechanism gives no privacy),
     one in ``(0, 1e-300)`` is rounded up to 1e-300."""
     t = check_steps(steps)
-    lo, hi = subsampled_gaussian_rdp_bracket(q, sigma, alpha)
+    bracket = subsampled_gaussian_rdp_bracket(q, sigma, alpha)
+    lo, hi = Fraction(bracket.lower), Fraction(bracket.upper)  # both finite
     value = t * hi if lo == hi else round_up_significant(t * hi, _RESULT_DIGITS)
-    return _in_range(value, f"the Rényi DP at order {short_number(alpha)} of {t} step(s) of the "
-                            f"Poisson-subsampled Gaussian (q={short_number(q)}, sigma={short_number(sigma)})")
+    return upper_bound(_in_range(value, f"the Rényi DP at order {short_number(alpha)} of {t} step(s) of the "
+                            f"Poisson-subsampled Gaussian (q={short_number(q)}, sigma={short_number(sigma)})"))
 
 
 def _in_range(value: Fraction, what: str) -> Fraction:
@@ -367,11 +371,17 @@ def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1, *,
 
 
 def subsampled_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: Any, *,
-                                orders: Iterable[Any] = DEFAULT_ORDERS) -> tuple[Fraction, Fraction]:
+                                orders: Iterable[Any] = DEFAULT_ORDERS
+                                ) -> tuple[UpperBound, ExactValue]:
     """``(ε, α)``: an upper bound on the ε of ``steps`` compositions of the Poisson-subsampled
     Gaussian mechanism at ``delta`` (the best over ``orders`` of the conversion
     :func:`odp.dp_conversions.rdp_to_dp_epsilon`), and the order that gives it."""
-    return cv.best_rdp_to_dp(subsampled_gaussian_curve(q, sigma, steps, orders=orders), delta)
+    return _best(subsampled_gaussian_curve(q, sigma, steps, orders=orders), delta)
+
+
+def _best(curve: list[RDP], delta: Any) -> tuple[UpperBound, ExactValue]:
+    eps, alpha = cv.best_rdp_to_dp(curve, delta)
+    return upper_bound(eps), readable(alpha)
 
 
 def parse_orders(orders: Iterable[Any], check: Callable[[Any], T], what: str) -> tuple[T, ...]:
@@ -469,12 +479,12 @@ class RDPAccountant:
         """The composed curve ``[RDP(α, Σ ε_i(α)), …]`` (exact totals of upper bounds)."""
         return [RDP(a, self._totals[a]) for a in self._orders]
 
-    def get_epsilon_and_order(self, delta: Any) -> tuple[Fraction, Fraction]:
+    def get_epsilon_and_order(self, delta: Any) -> tuple[UpperBound, ExactValue]:
         """``(ε, α)``: the smallest conversion :func:`odp.dp_conversions.rdp_to_dp_epsilon` over
         the orders, and its order."""
-        return cv.best_rdp_to_dp(self.rdp(), delta)
+        return _best(self.rdp(), delta)
 
-    def get_epsilon(self, delta: Any) -> Fraction:
+    def get_epsilon(self, delta: Any) -> UpperBound:
         """An upper bound on ε at ``delta`` for everything composed so far."""
         return self.get_epsilon_and_order(delta)[0]
 

@@ -84,7 +84,7 @@ from .budget import parse_epsilon, to_fraction
 from .errors import InvalidBudget, InvalidParameter
 from .floats import round_up_significant
 from .guarantees import RDP
-from .intervals import Arith, Interval
+from .intervals import Arith, DecimalInterval
 from .rdp import (MAX_ORDER, check_rate, check_sigma, check_steps, parse_orders,
                   subsampled_gaussian_rdp)
 
@@ -186,15 +186,15 @@ def _zhu_wang(q: Fraction, eps: tuple[tuple[int, Fraction], ...], a: int) -> Fra
     lq, l1q = ar.ln(ar.of(q)), ar.ln(ar.of(1 - q))
     values = dict(eps)
     # ln of each (positive) term: ln(coefficient) + ℓ ln q + (α−ℓ) ln(1−q) + (ℓ−1) ε(ℓ)
-    logs: list[Interval] = [ar.add(ar.scale(l1q, a - 1), ar.ln(ar.of(a * q - q + 1)))]
+    logs: list[DecimalInterval] = [ar.add(ar.scale(l1q, a - 1), ar.ln(ar.of(a * q - q + 1)))]
     for ell in range(2, a + 1):
         coefficient = math.comb(a, ell) * (1 if ell == 2 else 3)
         rest = ar.add(ar.add(ar.scale(lq, ell), ar.scale(l1q, a - ell)),
                       ar.of((ell - 1) * values[ell]))
         logs.append(ar.add(ar.ln(ar.of(coefficient)), rest))
     shift = max(t.hi for t in logs)
-    m = Interval(shift, shift)
-    total = Interval(Decimal(0), Decimal(0))
+    m = DecimalInterval(shift, shift)
+    total = DecimalInterval(Decimal(0), Decimal(0))
     for t in logs:
         total = ar.add(total, ar.exp(ar.sub(t, m)))
     log_sum = ar.add(m, ar.ln(total))

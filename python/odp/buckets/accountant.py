@@ -18,7 +18,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from ..floats import float_down, float_up, round_down_significant, round_up_sign
 from ..limits import Estimate, Limits, ResourceLimitExceeded
 from ..progress import ProgressArg, Reporter
 from ..rational import short_number
+from ..readable import Interval as Interval  # re-exported: odp's one interval of bounds
 from .compose import compose as compose_states
 from ._numerics import U
 from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
@@ -41,37 +42,6 @@ DEFAULT_BUCKETS = 2**15
 #: Default A-mass allowed in each truncated tail per step (upper bound: sent to the infinity
 #: bucket, so it adds at most this much to δ per step; lower bound: dropped).
 DEFAULT_TAIL_MASS = 1e-16
-
-
-class Interval(NamedTuple):
-    """A closed interval ``[lower, upper]`` of exact rationals containing the true value.
-
-    ``upper`` is ``math.inf`` when no finite bound exists (e.g. ε for a δ below the mass of
-    distinguishing events).
-    """
-
-    lower: Fraction
-    upper: Fraction | float
-
-    @property
-    def width(self) -> float:
-        return float(self.upper) - float(self.lower)
-
-    def __contains__(self, value: object) -> bool:
-        try:
-            v = to_fraction(value)
-        except InvalidBudget:
-            return False
-        return self.lower <= v and (self.upper == math.inf or v <= self.upper)
-
-    def to_json(self) -> dict[str, Any]:
-        up = self.upper
-        return {
-            "lower": str(self.lower),
-            "upper": "inf" if up == math.inf else str(up),
-            "lower_float": float(self.lower),
-            "upper_float": float(up),
-        }
 
 
 PRECISIONS = ("auto", "extended", "double")
@@ -235,7 +205,7 @@ class PrivacyBucketsAccountant:
     >>> acc.get_epsilon(1e-5)                                  # doctest: +SKIP
     633.9303                                                   # upper bound, rounded up
     >>> acc.get_epsilon_interval("1e-5")                       # doctest: +SKIP
-    Interval(lower=Fraction(...), upper=Fraction(...))         # contains 633.92985
+    Interval(lower=633.929519..., upper=633.930302...)         # contains 633.92985
 
     Options: ``buckets`` (window size ``n``; accuracy grows with it, time about linearly),
     ``factor`` (the finest grid ``f``; by default chosen per mechanism and squared as needed),
