@@ -93,7 +93,7 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
 Chargeable = Union[DP, ODP, ZCDP, RDP, GDP, "list[RDP]", "tuple[RDP, ...]"]
 
 
-def _chargeable(guarantee: Any, delta: Number | None) -> tuple[ODP, dict[str, Any] | None]:
+def _chargeable(guarantee: Chargeable, delta: Number | None) -> tuple[ODP, dict[str, Any] | None]:
     """The ODP guarantee to charge, and what the ledger records about a converted notion."""
     if isinstance(guarantee, (DP, ODP)):
         if delta is not None:

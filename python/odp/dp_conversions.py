@@ -31,9 +31,9 @@ import functools
 import math
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Sequence, Union
 
-from .budget import parse_alpha, parse_delta, parse_epsilon
+from .budget import Number, parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidParameter
 from .floats import round_up_significant
 from .guarantees import DP, GDP, RDP, ZCDP
@@ -51,21 +51,30 @@ __all__ = [
     "gdp_to_dp_epsilon",
     "to_dp",
     "Conversion",
+    "Convertible",
+    "RDPCurve",
     "ROUNDING_DENOMINATOR",
 ]
+
+#: An RDP curve: RDP values of one mechanism (or one composition) at several orders, or a
+#: mapping ``{alpha: epsilon_alpha}``.
+RDPCurve = Union[RDP, Sequence[RDP], Mapping[Any, Number]]  # Any: a key parse_alpha reads
+
+#: A guarantee :func:`to_dp` converts: zCDP (δ = 0), RDP at one order or as a curve, or GDP.
+Convertible = Union[ZCDP, RDP, GDP, Sequence[RDP]]
 
 #: Irrational results are rounded up to multiples of 1/ROUNDING_DENOMINATOR.
 ROUNDING_DENOMINATOR = 10**12
 
 
-def _positive_delta(delta: Any) -> Fraction:
+def _positive_delta(delta: Number) -> Fraction:
     d = parse_delta(delta)
     if d == 0:
         raise InvalidParameter("delta must be > 0 for this conversion (ln(1/δ) is infinite)")
     return d
 
 
-def _zcdp_rho(rho: Any) -> Fraction:
+def _zcdp_rho(rho: Number | ZCDP) -> Fraction:
     """ρ of a number or of a :class:`~odp.guarantees.ZCDP` value (δ = 0 only)."""
     if isinstance(rho, ZCDP):
         if rho.approximate:
@@ -79,7 +88,7 @@ def _zcdp_rho(rho: Any) -> Fraction:
     return parse_epsilon(rho, name="rho")
 
 
-def zcdp_to_dp_epsilon(rho: Any, delta: Any) -> Fraction:
+def zcdp_to_dp_epsilon(rho: Number | ZCDP, delta: Number) -> Fraction:
     """Upper bound on ε with ρ-zCDP ⇒ (ε, δ)-DP, rounded up: the smaller of
 
     * ``ρ + 2·√(ρ·ln(1/δ))`` (Bun & Steinke 2016, Prop. 1.3), and
@@ -193,7 +202,7 @@ def rdp_to_dp_epsilon_mironov(alpha: Any, epsilon_alpha: Any, delta: Any) -> Fra
     return ceil_fraction(e + log_bracket(1 / d)[1] / (a - 1), ROUNDING_DENOMINATOR)
 
 
-def best_rdp_to_dp(curve: Any, delta: Any) -> tuple[Fraction, Fraction]:
+def best_rdp_to_dp(curve: RDPCurve, delta: Number) -> tuple[Fraction, Fraction]:
     """``(ε, α)``: the smallest :func:`rdp_to_dp_epsilon` over an RDP curve given at several
     orders — a list of :class:`~odp.guarantees.RDP` (one mechanism, or one composition, that
     satisfies all of them) or a mapping ``{α: ε_α}`` — and the order that attains it (the
@@ -215,7 +224,7 @@ def best_rdp_to_dp(curve: Any, delta: Any) -> tuple[Fraction, Fraction]:
     return best[0], best[1]
 
 
-def gdp_delta(mu: Any, epsilon: Any) -> Fraction:
+def gdp_delta(mu: Number | GDP, epsilon: Number) -> Fraction:
     """Upper bound on δ(ε) of a μ-GDP mechanism (Dong, Roth, Su 2022, Cor. 2.13, exact):
     ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2)``.
 
@@ -250,7 +259,7 @@ _GDP_FLOOR_DECIMAL = Decimal("1e-1000")
 _GDP_FLOOR_LOG = 2303
 
 
-def _gdp_mu(mu: Any) -> Fraction:
+def _gdp_mu(mu: Number | GDP) -> Fraction:
     if isinstance(mu, GDP):
         return mu.mu
     if isinstance(mu, (RDP, ZCDP, DP)):
@@ -310,7 +319,7 @@ def _gdp_delta_enclosure(m: Fraction, eps: Fraction,
         digits *= 2
 
 
-def gdp_to_dp_epsilon(mu: Any, delta: Any) -> Fraction:
+def gdp_to_dp_epsilon(mu: Number | GDP, delta: Number) -> Fraction:
     """Upper bound on ε with μ-GDP ⇒ (ε, δ)-DP (Dong, Roth, Su 2022, Cor. 2.13, whose δ(ε)
     is exact): a multiple of 1e-12 found by bisection on rigorous enclosures of δ(ε)
     (:func:`_gdp_delta_enclosure`).  ``mu`` may be a number or a
@@ -357,7 +366,7 @@ class Conversion(NamedTuple):
     record: dict[str, Any]
 
 
-def to_dp(guarantee: Any, delta: Any) -> Conversion:
+def to_dp(guarantee: Convertible, delta: Number) -> Conversion:
     """Convert a :class:`~odp.guarantees.ZCDP` (δ = 0), an :class:`~odp.guarantees.RDP`, a list
     of RDP values of one mechanism at several orders, or a :class:`~odp.guarantees.GDP` to
     (ε, δ)-DP at the given δ (> 0), with :func:`zcdp_to_dp_epsilon`,
