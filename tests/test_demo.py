@@ -4,6 +4,7 @@ exercises every ODP mechanism of paper 002, and its certificate verifies."""
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -49,7 +50,8 @@ def test_demo_runs_every_paper_mechanism_and_certifies(tmp_path, capsys):
     svt = by_mech["svt"]
     assert Fraction(svt["epsilon_charged"]) < Fraction(svt["epsilon_worst_case"])  # c' < c
     sgd = by_mech["dpsgd"]  # the DP-SGD round: charged the epochs it ran
-    assert "stopped after" in sgd["value"] and "epochs" in sgd["value"]
+    assert "stopped after" in sgd["detail"] and "epochs" in sgd["detail"]
+    assert sgd["value"].startswith("acc. ") and sgd["true"].startswith("acc. ")
     assert Fraction(sgd["epsilon_charged"]) <= Fraction(sgd["epsilon_worst_case"])
     cert = report["certificate"]
     assert cert["verified"]
@@ -63,14 +65,53 @@ def test_demo_text_output_ends_with_the_per_mechanism_summary(tmp_path, capsys):
     assert main(["demo", "--ledger", str(path), "--seed", "7"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert any(line.startswith(f"ledger written to {path}") for line in out)
-    assert any("certificate written to" in line and "verified" in line for line in out)
+    text = " ".join(" ".join(out).split())  # long lines are wrapped at 100 columns
+    assert re.search(r"certificate written to \S+ — verified", text)
     assert any(line.startswith("ODP accounting charged") for line in out)
     names = ["Laplace count", "SVT selection", "SVT-selected counts", "M_IQR (PTR)", "median",
-             "noisy gradient descent", "tested logistic regression", "DP-SGD"]
+             "noisy gradient descent", "tested model (Alg. 5)", "DP-SGD"]
     tail = out[-len(names):]
-    assert out[-len(names) - 1].startswith("per mechanism")
-    for name, line in zip(names, tail):  # "charged X of a worst case Y", in session order
-        assert line.strip().startswith(name) and "charged ε=" in line and "of a worst case" in line
+    assert out[-len(names) - 1].startswith("per mechanism — ε charged by ODP of its worst case")
+    for name, line in zip(names, tail):  # "ε X of Y (rule)", in session order
+        assert line.strip().startswith(name)
+        assert re.search(r"  ε ≤?[\d.]+ of ≤?[\d.]+  \(", line), line
+
+
+def test_demo_table_fits_100_columns_shows_true_values_and_its_footnote_holds(tmp_path, capsys):
+    path = tmp_path / "t.db"
+    assert main(["demo", "--ledger", str(path), "--seed", "3", "--records", "2000"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    header = next(i for i, line in enumerate(lines) if line.startswith("#   release"))
+    assert "released value" in lines[header] and "true value" in lines[header]
+    rows = lines[header + 2:lines.index("", header)]
+    assert len(rows) >= 10
+    # the footnote: ε cells are exact with at most 4 significant digits, else marked
+    text = " ".join(out.split())  # long lines are wrapped
+    assert "exact when 4 significant digits suffice, else rounded to 4" in text
+    for row in rows:
+        cells = row.split()
+        for cell in cells[-3:]:
+            if cell[0] in "≤≥":
+                digits = cell[1:].replace(".", "").lstrip("0")
+                assert len(digits) <= 4, row
+            else:
+                assert len(cell.replace(".", "").lstrip("0")) <= 4, row  # exact and short
+    report_rows = _json_report(tmp_path, capsys)["releases"]
+    for row in report_rows:  # every released round has its true statistic beside it
+        if "refused" not in row:
+            assert row["true"] not in ("", None), row
+    by_mech = {row["mechanism"]: row for row in report_rows}
+    count = by_mech["laplace"]
+    assert int(count["true"]) > 0 and abs(float(count["value"]) - int(count["true"])) < 200
+
+
+def _json_report(tmp_path, capsys) -> dict:
+    path = tmp_path / "j.db"
+    assert main(["demo", "--ledger", str(path), "--seed", "3", "--records", "2000",
+                 "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
 
 
 def test_demo_refuses_to_overwrite(tmp_path, capsys):

@@ -446,9 +446,9 @@ def _digits_and_exponent(x: Fraction) -> tuple[int, int] | None:
     return n, e
 
 
-def _short_decimal(x: Fraction) -> str | None:
-    """``x`` exactly as a decimal of at most :data:`DISPLAY_EXACT_DIGITS` significant digits
-    (positional, or scientific outside [1e-6, 1e21)); ``None`` if there is none."""
+def _short_decimal(x: Fraction, max_digits: int = DISPLAY_EXACT_DIGITS) -> str | None:
+    """``x`` exactly as a decimal of at most ``max_digits`` significant digits (positional, or
+    scientific outside [1e-6, 1e21)); ``None`` if there is none."""
     if x == 0:
         return "0"
     parts = _digits_and_exponent(x)
@@ -456,7 +456,7 @@ def _short_decimal(x: Fraction) -> str | None:
         return None
     n, e = parts
     digits = str(n)
-    if len(digits) > DISPLAY_EXACT_DIGITS:
+    if len(digits) > max_digits:
         return None
     if DISPLAY_POSITIONAL_MIN <= abs(x) < DISPLAY_POSITIONAL_MAX:
         return format_fraction(x)
@@ -465,7 +465,8 @@ def _short_decimal(x: Fraction) -> str | None:
     return f"{sign}{mantissa}e{e + len(digits) - 1:+d}"
 
 
-def display_fraction(x: Fraction | int, rounding: str = "up") -> str:
+def display_fraction(x: Fraction | int, rounding: str = "up", *,
+                     digits: int | None = None) -> str:
     """``x`` as people read it (``odp ledger show``, ``Budget.__repr__``; module docstring).
 
     * A terminating decimal of at most :data:`DISPLAY_EXACT_DIGITS` significant digits is shown
@@ -478,18 +479,22 @@ def display_fraction(x: Fraction | int, rounding: str = "up") -> str:
       refund) gives ``≥0.333333`` — at least that.  The exact ``(p/q)`` follows when it is at
       most :data:`DISPLAY_RATIO_CHARS` characters: ``≥0.333333 (1/3)``.
 
+    ``digits`` (a narrow table): exact up to that many significant digits, else rounded to
+    that many, marked, and without the ``(p/q)``.
+
     Never an unmarked rounded number; the exact value is :func:`format_fraction` /
     ``str(Fraction)`` (``--json``)."""
     if rounding not in ("up", "down"):
         raise InvalidParameter(f"rounding must be 'up' or 'down', got {rounding!r}")
     x = Fraction(x)
-    exact = _short_decimal(x)
+    exact = _short_decimal(x, DISPLAY_EXACT_DIGITS if digits is None else digits)
     if exact is not None:
         return exact
     up = rounding == "up"
-    shown = _short_decimal(_round_significant(x, DISPLAY_ROUNDED_DIGITS, up=up))
+    kept = DISPLAY_ROUNDED_DIGITS if digits is None else digits
+    shown = _short_decimal(_round_significant(x, kept, up=up), kept)
     ratio = f"{x.numerator}/{x.denominator}"
-    suffix = f" ({ratio})" if len(ratio) <= DISPLAY_RATIO_CHARS else ""
+    suffix = f" ({ratio})" if digits is None and len(ratio) <= DISPLAY_RATIO_CHARS else ""
     return f"{'≤' if up else '≥'}{shown}{suffix}"
 
 

@@ -1,4 +1,4 @@
-"""The end-to-end analyst session behind ``odp demo`` (paper 002, Secs. 4–6).
+"""The end-to-end analyst session behind ``odp demo`` (Hartmann et al. 2022, Secs. 4–6).
 
 **The data.**  By default the analyst holds a *synthetic cohort* of 20,000 patient records
 (``--records N``), four tumour features and a diagnosis each, drawn with a fixed public seed from
@@ -33,9 +33,11 @@ makes, in order:
    analysed for add/remove neighbours; the round converts that to the session's replace-one
    neighbours by group privacy (:class:`odp.composition.ReplaceOneComposition`).
 
-The final table compares each round's worst case (plain DP accounting, Lemma 4) with its ODP
-charge, the last lines summarise "charged X of a worst case Y" per mechanism, and the run is
-exported as a certificate verified by the checker generated from the Lean rules.  Feature
+The final table (100 columns) shows each release beside the true statistic on the records
+(for a model: the accuracy of the same model fitted without noise; computed only to compare,
+never released) and compares each round's worst case (plain DP accounting) with its ODP
+charge; the last lines summarise "ε X of Y" per mechanism, and the run is exported as a
+certificate verified by the checker generated from the Lean rules.  Feature
 scaling uses the published per-feature ranges (public information, not computed from records).
 """
 
@@ -57,7 +59,7 @@ from .mechanisms import BOTTOM, LaplaceMechanism
 from .mechanisms.dpsgd import DPSGD, LogisticRegressionModel
 from .mechanisms.erm import TestedLogisticRegression
 from .mechanisms.iterative import NoisyGradientDescent
-from .mechanisms.ptr import iqr_then_median
+from .mechanisms.ptr import iqr_of, iqr_then_median
 from .mechanisms.svt import sparse_vector_release, svt_split
 from .limits import Estimate
 from .samplers import SecureRandom, SeededRandom
@@ -184,9 +186,34 @@ def _split(n: int) -> tuple[np.ndarray, np.ndarray]:
 def _show(value: Any) -> str:
     if value is BOTTOM:
         return "⊥ (withheld)"
-    if isinstance(value, Fraction):
+    if isinstance(value, Fraction) and value.denominator != 1:
         return f"{float(value):.2f}"
     return str(value)
+
+
+def _bins_text(bins: list[str]) -> str:
+    """Histogram bins ``[a,b)`` in order, adjacent ones merged: ``[8,22)``; ``none``."""
+    spans: list[list[str]] = []
+    for text in bins:
+        lo, hi = text[1:-1].split(",")
+        if spans and spans[-1][1] == lo:
+            spans[-1][1] = hi
+        else:
+            spans.append([lo, hi])
+    return " ".join(f"[{lo},{hi})" for lo, hi in spans) or "none"
+
+
+def _nonprivate_accuracy(x_fit: np.ndarray, y_fit: np.ndarray, x_eval: np.ndarray | None = None,
+                         y_eval: np.ndarray | None = None) -> float:
+    """The accuracy (on ``x_eval``, default the fitting data) of logistic regression fitted
+    *without* noise (500 full-batch gradient steps): the true statistic a DP model is compared
+    with in the report.  Not a release: nothing here is private."""
+    w = np.zeros(x_fit.shape[1])
+    for _ in range(500):
+        coef = np.exp(-np.logaddexp(0.0, y_fit * (x_fit @ w)))  # 1 / (1 + e^{y·wᵀx})
+        w -= 4.0 * (-(x_fit.T @ (y_fit * coef)) / len(y_fit) + 1e-3 * w)
+    xe, ye = (x_fit, y_fit) if x_eval is None or y_eval is None else (x_eval, y_eval)
+    return float(np.mean(np.sign(xe @ w) == ye))
 
 
 @dataclass(frozen=True)
@@ -243,10 +270,15 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
     notes: dict[str, dict[str, Any]] = {}
     threshold = int(plan.svt_share * len(data))
 
-    def note(title: str, value: Any, record: Any = None) -> None:
+    def note(title: str, value: Any, record: Any = None, *, true: Any = "",
+             detail: str = "") -> None:
+        """A round's row: its title, the released value and, beside it, the true statistic
+        on the records (computed here only to compare: it is not released)."""
         rec = record if record is not None else acc.last_round
         assert rec is not None  # every note follows a round
-        notes[rec.round_id] = {"release": title, "value": _show(value)}
+        notes[rec.round_id] = {"release": title, "value": _show(value), "true": _show(true)}
+        if detail:
+            notes[rec.round_id]["detail"] = detail
 
     def refused(title: str, exc: BudgetExceeded) -> None:
         notes[f"refused-{len(notes)}"] = {"release": title, "refused": str(exc)}
@@ -254,7 +286,7 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
     # 1. a plain DP count
     try:
         value = acc.run(LaplaceMechanism(malignant_count, epsilon="0.1"), data)
-        note("malignant count (Laplace)", value)
+        note("malignant count (Laplace)", value, true=malignant_count(data))
     except BudgetExceeded as exc:
         refused("malignant count (Laplace)", exc)
 
@@ -266,12 +298,17 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
     labels = [f"[{a},{b})" for a, b in zip(edges, edges[1:])]
     eps1, eps2 = svt_split("1", 8)
 
+    truly_large = [i for i, count in enumerate(entries) if count(data) >= threshold]
+
     def note_svt(out: Any) -> None:
-        note(f"SVT: radius bins with ≥ {threshold} records (c = 8, found c' = {out.count})",
-             ", ".join(labels[i] for i in out.selected) or "none", out.svt_round)
+        found = [labels[i] for i in out.selected]
+        note(f"SVT: bins with ≥ {threshold} records", _bins_text(found), out.svt_round,
+             true=_bins_text([labels[i] for i in truly_large]),
+             detail=f"radius bins [a,b) holding at least {threshold} records (c = 8, found "
+                    f"c' = {out.count}): {', '.join(found) or 'none'}")
         for i, rec in zip(out.values, out.entry_rounds):  # the entries released (in order)
-            note(f"  count in radius bin {labels[i]} (Laplace, leftover split over c')",
-                 out.values[i], rec)
+            note(f"  count in radius bin {labels[i]}", out.values[i], rec,
+                 true=entries[i](data), detail="Laplace, the leftover ε3 split over c'")
 
     try:
         note_svt(sparse_vector_release(acc, data, entries, threshold, c=8, epsilon1=eps1,
@@ -287,10 +324,12 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
     # 3. IQR then median of mean radius (Sec. 4.2)
     def note_iqr(res: Any) -> None:
         iqr_text = res.iqr if res.iqr is BOTTOM else f"{res.iqr.value:.2f}"
-        note("IQR of mean radius (M_IQR, PTR)", iqr_text, res.iqr_round)
+        note("IQR of mean radius (PTR)", iqr_text, res.iqr_round, true=iqr_of(radius),
+             detail="M_IQR (Dwork and Lei's Propose-Test-Release)")
         if res.complete:
-            note(f"median of mean radius (ε = {format_fraction(res.median_epsilon)})",
-                 res.median, res.median_round)
+            note("median of mean radius", res.median, res.median_round,
+                 true=radius[(len(radius) - 1) // 2],
+                 detail=f"exponential mechanism, ε = {format_fraction(res.median_epsilon)}")
 
     try:
         # the IQR and the median are symmetric functions of the records: hand them the values
@@ -318,8 +357,10 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
     try:
         fit = acc.run(gd, (data.features, data.labels))
         accuracy = float(np.mean(np.sign(data.features @ fit.weights) == data.labels))
-        note("logistic regression by noisy gradient descent (early stopping)",
-             f"stopped after {len(fit)} of 40 steps; training accuracy {accuracy:.1%}")
+        note(f"noisy GD, ran {len(fit)}/40 steps", f"acc. {accuracy:.1%}",
+             true=f"acc. {_nonprivate_accuracy(data.features, data.labels):.1%}",
+             detail=f"logistic regression by noisy gradient descent (early stopping): stopped "
+                    f"after {len(fit)} of 40 steps; training accuracy {accuracy:.1%}")
     except BudgetExceeded as exc:
         refused("noisy gradient descent", exc)
 
@@ -337,13 +378,17 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
         released = acc.run(model, (data.features[train], data.labels[train],
                                    data.features[test], data.labels[test]))
         if released is BOTTOM:
-            text = BOTTOM
+            text: Any = BOTTOM
         else:
             acc_test = float(np.mean(np.sign(data.features[test] @ released.weights)
                                      == data.labels[test]))
-            text = f"released; test accuracy {acc_test:.1%}"
-        note(f"logistic regression, released only if its test error ≤ {plan.model_threshold} "
-             "(Alg. 5)", text)
+            text = f"test acc. {acc_test:.1%}"
+        baseline = _nonprivate_accuracy(data.features[train], data.labels[train],
+                                        data.features[test], data.labels[test])
+        note(f"tested model (error ≤ {plan.model_threshold})", text,
+             true=f"test acc. {baseline:.1%}",
+             detail=f"logistic regression, released only if its test error ≤ "
+                    f"{plan.model_threshold} (Alg. 5)")
     except BudgetExceeded as exc:
         refused("tested logistic regression", exc)
     step()
@@ -358,10 +403,13 @@ def _session(acc: Accountant, data: DemoData, plan: Plan,
     try:
         fit_sgd = acc.run(sgd, (data.features, data.labels))
         epochs = len(fit_sgd) // sgd.steps_per_epoch
-        note(f"logistic regression by DP-SGD (q = {plan.dpsgd_sampling_rate}, "
-             f"σ = {plan.dpsgd_noise_multiplier}; early stopping at epoch ends)",
-             f"stopped after {epochs} of {plan.dpsgd_epochs} epochs; training accuracy "
-             f"{fit_sgd.accuracy(data.features, data.labels):.1%}")
+        accuracy = fit_sgd.accuracy(data.features, data.labels)
+        note(f"DP-SGD, ran {epochs}/{plan.dpsgd_epochs} epochs", f"acc. {accuracy:.1%}",
+             true=f"acc. {_nonprivate_accuracy(data.features, data.labels):.1%}",
+             detail=f"logistic regression by DP-SGD (q = {plan.dpsgd_sampling_rate}, "
+                    f"σ = {plan.dpsgd_noise_multiplier}; early stopping at epoch ends): "
+                    f"stopped after {epochs} of {plan.dpsgd_epochs} epochs; training "
+                    f"accuracy {accuracy:.1%}")
     except BudgetExceeded as exc:
         refused("DP-SGD", exc)
     step()
@@ -405,6 +453,8 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None, *,
                 "mechanism": rec.mechanism,
                 "class": rec.label,
                 "value": info["value"],
+                "true": info.get("true", ""),
+                "detail": info.get("detail", ""),
                 "epsilon_worst_case": rec.sup_epsilon,
                 "epsilon_charged": rec.charged,
                 "epsilon_saved": rec.refund,
@@ -430,14 +480,14 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None, *,
 
 #: display names of the demo's mechanisms, in session order, and what their ODP charge means
 _FAMILIES = (
-    ("laplace", "Laplace count", "plain DP: always its worst case"),
+    ("laplace", "Laplace count", "plain DP: its worst case"),
     ("svt", "SVT selection", "Lemma 8: ε1 + (c'/c)·ε2"),
-    ("laplace[", "SVT-selected counts", "the leftover ε3 split over the c' bins found"),
-    ("iqr", "M_IQR (PTR)", "Lemma 10: a value costs 3ε1, ⊥ 2ε1"),
-    ("median", "median", "plain DP: ε2, or ε1 + ε2 after a ⊥"),
+    ("laplace[", "SVT-selected counts", "ε3 split over the c' found"),
+    ("iqr", "M_IQR (PTR)", "Lemma 10: a value 3ε1, ⊥ 2ε1"),
+    ("median", "median", "plain DP: ε2, or ε1+ε2 after ⊥"),
     ("noisy_gd", "noisy gradient descent", "Lemma 11: the steps it ran"),
-    ("logreg_with_test", "tested logistic regression", "Cor. 18: a model costs ε1, ⊥ ε2"),
-    ("dpsgd", "DP-SGD", "Lemma 11 with RDP: the epochs it ran"),
+    ("logreg_with_test", "tested model (Alg. 5)", "Cor. 18: a model ε1, ⊥ ε2"),
+    ("dpsgd", "DP-SGD", "Lemma 11, RDP: the epochs run"),
 )
 
 
@@ -474,60 +524,82 @@ def _certificate(acc: Accountant, ledger: Path) -> dict[str, Any]:
             "message": result.message}
 
 
-def _short(x: Any, rounding: str = "up") -> str:
+#: Width of the demo's text report (columns); every line fits (long paths aside).
+REPORT_WIDTH = 100
+#: Significant digits of the ε cells of the table (exact when that is enough).
+TABLE_DIGITS = 4
+
+
+def _short(x: Any, rounding: str = "up", digits: int | None = None) -> str:
     """Exact decimal when it is short, else rounded on the safe side and marked ``≤``/``≥``
     (:func:`odp.budget.display_fraction`; display only)."""
-    return display_fraction(Fraction(x), rounding)
+    return display_fraction(Fraction(x), rounding, digits=digits)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _wrap(text: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, REPORT_WIDTH, break_long_words=False, break_on_hyphens=False,
+                         subsequent_indent="  ") or [""]
 
 
 def format_report(report: dict[str, Any]) -> str:
+    """The text report: fits :data:`REPORT_WIDTH` columns; each release beside the true
+    statistic; ε cells exact or rounded to :data:`TABLE_DIGITS` digits on the safe side."""
     from .cli._common import format_table
 
-    lines = [
-        f"odp demo — {report['dataset']}; total budget ε={report['budget']['epsilon']}, "
-        f"δ={report['budget']['delta']}, randomness: {report['rng']}",
-        "",
-    ]
+    lines = _wrap(f"odp demo — {report['dataset']}; total budget ε={report['budget']['epsilon']}, "
+                  f"δ={report['budget']['delta']}; randomness: {report['rng']}")
+    lines.append("")
     table = []
     for i, row in enumerate(report["releases"], 1):
         if "refused" in row:
-            table.append([i, row["release"], "refused: over budget", "", "", ""])
+            table.append([i, _fit(row["release"], 30), "refused: over budget", "", "", "", ""])
             continue
         table.append([
-            i, row["release"], row["value"],
-            _short(row["epsilon_worst_case"]),
-            _short(row["epsilon_charged"]),
-            _short(row["epsilon_saved"], "down"),
+            i, _fit(row["release"], 30), _fit(row["value"], 17), _fit(row.get("true", ""), 17),
+            _short(row["epsilon_worst_case"], "up", TABLE_DIGITS),
+            _short(row["epsilon_charged"], "up", TABLE_DIGITS),
+            _short(row["epsilon_saved"], "down", TABLE_DIGITS),
         ])
     lines.append(format_table(
-        ["#", "release", "value", "ε worst case (DP)", "ε charged (ODP)", "ε saved"], table))
+        ["#", "release", "released value", "true value", "ε DP", "ε ODP", "saved"], table))
     s = report["summary"]
     worst, charged = Fraction(s["epsilon_worst_case"]), Fraction(s["epsilon_charged"])
     total = Fraction(report["budget"]["epsilon"])
     cert = report["certificate"]
     over = (f" — more than the budget of {format_fraction(total)}: with plain DP accounting "
             "these same releases would not all have fit" if worst > total else "")
-    lines += [
-        "",
+    lines += [""]
+    for text in (
+        "true value: the statistic on the records themselves (for models, the accuracy of the "
+        "same model fitted without noise), computed only to compare — it is not released. "
+        "ε DP: the round's worst case (plain DP accounting); ε ODP: what ODP charged; saved: "
+        f"the difference. ε cells are exact when {TABLE_DIGITS} significant digits suffice, "
+        f"else rounded to {TABLE_DIGITS} on the safe side and marked: ≤x (a cost, at most x), "
+        "≥x (a saving, at least x); the exact values are in the ledger and in --json.",
         f"sum of the rounds' worst cases (plain DP accounting): "
         f"{display_named('ε', worst)}{over}.",
         f"ODP accounting charged {display_named('ε', charged)} (saved "
         f"{display_named('ε', worst - charged, 'down')}), "
-        f"{display_named('δ', Fraction(s['delta_charged']))}.",
-        "(≤x / ≥x: rounded to 6 digits on the safe side; the exact values are in the ledger "
-        "and in --json.)",
-        f"remaining budget: {display_named('ε', Fraction(s['remaining']['epsilon']), 'down')}, "
-        f"{display_named('δ', Fraction(s['remaining']['delta']), 'down')}",
+        f"{display_named('δ', Fraction(s['delta_charged']))}; remaining budget: "
+        f"{display_named('ε', Fraction(s['remaining']['epsilon']), 'down')}, "
+        f"{display_named('δ', Fraction(s['remaining']['delta']), 'down')}.",
         f"certificate written to {cert['path']} — "
         + ("verified by the checker generated from the Lean rules"
            if cert["verified"] else f"NOT verified: {cert['message']}"),
-        f"ledger written to {report['ledger']}  (inspect: odp ledger show {report['ledger']})",
-        "",
-        "per mechanism — what ODP charged of its worst case:",
-    ]
+        f"ledger written to {report['ledger']} (inspect: odp ledger show {report['ledger']})",
+    ):
+        lines += _wrap(text)
+    lines += ["", "per mechanism — ε charged by ODP of its worst case (the rule that sets it):"]
     width = max((len(m["mechanism"]) for m in report["per_mechanism"]), default=0)
     for m in report["per_mechanism"]:
         outcome = "released" if m["released"] else "withheld (⊥)"
-        lines.append(f"  {m['mechanism']:<{width}}  {outcome:<12} charged ε={_short(m['charged'])} "
-                     f"of a worst case {_short(m['worst_case'])}  ({m['rule']})")
+        lines.append(f"  {m['mechanism']:<{width}}  {outcome:<12}  ε "
+                     f"{_short(m['charged'], 'up', TABLE_DIGITS)} of "
+                     f"{_short(m['worst_case'], 'up', TABLE_DIGITS)}  ({m['rule']})")
     return "\n".join(lines)
