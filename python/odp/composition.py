@@ -17,8 +17,9 @@ steps", with cost ``ℰ(P_i) = ε^{k_i}``.  The one δ of its (𝒫, ℰ, δ)-OD
     theorem of Kairouz–Oh–Viswanath / Murtagh–Vadhan).
   - :class:`RDPComposition` — Rényi DP: the steps' RDP curves (from :attr:`StepSpec.mechanism`,
     e.g. DP-SGD's Poisson-subsampled discrete Gaussian, :mod:`odp.subsampled_rdp`) add at every
-    order (Mironov 2017, Prop. 1, adaptively), and ``δ(ε)`` is the tight RDP → DP conversion
-    (Canonne–Kamath–Steinke 2020, Prop. 12; Balle et al. 2020, Thm. 21) at the best order.
+    order (Mironov 2017, Prop. 1, adaptively), and ``δ(ε)`` is a sound RDP → DP conversion,
+    tighter than Mironov's but not the optimal one (Canonne–Kamath–Steinke 2020, Prop. 12;
+    Balle et al. 2020, Thm. 21), at the best order.
   - :class:`ReplaceOneComposition` — wraps an add/remove COMP for replace-one neighbours (two
     add/remove steps apart): group privacy ``(ε, δ) ↦ (2ε, (1 + e^ε)δ)``.
 
@@ -266,10 +267,12 @@ class RDPComposition(PrefixComposition):
 
         δ(ε) = min_α  e^{(α−1)(ε_α − ε)} · (α−1)^{α−1} / α^α
 
-    — the tight RDP → DP conversion (Canonne, Kamath, Steinke 2020, Prop. 12; Balle et al. 2020,
-    Thm. 21; :func:`odp.dp_conversions.rdp_to_dp_epsilon` solved for δ), evaluated with rigorous
-    brackets and rounded up.  :meth:`epsilon_upper` is the inverse, the best order of
-    :func:`odp.dp_conversions.best_rdp_to_dp`.  Default orders: the integers of
+    — a sound RDP → DP conversion, tighter than Mironov 2017's (Canonne, Kamath, Steinke 2020,
+    Prop. 12; Balle et al. 2020, Thm. 21; :func:`odp.dp_conversions.rdp_to_dp_epsilon` solved
+    for δ), evaluated with rigorous brackets and rounded up.  It is not the optimal conversion:
+    for RDP(2, 0.5) at δ = 1e-5 it gives ε = 10.6266, where the optimal one gives at most
+    9.694 (tests/test_conversion_claims.py).  :meth:`epsilon_upper` is the inverse, the best
+    order of :func:`odp.dp_conversions.best_rdp_to_dp`.  Default orders: the integers of
     :data:`odp.subsampled_rdp.INTEGER_ORDERS` (the discrete step is accounted at integer orders).
 
     Neighbours are those of the steps' descriptions (add/remove for DP-SGD); wrap it in

@@ -13,7 +13,7 @@ output measure                     declared guarantee
 ``MaxDivergence``                  ``DP(ε, 0)`` with ε = ``map(d_in)`` (pure DP)
 ``ZeroConcentratedDivergence``     ρ = ``map(d_in)``; ``DP(ε, δ)`` at the δ you choose, with ε
                                    from :func:`odp.conversions.zcdp_to_dp_epsilon` (Canonne, Kamath,
-                                   Steinke 2020, Cor. 13 — the tight conversion), rounded up
+                                   Steinke 2020, Cor. 13 — a sound bound), rounded up
 ``Approximate(MaxDivergence)``     ``DP(ε, δ)`` with ``(ε, δ) = map(d_in)``
 ``SmoothedMaxDivergence``          ``DP(ε, δ)`` at the δ you choose: ε = ``map(d_in)
                                    .epsilon(δ′)``, δ′ the largest float ≤ δ

@@ -246,7 +246,7 @@ class RDPOdometer(PrivacyOdometer[Fraction, Fraction]):
         return cast(RDP, super().privacy_loss())
 
     def dp_epsilon(self, delta: Number) -> Fraction:
-        """The odometer reading as (ε, δ)-DP with the tight conversion
+        """The odometer reading as (ε, δ)-DP with the sound (not optimal) conversion
         :func:`odp.conversions.rdp_to_dp_epsilon` (Canonne–Kamath–Steinke 2020 / Balle et al.
         2020) at the odometer's order.  Like the reading itself, compare it with a threshold
         fixed before the interaction (``RDPFilter.for_dp`` enforces one)."""
