@@ -1,4 +1,4 @@
-"""Composition theorems for iterative mechanisms with early stopping (paper 002, Sec. 5).
+"""Composition theorems for iterative mechanisms with early stopping (Hartmann et al. 2022, Sec. 5).
 
 An iterative mechanism (Alg. 3) runs steps ``M_1, M_2, …`` and may stop after ``k_1 < k_2 < …
 < k_n`` steps; its ODP partition is the output length, class ``P_i`` = "stopped after ``k_i``
@@ -97,7 +97,7 @@ class StepSpec:
 
     def worst_case_spec(self) -> dict[str, Any]:
         """The mechanism description used by mechanism-aware composition: :attr:`mechanism`, or
-        the generic (ε_k, δ_k) worst case (Kairouz et al. 2017, Lemma 12 of paper 002)."""
+        the generic (ε_k, δ_k) worst case (Kairouz et al. 2017, Hartmann et al. 2022, Lemma 12)."""
         if self.mechanism is not None:
             return dict(self.mechanism)
         return {"mechanism": "approximate_dp", "epsilon": str(self.epsilon),
@@ -185,8 +185,9 @@ class BasicComposition(PrefixComposition):
 
 
 class BucketsComposition(PrefixComposition):
-    """Privacy buckets (paper 003) as COMP: :func:`odp.buckets.composition_delta_upper` on the
-    steps' worst-case pairs (:meth:`StepSpec.worst_case_spec`), in order.  ``options`` go to
+    """Privacy buckets (Meiser and Mohammadi 2018) as COMP:
+    :func:`odp.buckets.composition_delta_upper` on the steps' worst-case pairs
+    (:meth:`StepSpec.worst_case_spec`), in order.  ``options`` go to
     :class:`odp.buckets.PrivacyBucketsAccountant` (``buckets``, ``factor``, ``tail_mass``)."""
 
     name = "privacy-buckets"
@@ -430,8 +431,8 @@ class Lemma11(DeltaRule):
 
 
 class OptDel(DeltaRule):
-    """Thm. 15 (paper 002): the smallest δ valid for *every* sequence of (ε_k, δ_k)-DP steps and
-    stopping rules, as a rigorous upper bound (:func:`odp.optdel.optdel_upper`).  Only the
+    """Thm. 15 (Hartmann et al. 2022): the smallest δ valid for *every* sequence of
+    (ε_k, δ_k)-DP steps and stopping rules, as a rigorous upper bound (:func:`odp.optdel.optdel_upper`).  Only the
     (ε_k, δ_k) of the steps are used."""
 
     name = "optdel"

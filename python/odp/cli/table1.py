@@ -1,4 +1,5 @@
-"""``odp table1``: Table 1 of paper 002 (App. A) recomputed from KOV Thm. 3.3 (odp.kov)."""
+"""``odp table1``: Table 1 of Hartmann et al. 2022 (App. A) recomputed from Kairouz, Oh and
+Viswanath's optimal composition, Thm. 3.3 (odp.kov)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fig. 1 of paper 002: noise of a sparse-vector release with and without ODP (Sec. 4.1).
+"""Fig. 1 of Hartmann et al. 2022: noise of a sparse-vector release with and without ODP (Sec. 4.1).
 
 A vector of 100 entries, each 0 or 1000; threshold 500; cut-off c = 20; ε = 1 split into
 ε1 + ε2 = 1/2 for SVT (ratio ε1/ε2 = 1/(2c)^{2/3}) and ε3 = 1/2 for the release; Δ = 1.
@@ -149,6 +149,6 @@ def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 FIGURES = {
-    "1": Figure("1", "Sparse vector release: noise with and without ODP (paper 002, Fig. 1)",
-                render, seconds=(20.0, 3.0)),
+    "1": Figure("1", "Sparse vector release: noise with and without ODP "
+                     "(Hartmann et al. 2022, Fig. 1)", render, seconds=(20.0, 3.0)),
 }

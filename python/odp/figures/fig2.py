@@ -1,4 +1,4 @@
-"""Fig. 2 of paper 002: the 95th percentile of the test noise of LogRegWithTest (Alg. 5).
+"""Fig. 2 of Hartmann et al. 2022: the 95th percentile of the test noise of LogRegWithTest (Alg. 5).
 
 Alg. 5 adds Laplace(a/ε2) noise to the model's test error, with
 ``a = max(2/n_test, 2(exp(2/(n_train Λ)) − 1))``.  If the error exceeds the threshold by more
@@ -81,6 +81,6 @@ def render(path: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 FIGURES = {
-    "2": Figure("2", "LogRegWithTest: 95th percentile of the test noise (paper 002, Fig. 2)",
-                render, seconds=(10.0, 3.0)),
+    "2": Figure("2", "LogRegWithTest: 95th percentile of the test noise "
+                     "(Hartmann et al. 2022, Fig. 2)", render, seconds=(10.0, 3.0)),
 }

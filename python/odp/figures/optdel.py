@@ -1,4 +1,5 @@
-"""``odp figure optdel``: the gap between Lemma 11 (Eq. (4)) and Thm. 15 (paper 002, Sec. 5.2).
+"""``odp figure optdel``: the gap between Lemma 11 (Eq. (4)) and Thm. 15 (Hartmann et al. 2022,
+Sec. 5.2).
 
 Left: ``Eq. (4) / OptDel`` (rigorous lower bound of the ratio) against the number ``n`` of evenly
 spaced stopping points, for costs chosen by Lemma 11 with total delta 1e-6 split equally.  Right:
