@@ -211,3 +211,12 @@ def test_well_formed_input_that_crashed_now_runs(line, capsys):
     import shlex
 
     assert main(shlex.split(line)) == 0, capsys.readouterr().err
+
+
+def test_the_rule_is_stated_in_the_help():
+    from odp.cli import build_parser
+
+    epilog = " ".join(str(build_parser().epilog).split())
+    assert "Exit codes, the same for every command" in epilog
+    assert "1 only for well-formed input that fails its check" in epilog
+    assert "70 never for user input" in epilog

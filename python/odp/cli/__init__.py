@@ -58,9 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
             "CI; that the Python accountant follows the model is tested)."
         ),
         epilog=(
-            "Exit codes: 0 ok; 1 a negative verdict on valid input (e.g. a certificate that "
-            "does not verify); 2 bad input or a refused request (one line on stderr, nothing "
-            "written); 70 internal error. Long commands estimate their memory and time first "
+            "Exit codes, the same for every command: 0 success; 2 the input is not what the "
+            "command takes (not a ledger or a certificate, a missing or unreadable file, a bad "
+            "or out-of-range value, an empty path) or a request it refuses (above a limit, no "
+            "bound it can certify): one line on stderr, nothing written; 1 only for "
+            "well-formed input that fails its check (a certificate that does not verify); 70 "
+            "never for user input: an internal error, a bug in odp. Long commands estimate their memory and time first "
             "and refuse above --max-memory / --max-seconds; they show a progress bar when "
             "stderr is a terminal (never under --json)."
         ),
@@ -77,9 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Exit codes: 0 success; 1 a negative verdict on valid input (e.g. a certificate that does not
-#: replay); 2 bad input or a refused request (one line on stderr, nothing written); 70 an internal
-#: error (a bug: one line, and the traceback with ODP_TRACEBACK=1); 130 interrupted.
+#: Exit codes, one rule for every command (tests/test_cli_bad_inputs.py): 0 success; 2 input
+#: that is not what the command takes (not a ledger or certificate, a missing file, a bad value,
+#: an empty path) or a refused request -- one line on stderr, nothing written; 1 only for
+#: well-formed input that fails its check (a certificate that does not replay); 70 never for
+#: user input: an internal error (a bug: one line, the traceback with ODP_TRACEBACK=1); 130
+#: interrupted.
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 
 
