@@ -138,6 +138,19 @@ TABLE: list[tuple[str, int, str]] = [
     # ----------------------------------------------------------------- the command itself
     ("ledger bogus", 2, r"invalid choice: 'bogus'"),
     ("bogus", 2, r"invalid choice: 'bogus'"),
+    # ----------------------------------------------------------------- found by sweeping values
+    ("optdel --epsilon 0.1 --stops 1,2,3 --costs 1,1,1 --grid 1e400", 2,
+     r"--grid='1e400' is outside the range"),  # was exit 70 (OverflowError)
+    ("optdel --epsilon 0.1 --stops 1,2,3 --costs 1,1,1 --grid 1e-400", 2,
+     r"outside the range"),  # was exit 70 (ZeroDivisionError)
+    ("optdel --epsilon 0.1 --stops 1,2,3 --costs 1,1,1 --grid 1e-320", 2,
+     r"outside the range"),  # was exit 70 (OverflowError)
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --target-width 1_0", 2,
+     r"--target-width must be written without underscores"),  # was read as 10
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --target-width ٣", 2,
+     r"--target-width must be written with ASCII digits"),  # was read as 3
+    ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --max-seconds 1_0", 2,
+     r"--max-seconds must be a number of seconds"),  # was read as 10
     # ----------------------------------------------------------------- limits
     ("buckets --mechanism gaussian --sigma 1 --delta 1e-5 --max-memory 1e400", 2,
      r"--max-memory '1e400' is too large to be a size.*give inf for no limit"),

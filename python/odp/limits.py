@@ -118,6 +118,9 @@ def parse_seconds(value: Any, *, name: str = "max_seconds") -> float:
     """Seconds from a number or a string (``"inf"`` for no limit)."""
     if isinstance(value, bool):
         raise InvalidParameter(f"{name} must be a number of seconds, got {value!r}")
+    if isinstance(value, str) and (not value.isascii() or "_" in value):  # float() reads both
+        raise InvalidParameter(f"{name} must be a number of seconds such as 600 or 2.5, or inf; "
+                               f"got {value!r}")
     try:
         number = float(value)
     except OverflowError:  # an int beyond a float

@@ -249,11 +249,11 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     tightened = None
     if args.target_width is not None:
-        try:
-            width = float(args.target_width)
-        except ValueError:
-            raise InvalidParameter(f"--target-width must be a number, got {args.target_width!r}") \
-                from None
+        from ..budget import parse_positive
+
+        # parsed like every odp number (ASCII digits, no underscores, a finite value in range),
+        # then handed to tighten as the float it compares widths with
+        width = float(parse_positive(args.target_width, name="--target-width"))
         tightened = tighten(items, target_width=width, limits=limits, progress=progress,
                             delta=args.delta, epsilon=args.epsilon, **options)
         acc, value = tightened.accountant, tightened.interval

@@ -228,6 +228,10 @@ def run(args: argparse.Namespace) -> int:
     if args.max_cells is not None and args.max_cells < 1:
         raise InvalidParameter(f"--max-cells must be >= 1, got {args.max_cells}")
     max_cells = args.max_cells or DEFAULT_MAX_CELLS
+    if args.grid is not None:  # a positive number in odp's range (1e-300 .. 1e300), exactly
+        from ..budget import parse_positive
+
+        parse_positive(args.grid, name="--grid")
     spec = args.costs.strip()
     if args.steps_file:
         if args.k is not None and args.k != len(steps):
