@@ -23,7 +23,7 @@ from ..budget import Budget
 from ..errors import CertificateError, LedgerError, OdpError
 from ..ledger.chain import ChainVerifier, EventRow, Genesis, ROW_FIELDS
 from ..ledger.records import BudgetState, apply_row
-from .mechanisms import CAPSTONE, capstone_applies
+from .mechanisms import CAPSTONE, GENERAL, capstone_applies
 
 
 @dataclass
@@ -66,7 +66,7 @@ def parse_expect_head(text: str) -> tuple[int, str]:
 def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[str]]:
     """(failure, hashes): verify the chain a v2 sidecar records and that the certificate is
     exactly what its rows produce."""
-    from .export import build_certificate
+    from .export import TEXT_VERSIONS, build_certificate
 
     ledger = sidecar.get("ledger")
     if not isinstance(ledger, dict):
@@ -96,7 +96,7 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
             return (f"the recorded head {head} is not the chain's head "
                     f"{verifier.state.to_json()}"), []
         text_version = sidecar.get("text_version", 1)
-        if text_version not in (1, 2):
+        if text_version not in TEXT_VERSIONS:
             return f"unknown certificate text version {text_version!r}", []
         rebuilt = build_certificate(state.budget, list(state.rounds), genesis.ledger_id,
                                     text_version=text_version)
@@ -124,7 +124,8 @@ def _round_list(ns: list[int]) -> str:
 def guarantee_statements(guarantees: dict[str, Any] | None
                          ) -> tuple[list[str], list[str]]:
     """(established, not established) about the rounds' guarantees
-    (:func:`odp.certs.mechanisms.guarantees`)."""
+    (:func:`odp.certs.mechanisms.guarantees`); the hypotheses each round rests on are listed
+    per round by :meth:`odp.certs.verify.VerifyResult.guarantee_lines`."""
     if guarantees is None:
         return [], ["that each mechanism's declared guarantee is true (Theorem 7 takes them as "
                     "hypotheses)"]
@@ -138,40 +139,36 @@ def guarantee_statements(guarantees: dict[str, Any] | None
     if proved:
         theorems = sorted({r["theorem"] for r in proved})
         established.append(
-            f"the guarantees of {len(proved)} of the {len(rounds)} rounds are proved in Lean: "
-            "each names a built-in mechanism whose classes, costs and δ are the cost function "
-            "of its parameters (Odp.LedgerCore.mechOk), which "
+            f"the guarantees of {len(proved)} of the {len(rounds)} rounds are proved in Lean "
+            "from the hypotheses listed under 'guarantees' below: the accountant recorded each "
+            "as made by one of odp's own mechanisms, whose classes, costs and δ are the cost "
+            "function of its parameters (Odp.LedgerCore.mechOk), which "
             + ", ".join(theorems) + " prove")
     if rounds and capstone_applies(rounds):
+        dps = [r["round"] for r in rounds if r["mechanism"] == "dp"]
+        kinds = [f"{len(proved)} built-in round(s)"] if proved else []
+        kinds += [f"{len(dps)} DP charge(s) (round(s) {_round_list(dps)})"] if dps else []
         established.append(
-            f"by {CAPSTONE}: every round is of a built-in kind that Odp/Certs/Link.lean joins to "
-            "Theorem 7, so if each round's request was the built-in mechanism its mech row "
-            "names, with the recorded parameters and costs (which mechOk checked; the theorem "
-            "assumes it of the requests, it does not read the certificate's mech rows), the "
-            "run is (ε_t, δ_t)-DP and these rows are the accountant's own, from the hypotheses "
-            "not established below")
+            f"by {CAPSTONE} (Theorem 7 for this run): its rounds are "
+            + " and ".join(kinds) + ", kinds that Odp/Certs/Link.lean joins to Theorem 7; so "
+            "if each round's request was what its mech row names, with the recorded parameters "
+            "and costs (mechOk checked the rows; the theorem assumes them of the requests), the "
+            "run is (ε_t, δ_t)-DP and these rows are the accountant's own — provided every "
+            "hypothesis listed under 'guarantees' holds")
     if declared:
         missing.append(
             f"the declared guarantees of round(s) {_round_list(declared)} (a user's own "
-            "mechanism or DP charge): Theorem 7 takes them as hypotheses")
+            "mechanism or a DP charge): Theorem 7 takes them as hypotheses")
     if unproved:
-        kinds = ", ".join(sorted({r["mechanism"] for r in unproved}))
+        kinds_ = ", ".join(sorted({r["mechanism"] for r in unproved}))
         missing.append(
-            f"the guarantees of round(s) {_round_list([r['round'] for r in unproved])} ({kinds}): "
-            "their classes and costs are the named mechanism's (Odp.LedgerCore.mechOk), but no "
-            "Lean theorem in this odp's sources proves that mechanism's guarantee (or its δ is "
-            "a numerical bound)")
-    assumed: dict[str, tuple[str, list[int]]] = {}
-    for r in proved:
-        if r.get("hypothesis"):
-            assumed.setdefault(r["mechanism"], (r["hypothesis"], []))[1].append(r["round"])
-    for kind, (hypothesis, ns) in sorted(assumed.items()):
-        missing.append(f"the hypothesis of the proved guarantees of round(s) {_round_list(ns)} "
-                       f"({kind}): {hypothesis}")
-    missing.append(
-        "that each release was made by the mechanism its round names, with the recorded "
-        "parameters, and that its samplers draw from the distributions the Lean proofs assume "
-        "(the noise hypotheses: docs/certificates.md, trust model)")
+            f"the guarantees of round(s) {_round_list([r['round'] for r in unproved])} "
+            f"({kinds_}): their classes and costs are the named mechanism's "
+            "(Odp.LedgerCore.mechOk), but no Lean theorem proves it (declared; see its note)")
+    if proved:
+        missing.append("the hypotheses listed under 'guarantees' below (noise laws, "
+                       "sensitivity and data facts, numerical bounds): stated, not proved")
+    missing.append(guarantees.get("general", GENERAL))
     return established, missing
 
 

@@ -18,18 +18,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from .. import _lean_rules as lean
-from ..budget import Budget
+from ..budget import Budget, display_named
 from ..errors import CertificateError
 from . import mechanisms
-from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSION, sidecar_path
+from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSIONS, sidecar_path
 from .format import Step, parse
 from .trust import Trust, TrustReport, assess
+
+
+#: ``odp verify`` wraps its lines at this many columns.
+WIDTH = 100
+
+
+def wrap(text: str, first: str, rest: str, width: int = WIDTH) -> list[str]:
+    """``text`` in lines of at most ``width`` columns (a word longer than that, such as a hash,
+    stays whole), the first indented by ``first``, the others by ``rest``."""
+    return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
 
 @dataclass
@@ -43,29 +55,53 @@ class VerifyResult:
     #: per round: proved (by which Lean theorem) or declared (odp.certs.mechanisms.guarantees)
     guarantees: dict[str, Any] | None = None
 
-    def statement_lines(self) -> list[str]:
-        """The human-readable account of what this check established and what it did not."""
+    def headline(self, width: int = WIDTH) -> list[str]:
+        """``OK: …`` or ``FAIL row k: … [rule R]``, wrapped at ``width`` columns."""
+        text = (self.message if self.ok else
+                "FAIL " + self.message + (f" [rule {self.rule}]" if self.rule else ""))
+        return wrap(text, "", "    ", width)
+
+    def statement_lines(self, width: int = WIDTH) -> list[str]:
+        """What this check established and what it did not, wrapped at ``width`` columns."""
         if self.trust is None:
             return []
-        return ([f"established: {s}" for s in self.trust.established]
-                + [f"NOT established: {s}" for s in self.trust.not_established])
+        out: list[str] = []
+        for title, items in (("established:", self.trust.established),
+                             ("NOT established:", self.trust.not_established)):
+            if items:
+                out.append(title)
+                for item in items:
+                    out += wrap(item, "  - ", "    ", width)
+        return out
 
-    def guarantee_lines(self) -> list[str]:
-        """A short per-mechanism summary of which rounds' guarantees are proved."""
+    def guarantee_lines(self, width: int = WIDTH) -> list[str]:
+        """Per round (rounds with the same report grouped): proved by which theorem or
+        declared, and every hypothesis its guarantee still rests on."""
         g = self.guarantees
         if g is None:
             return []
-        lines = [f"guarantees: {g['proved']} round(s) proved in Lean, {g['declared']} declared"]
-        groups: dict[tuple[str, str | None, str | None], list[int]] = {}
+        n = len(g["rounds"])
+        out = wrap(f"guarantees: {g['proved']} of {n} round(s) proved in Lean, {g['declared']} "
+                   "declared; each rests on the hypotheses listed with it", "", "    ", width)
+        groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
         for r in g["rounds"]:
-            key = (r["mechanism"], r["theorem"], r.get("note"))
-            groups.setdefault(key, []).append(r["round"])
-        for (mech, theorem, note), rounds in groups.items():
-            how = f"proved ({theorem})" if theorem else f"declared ({note})"
-            if theorem and mech in mechanisms.HYPOTHESES:
-                how = f"proved ({theorem}) from a stated hypothesis (NOT established above)"
-            lines.append(f"  {mech} x{len(rounds)}: {how} — rounds {_ranges(rounds)}")
-        return lines
+            key = (r["mechanism"], r["status"], r["theorem"], r.get("note"),
+                   tuple(r.get("hypotheses", ())))
+            groups.setdefault(key, []).append(r)
+        for (mech, status, theorem, note, hypotheses), members in groups.items():
+            ns = [r["round"] for r in members]
+            where = ("round " if len(ns) == 1 else "rounds ") + _ranges(ns)
+            names = sorted({str(r["name"]) for r in members if r.get("name") not in (None, mech)})
+            label = mech + (f" (recorded as {', '.join(names[:3])}"
+                            + (", …" if len(names) > 3 else "") + ")" if names else "")
+            if status == "proved":
+                how = f"{label}, odp's own mechanism: proved by {theorem}, assuming"
+            else:
+                how = f"{label}: declared ({note}); it rests on"
+            out += wrap(f"{where}: {how}", "  ", "      ", width)
+            for h in hypotheses:
+                out += wrap(h, "    - ", "      ", width)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "message": self.message}
@@ -150,8 +186,8 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     if not isinstance(rounds, list):
         return _fail("the sidecar has no rounds", rule="sidecar")
     text_version = sidecar.get("text_version", 1)
-    if text_version not in (1, TEXT_VERSION):
-        return _fail(f"certificate text version {text_version!r} is not 1 or {TEXT_VERSION}",
+    if text_version not in TEXT_VERSIONS:
+        return _fail(f"certificate text version {text_version!r} is not one of {TEXT_VERSIONS}",
                      rule="sidecar")
     s = lean.State(cert.budget_eps, cert.budget_delta)
     entries = []
@@ -166,7 +202,8 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
             return _fail(_step_failure(rule, s, e, step), i, f"Odp.LedgerCore.{rule}")
         s = after
         entries.append(e)
-        mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None)
+        mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None,
+                                  by_name=text_version == 2)
         if mismatch:
             return _fail(mismatch, i, "sidecar")
     if len(cert.steps) != len(rounds):
@@ -194,18 +231,20 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
                      rule="sidecar")
     remaining = Budget(Fraction(s.eps, d), Fraction(s.delta, d))
     guarantees = mechanisms.guarantees([st.mech for st in cert.steps],
-                                       [r.get("mechanism") for r in rounds])
+                                       [r.get("mechanism") for r in rounds],
+                                       by_name=text_version == 2)
     report = assess(text, sidecar, trust, len(cert.steps), guarantees=guarantees)
     if report.failure is not None:
         rule = "chain" if report.failure.startswith("chain:") else "trust"
         return VerifyResult(False, report.failure, rule=rule, trust=report)
+    left = (display_named("ε", remaining.epsilon, "down") + ", "
+            + display_named("δ", remaining.delta, "down"))
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
-                              f"from Odp/LedgerCore.lean; "
-                              f"remaining {remaining}", remaining=remaining, trust=report,
-                        guarantees=guarantees)
+                              f"from Odp/LedgerCore.lean; remaining {left}",
+                        remaining=remaining, trust=report, guarantees=guarantees)
 
 
-def _compare_round(d: int, step: Step, rnd: object) -> str | None:
+def _compare_round(d: int, step: Step, rnd: object, *, by_name: bool = False) -> str | None:
     if not isinstance(rnd, dict):
         return "no matching round in the sidecar"
     try:
@@ -224,7 +263,8 @@ def _compare_round(d: int, step: Step, rnd: object) -> str | None:
             return "the round's declared sup is not its largest class cost"
         if step.mech is not None:
             expected = mechanisms.row_for(rnd["mechanism"], rnd["params"],
-                                          [(label, Fraction(c)) for label, c in rnd["classes"]])
+                                          [(label, Fraction(c)) for label, c in rnd["classes"]],
+                                          by_name=by_name)
             try:
                 row = expected.row(d)
             except CertificateError as exc:

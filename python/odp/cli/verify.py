@@ -74,13 +74,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(result.message if result.ok else
-              "FAIL " + result.message + (f" [rule {result.rule}]" if result.rule else ""))
-        for line in (result.statement_lines() + result.guarantee_lines()) if result.ok else []:
-            print(line)
+        from ..certs.verify import wrap
+
+        lines = result.headline()
+        if result.ok:
+            lines += result.statement_lines() + result.guarantee_lines()
         for key in ("lean", "kernel"):
             if key in report:
-                print(f"{key}: {report[key]['message']}")
+                lines += wrap(f"{key}: {report[key]['message']}", "", "    ")
+        print("\n".join(lines))
     return code
 
 
