@@ -424,3 +424,89 @@ def test_the_kernel_check_reports_the_same_declared_rounds(toolchain, tmp_path, 
     assert "units of 1/" not in report["kernel"]["message"]
     assert lean.LEAN_THEOREMS  # the build's theorems were read
 
+
+
+# ------------------------------------------------- a check asked for is done, or it is a failure
+@pytest.fixture
+def signed(tmp_path):
+    """A real ledger certified three ways: Ed25519-signed (a key made by ``odp ledger keygen
+    --ed25519``, cryptography's Ed25519), HMAC-tagged (``odp ledger keygen``), unsigned; and a
+    version-1 certificate of the same run (no chain)."""
+    pytest.importorskip("cryptography")
+    ledger = tmp_path / "run.db"
+    with odp.Accountant("1", "1e-6", ledger=ledger) as acc:
+        acc.charge(DP("1/10"))
+        acc.charge(DP("1/5"))
+    assert main(["ledger", "keygen", "--ed25519", str(tmp_path / "owner.key")]) == 0
+    assert main(["ledger", "keygen", str(tmp_path / "hmac.key")]) == 0
+    out = {"ledger": ledger, "pub": tmp_path / "owner.key.pub", "hmac": tmp_path / "hmac.key",
+           "head": None}
+    for name, extra in (("ed", ["--sign-key", str(tmp_path / "owner.key")]),
+                        ("mac", ["--hmac-key", str(tmp_path / "hmac.key")]), ("plain", [])):
+        cert = tmp_path / f"{name}.cert"
+        assert main(["certify", str(ledger), "-o", str(cert), *extra]) == 0
+        out[name] = cert
+    side = json.loads(Path(str(out["plain"]) + ".json").read_text())
+    head = side["ledger"]["head"]
+    out["head"] = f"{head['rows']}:{head['head']}"
+    v1 = dict(side, version=1)
+    del v1["ledger"]
+    out["v1"] = tmp_path / "v1.cert"
+    out["v1"].write_text(Path(out["plain"]).read_text())
+    Path(str(out["v1"]) + ".json").write_text(json.dumps(v1))
+    return out
+
+
+def _run_verify(capsys, cert: Path, *extra: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["verify", str(cert), *extra])
+    out = capsys.readouterr().out
+    assert all(len(line) <= 100 for line in out.splitlines())
+    return code, " ".join(out.split())
+
+
+@pytest.mark.parametrize("cert, option, why", [
+    ("ed", "hmac", "is signed with Ed25519"),
+    ("mac", "pub", "carries an HMAC-SHA256 tag"),
+    ("plain", "pub", "is not signed"),
+    ("plain", "hmac", "is not signed"),
+    ("v1", "pub", "version-1 certificate records no ledger chain"),
+    ("v1", "hmac", "version-1 certificate records no ledger chain"),
+    ("v1", "head", "version-1 certificate records no ledger chain"),
+    ("v1", "ledger", "version-1 certificate records no ledger chain"),
+])
+def test_a_check_that_cannot_be_applied_fails(signed, capsys, cert, option, why):
+    """``odp verify CERT --hmac-key K`` on an Ed25519-signed certificate (and the other
+    mismatches): exit 1, naming the option and why its check cannot be done — never OK."""
+    flag, value = {"pub": ("--public-key", signed["pub"]), "hmac": ("--hmac-key", signed["hmac"]),
+                   "head": ("--expect-head", signed["head"]),
+                   "ledger": ("--ledger", signed["ledger"])}[option]
+    code, out = _run_verify(capsys, signed[cert], flag, str(value))
+    assert code == 1, out
+    assert out.startswith("FAIL ") and not out.startswith("OK")
+    assert f"{flag} {value}" in out and why in out
+    capsys.readouterr()
+    assert main(["verify", str(signed[cert]), flag, str(value), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)["generated_checker"]
+    assert report["ok"] is False and why in report["message"]
+
+
+def test_both_keys_given_one_cannot_be_applied(signed, capsys):
+    for cert in ("ed", "mac"):
+        code, out = _run_verify(capsys, signed[cert], "--public-key", str(signed["pub"]),
+                                "--hmac-key", str(signed["hmac"]))
+        assert code == 1 and "cannot be applied" in out
+
+
+def test_a_head_beyond_the_certificate_cannot_be_applied(signed, capsys):
+    rows, digest = signed["head"].split(":")
+    code, out = _run_verify(capsys, signed["plain"], "--expect-head", f"{int(rows) + 1}:{digest}")
+    assert code == 1 and f"--expect-head {int(rows) + 1}:{digest} cannot be applied" in out
+
+
+def test_the_checks_that_apply_pass_and_say_what_they_established(signed, capsys):
+    code, out = _run_verify(capsys, signed["ed"], "--public-key", str(signed["pub"]),
+                            "--expect-head", signed["head"], "--ledger", str(signed["ledger"]))
+    assert code == 0 and out.startswith("OK") and "(the key you gave)" in out
+    code, out = _run_verify(capsys, signed["mac"], "--hmac-key", str(signed["hmac"]))
+    assert code == 0 and "HMAC-SHA256 tag by key id" in out

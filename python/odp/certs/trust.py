@@ -50,6 +50,23 @@ class TrustReport:
                 "head": self.head, "signer": self.signer}
 
 
+def requested(trust: Trust) -> list[str]:
+    """The checks the auditor asked for, as the options that ask for them."""
+    out = []
+    if trust.public_key is not None:
+        out.append(f"--public-key {trust.public_key}")
+    if trust.hmac_key is not None:
+        out.append(f"--hmac-key {trust.hmac_key}")
+    if trust.expect_head is not None:
+        out.append(f"--expect-head {trust.expect_head[0]}:{trust.expect_head[1]}")
+    if trust.ledger is not None:
+        from ..ledger import is_postgres_url, redact
+
+        out.append("--ledger " + (redact(str(trust.ledger)) if is_postgres_url(trust.ledger)
+                                  else str(trust.ledger)))
+    return out
+
+
 def parse_expect_head(text: str) -> tuple[int, str]:
     """``ROWS:HASH`` (as ``odp ledger verify`` prints it)."""
     rows, sep, digest = text.partition(":")
@@ -186,9 +203,11 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
     report.established += proved
     report.not_established += missing
     if sidecar.get("version") == 1 or "ledger" not in sidecar:
-        if trust.public_key or trust.hmac_key or trust.expect_head or trust.ledger:
-            report.failure = ("a version-1 certificate records no ledger chain: it cannot be "
-                              "checked against a key, a head or a ledger")
+        asked = requested(trust)
+        if asked:
+            report.failure = (f"{', '.join(asked)} cannot be applied: a version-1 certificate "
+                              "records no ledger chain, so it cannot be checked against a key, "
+                              "a head or a ledger")
             return report
         report.not_established.append(
             "which ledger it comes from: a version-1 certificate carries no hash chain, so "
@@ -209,7 +228,8 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
         at = (sidecar["ledger"]["genesis"]["hash"] if n == 0
               else hashes[n - 1] if n <= len(hashes) else None)
         if at is None:
-            report.failure = (f"the head you expect is row {n}, but the certificate has only "
+            report.failure = (f"--expect-head {n}:{digest} cannot be applied: the head you "
+                              f"expect is row {n}, but the certificate has only "
                               f"{len(hashes)} rows")
             return report
         if at != digest:
