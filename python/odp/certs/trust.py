@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..budget import Budget
@@ -36,6 +37,31 @@ class Trust:
     expect_head: tuple[int, str] | None = None  # (row, hash)
     ledger: str | os.PathLike[str] | None = None  # the ledger file, opened read-only
 
+    def check_inputs(self) -> None:
+        """Read what the auditor brought before anything is checked: a key file that cannot be
+        read or is not a key of its kind, or a ledger file that does not exist, is input that
+        ``odp verify`` does not take (:class:`~odp.errors.CertificateError`, exit 2) — whatever
+        the certificate, never a verdict on it."""
+        from ..ledger import is_postgres_url
+        from ..ledger.chain import load_key
+        from .signing import load_public_key
+
+        if self.public_key is not None:
+            try:
+                load_public_key(self.public_key)
+            except CertificateError as exc:
+                raise CertificateError(f"--public-key: {exc}") from None
+        if self.hmac_key is not None:
+            try:
+                load_key(self.hmac_key)
+            except LedgerError as exc:
+                raise CertificateError(f"--hmac-key {self.hmac_key}: {exc}") from None
+        if self.ledger is not None and not is_postgres_url(self.ledger):
+            path = Path(self.ledger)
+            if not path.is_file():
+                why = "not a file" if path.exists() else "no such file"
+                raise CertificateError(f"--ledger {self.ledger}: {why}")
+
 
 @dataclass
 class TrustReport:
@@ -44,6 +70,7 @@ class TrustReport:
     not_established: list[str] = field(default_factory=list)
     head: dict[str, Any] | None = None
     signer: str | None = None
+    bad_input: bool = False  # the failure is input odp verify does not take (a ledger it cannot open)
 
     def to_json(self) -> dict[str, Any]:
         return {"established": self.established, "not_established": self.not_established,
@@ -240,9 +267,9 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
         report.established.append(f"its row {n} has the hash you expected: it extends the "
                                   "head you hold")
     if trust.ledger is not None:
-        failure = _against_ledger(trust.ledger, sidecar, head)
+        failure, unusable = _against_ledger(trust.ledger, sidecar, head)
         if failure:
-            report.failure = failure
+            report.failure, report.bad_input = failure, unusable
             return report
         anchored = True
         from ..ledger import is_postgres_url, redact
@@ -273,7 +300,8 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
 
 
 def _against_ledger(spec: str | os.PathLike[str], sidecar: dict[str, Any],
-                    head: dict[str, Any]) -> str | None:
+                    head: dict[str, Any]) -> tuple[str | None, bool]:
+    """(failure, whether it is bad input: a ledger that cannot be opened is not a verdict)."""
     path = spec
     from ..ledger import is_postgres_url, open_readonly, redact
 
@@ -282,19 +310,19 @@ def _against_ledger(spec: str | os.PathLike[str], sidecar: dict[str, Any],
     try:
         ledger = open_readonly(spec)
     except LedgerError as exc:
-        return f"the ledger {path} cannot be checked: {exc}"
+        return f"--ledger {path}: cannot open it as a ledger ({exc})", True
     try:
         if ledger.ledger_id != sidecar["ledger"]["genesis"]["ledger_id"]:
-            return f"{path} is ledger {ledger.ledger_id}, not the certificate's"
+            return f"{path} is ledger {ledger.ledger_id}, not the certificate's", False
         if ledger.chain_head.rows < head["rows"]:
             return (f"{path} has {ledger.chain_head.rows} rows, fewer than the certificate's "
-                    f"{head['rows']}")
+                    f"{head['rows']}"), False
         if ledger._hash_at(head["rows"]) != head["head"]:
             return (f"row {head['rows']} of {path} does not carry the certificate's head hash: "
-                    "the certificate is not this ledger's history")
+                    "the certificate is not this ledger's history"), False
     finally:
         ledger.close()
-    return None
+    return None, False
 
 
 def add_trust_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import _lean_rules as lean
 from ..budget import Budget, display_named
-from ..errors import CertificateError
+from ..errors import CertificateError, OdpError
 from . import mechanisms
 from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSIONS, sidecar_path
 from .format import Step, parse
@@ -54,6 +54,9 @@ class VerifyResult:
     trust: TrustReport | None = None  # what was established and what was not
     #: per round: proved (by which Lean theorem) or declared (odp.certs.mechanisms.guarantees)
     guarantees: dict[str, Any] | None = None
+    #: the input is not what ``odp verify`` takes (exit 2): text that does not parse, a sidecar
+    #: missing or not odp's, a ledger that cannot be opened — not a verdict on a certificate
+    bad_input: bool = False
 
     def headline(self, width: int = WIDTH) -> list[str]:
         """``OK: …`` or ``FAIL row k: … [rule R]``, wrapped at ``width`` columns."""
@@ -127,9 +130,19 @@ def _ranges(ns: list[int]) -> str:
     return ", ".join(out)
 
 
-def _fail(message: str, row: int | None = None, rule: str | None = None) -> VerifyResult:
+def _fail(message: str, row: int | None = None, rule: str | None = None, *,
+          bad_input: bool = False) -> VerifyResult:
     where = f"row {row}: " if row is not None else ""
-    return VerifyResult(False, where + message, row=row, rule=rule)
+    return VerifyResult(False, where + message, row=row, rule=rule, bad_input=bad_input)
+
+
+def _not_a_certificate(message: str, rule: str) -> VerifyResult:
+    """Input that is not a certificate at all (exit 2 in ``odp verify``)."""
+    return _fail(message, rule=rule, bad_input=True)
+
+
+class _MalformedRound(Exception):
+    """A sidecar round without the fields a round has."""
 
 
 def _admits_failure(s: lean.State, e: lean.Entry) -> str:
@@ -172,23 +185,36 @@ def _step_failure(rule: str | None, s: lean.State, e: lean.Entry, step: Step) ->
 def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
            ) -> VerifyResult:
     """Check a certificate (text + sidecar) and, for version 2, its ledger chain and whatever
-    ``trust`` brings (:mod:`odp.certs.trust`).  Never raises for bad certificates."""
+    ``trust`` brings (:mod:`odp.certs.trust`).  Never raises for bad certificates: input that is
+    not a certificate gives a result with ``bad_input`` set.  A key file that cannot be read or
+    is not a key, or a ledger file that does not exist, raises
+    :class:`~odp.errors.CertificateError` before anything is checked."""
+    if trust is not None:
+        trust.check_inputs()  # a key or ledger file that is not one: CertificateError
     try:
         cert = parse(text)
     except CertificateError as exc:
-        return _fail(f"unreadable certificate: {exc}", rule="format")
+        return _not_a_certificate(f"not a certificate: {exc}", "format")
     if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT:
-        return _fail("missing or foreign sidecar (CERT.json)", rule="sidecar")
+        return _not_a_certificate("its sidecar (CERT.json) is missing, not JSON, or not an odp "
+                                  "certificate's", "sidecar")
     if sidecar.get("version") not in READABLE_VERSIONS:
-        return _fail(f"sidecar version {sidecar.get('version')!r} is not one of "
-                     f"{READABLE_VERSIONS}", rule="sidecar")
+        return _not_a_certificate(f"sidecar version {sidecar.get('version')!r} is not one of "
+                                  f"{READABLE_VERSIONS}", "sidecar")
     rounds = sidecar.get("rounds")
     if not isinstance(rounds, list):
-        return _fail("the sidecar has no rounds", rule="sidecar")
+        return _not_a_certificate("the sidecar has no rounds", "sidecar")
     text_version = sidecar.get("text_version", 1)
     if text_version not in TEXT_VERSIONS:
-        return _fail(f"certificate text version {text_version!r} is not one of {TEXT_VERSIONS}",
-                     rule="sidecar")
+        return _not_a_certificate(f"certificate text version {text_version!r} is not one of "
+                                  f"{TEXT_VERSIONS}", "sidecar")
+    try:
+        d = int(sidecar["D"])
+        budget = Budget.from_json(sidecar["budget"])
+        final = sidecar["expected_final"]
+        final_eps, final_delta = final.get("eps"), final.get("delta")
+    except (KeyError, TypeError, ValueError, AttributeError, OdpError) as exc:
+        return _not_a_certificate(f"malformed sidecar: {exc}", "sidecar")
     s = lean.State(cert.budget_eps, cert.budget_delta)
     entries = []
     for i, step in enumerate(cert.steps, 1):
@@ -202,8 +228,11 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
             return _fail(_step_failure(rule, s, e, step), i, f"Odp.LedgerCore.{rule}")
         s = after
         entries.append(e)
-        mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None,
-                                  by_name=text_version == 2)
+        try:
+            mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None,
+                                      by_name=text_version == 2)
+        except _MalformedRound as exc:
+            return _fail(str(exc), i, "sidecar", bad_input=True)
         if mismatch:
             return _fail(mismatch, i, "sidecar")
     if len(cert.steps) != len(rounds):
@@ -212,19 +241,13 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     replayed = lean.replay(lean.State(cert.budget_eps, cert.budget_delta), entries)
     if replayed != s:  # pragma: no cover - the generated replay is the same rule, row by row
         return _fail("the generated replay disagrees with the row-by-row check", rule="replay")
-    try:
-        d = int(sidecar["D"])
-        budget = Budget.from_json(sidecar["budget"])
-        final = sidecar["expected_final"]
-    except (KeyError, TypeError, ValueError) as exc:
-        return _fail(f"malformed sidecar: {exc}", rule="sidecar")
     if d != cert.D:
         return _fail(f"D is {cert.D} in the text but {d} in the sidecar", rule="sidecar")
     if Fraction(cert.budget_eps, d) != budget.epsilon or Fraction(cert.budget_delta, d) != budget.delta:
         return _fail("the budget row does not match the sidecar's budget", rule="sidecar")
-    if (s.eps, s.delta) != (final.get("eps"), final.get("delta")):
+    if (s.eps, s.delta) != (final_eps, final_delta):
         return _fail(f"replay ends at eps={s.eps} delta={s.delta}, not the recorded "
-                     f"eps={final.get('eps')} delta={final.get('delta')}", rule="Odp.LedgerCore.replay")
+                     f"eps={final_eps} delta={final_delta}", rule="Odp.LedgerCore.replay")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if digest != sidecar.get("text_sha256"):
         return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",
@@ -236,7 +259,8 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     report = assess(text, sidecar, trust, len(cert.steps), guarantees=guarantees)
     if report.failure is not None:
         rule = "chain" if report.failure.startswith("chain:") else "trust"
-        return VerifyResult(False, report.failure, rule=rule, trust=report)
+        return VerifyResult(False, report.failure, rule=rule, trust=report,
+                            bad_input=report.bad_input)
     left = (display_named("ε", remaining.epsilon, "down") + ", "
             + display_named("δ", remaining.delta, "down"))
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
@@ -280,7 +304,7 @@ def _compare_round(d: int, step: Step, rnd: object, *, by_name: bool = False) ->
         elif not (isinstance(idx, int) and 0 <= idx < len(costs) and charged == costs[idx]):
             return "the round's charge is not the cost of its realised class"
     except (KeyError, TypeError, ValueError) as exc:
-        return f"malformed round in the sidecar: {exc}"
+        raise _MalformedRound(f"malformed round in the sidecar: {exc!r}") from None
     return None
 
 
