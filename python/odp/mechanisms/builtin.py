@@ -39,6 +39,8 @@ accountant was told — cannot show which code made a release.  ``odp verify`` s
 
 from __future__ import annotations
 
+import itertools
+import operator
 import types
 import weakref
 from dataclasses import dataclass
@@ -60,10 +62,12 @@ class _Entry:
 
 
 _REGISTRY: dict[type, _Entry] = {}
-#: class -> a copy of its ``__dict__`` taken when it was registered (and of each base's)
-_CLASSES: dict[type, dict[str, Any]] = {}
-#: object -> a copy of its attributes taken at the end of its constructor
-_SEALS: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+#: class -> its ``__dict__``'s names and values, copied when it was registered (and each base's)
+_CLASSES: dict[type, tuple[list[str], list[Any]]] = {}
+#: object -> its attributes' names and values, copied at the end of its constructor (a method of
+#: the object itself kept as its function, at the indices listed last)
+_SEALS: "weakref.WeakKeyDictionary[Any, tuple[list[str], list[Any], list[int]]]" = (
+    weakref.WeakKeyDictionary())
 _MISSING = object()
 
 
@@ -77,22 +81,22 @@ class _Bound:
 
 def _snapshot_class(cls: type) -> None:
     for c in cls.__mro__[:-1]:  # every base but object
-        _CLASSES.setdefault(c, dict(c.__dict__))
+        if c not in _CLASSES:
+            _CLASSES[c] = (list(c.__dict__), list(c.__dict__.values()))
 
 
 def class_intact(cls: type) -> bool:
     """No entry of ``cls``'s dictionary, or of a base's, was added, removed or replaced since
-    the class was registered."""
+    the class was registered (the same names in the same order, each holding the very same
+    object)."""
     for c in cls.__mro__[:-1]:
         snap = _CLASSES.get(c)
         if snap is None:
             return False
+        names, values = snap
         current = c.__dict__
-        if len(current) != len(snap):
+        if list(current) != names or not all(map(operator.is_, current.values(), values)):
             return False
-        for name, value in snap.items():
-            if current.get(name, _MISSING) is not value:
-                return False
     return True
 
 
@@ -120,23 +124,20 @@ def _frozen(obj: Any, value: Any) -> Any:
     return value
 
 
-def _same(obj: Any, current: Any, sealed: Any) -> bool:
-    if isinstance(sealed, _Bound):
-        return (isinstance(current, types.MethodType) and current.__self__ is obj
-                and current.__func__ is sealed.func)
-    return current is sealed
-
-
 def seal(obj: Any, cls: type, *, ok: bool = True) -> None:
     """Called at the end of ``cls.__init__``: if ``obj`` is exactly a ``cls`` (not a subclass),
     ``cls`` is registered and untouched, and ``ok`` (the constructor's own check of what it was
-    given, e.g. :func:`trusted_rule`), remember its attributes as the constructor set them."""
+    given, e.g. :func:`odp.mechanisms.iterative.trusted_rule`), remember its attributes as the
+    constructor set them."""
     entry = _REGISTRY.get(cls)
     if type(obj) is not cls or entry is None or not ok or not class_intact(cls):
         return
     attrs = vars(obj)
-    names = [k for k in attrs if k != "name"] if entry.fields is None else entry.fields
-    _SEALS[obj] = {k: _frozen(obj, attrs[k]) for k in names if k in attrs}
+    names = [k for k in attrs if k != "name"] if entry.fields is None else [
+        k for k in entry.fields if k in attrs]
+    values = [_frozen(obj, attrs[k]) for k in names]
+    bound = [i for i, v in enumerate(values) if isinstance(v, _Bound)]
+    _SEALS[obj] = (names, values, bound)
 
 
 def intact(obj: Any) -> bool:
@@ -151,12 +152,19 @@ def intact(obj: Any) -> bool:
         return False
     if sealed is None:
         return False
+    names, values, bound = sealed
     attrs = vars(obj)
-    if entry.fields is None and attrs.keys() - {"name"} != sealed.keys():
+    if entry.fields is None and [k for k in attrs if k != "name"] != names:
         return False
-    for name, value in sealed.items():
-        if not _same(obj, attrs.get(name, _MISSING), value):
+    current = list(map(attrs.get, names, itertools.repeat(_MISSING)))
+    for i in bound:  # a method of the object itself: the same function, bound to it
+        method, func = current[i], values[i].func
+        if not (isinstance(method, types.MethodType) and method.__self__ is obj
+                and method.__func__ is func):
             return False
+        current[i] = values[i]
+    if not all(map(operator.is_, current, values)):
+        return False
     for attr, types_ in entry.parts:
         part = attrs.get(attr)
         if type(part) not in types_ or not intact(part):
