@@ -510,3 +510,25 @@ def test_the_checks_that_apply_pass_and_say_what_they_established(signed, capsys
     assert code == 0 and out.startswith("OK") and "(the key you gave)" in out
     code, out = _run_verify(capsys, signed["mac"], "--hmac-key", str(signed["hmac"]))
     assert code == 0 and "HMAC-SHA256 tag by key id" in out
+
+
+def test_the_opendp_example_is_reported_consistently(tmp_path, capsys):
+    """The OpenDP example's run (examples/opendp_laplace.py: a Laplace and a Gaussian count
+    through ``odp.from_opendp``): both rounds are DP charges, declared — the summary, the
+    established lines and the per-round list say the same thing."""
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib")
+    count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
+    ledger = tmp_path / "opendp.db"
+    with odp.Accountant(epsilon="1", delta="1e-6", ledger=ledger) as acc:
+        acc.run(odp.from_opendp(count >> dp.m.then_laplace(scale=4.0), d_in=2), DATA)
+        acc.run(odp.from_opendp(count >> dp.m.then_gaussian(scale=20.0), d_in=2,
+                                delta="1e-6"), DATA)
+    cert = tmp_path / "opendp.cert"
+    assert main(["certify", str(ledger), "-o", str(cert)]) == 0
+    code, out = _run_verify(capsys, cert)
+    assert code == 0
+    assert "guarantees: 0 of 2 round(s) proved in Lean, 2 declared" in out
+    assert "its rounds are 2 DP charge(s) (round(s) 1, 2)" in out
+    assert "built-in round" not in out and "every round is of a built-in kind" not in out
+    assert "rounds 1-2: dp (recorded as opendp): declared" in out
