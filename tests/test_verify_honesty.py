@@ -13,6 +13,7 @@ a SQLite ledger, certified with ``odp certify`` and verified with ``odp verify``
 
 from __future__ import annotations
 
+import copy
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -349,6 +350,11 @@ def test_builtin_identity_follows_the_object():
     assert builtin_key(m) == "laplace"
     m.name = "laplace[entry 0]"  # a label: allowed
     assert builtin_key(m) == "laplace"
+    assert builtin_key(copy.copy(m)) is None  # not made by its constructor: not sealed
+    # Python's own class caches (copyreg's __slotnames__, an __annotations__ read) change nothing
+    assert "__slotnames__" in vars(LaplaceMechanism)
+    assert LaplaceMechanism.__annotations__ is not None
+    assert builtin_key(m) == "laplace" and builtin_key(LaplaceMechanism(len, epsilon=1))
     m.extra = 1  # a new attribute
     assert builtin_key(m) is None
     assert builtin_key(ExactLaplace(len, epsilon=1)) is None

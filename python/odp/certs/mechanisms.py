@@ -347,11 +347,12 @@ _NOTES = {
 _SENSITIVITY = ("sensitivity: the query moves by at most m = ⌈Δ/g⌉ grid units between "
                 "neighbours, for the sensitivity Δ the caller declared (hn in "
                 "Odp/Mech/Laplace.lean; odp does not check a query's sensitivity)")
-_STEPS = ("the steps' own DP: NoisyGradientDescent's by Odp.Mech.noisyStep_dp from "
-          "Iter.ShiftDominated (each coordinate's clamped discrete Laplace noise) and "
-          "Iter.L1Sensitive (its float analysis, argued and tested in Python); DP-SGD's is the "
-          "RDP of the Poisson-subsampled discrete Gaussian (odp.subsampled_rdp, tested "
-          "Python) with clipping verified in integers")
+_GD_STEPS = ("NoisyGradientDescent's steps are DP by Odp.Mech.noisyStep_dp from "
+             "Iter.ShiftDominated (each coordinate's clamped discrete Laplace noise) and "
+             "Iter.L1Sensitive (the float analysis of its gradient, argued and tested in Python)")
+_SGD_STEPS = ("DP-SGD's steps: the RDP of the Poisson-subsampled discrete Gaussian "
+              "(odp.subsampled_rdp, tested Python), with clipping verified in integers")
+_STEPS_DP = "Iter.StepsDP — each step is (ε_k, δ_k)-DP as the row says: " + _GD_STEPS
 _PTR = ("noise law: TailNoise — the PTR test noise (discrete Laplace, scale 1/ε)",
         "noise law: IntLaw.ShiftWithin — the release noise of the IQR sub-bin (discrete "
         "Laplace, scale (L − 1)/ε)",
@@ -394,14 +395,16 @@ HYPOTHESES: dict[str, tuple[str, ...]] = {
     "iqr": _PTR[:2] + ("numerical bound: the pass tail Pr(Z ≥ K) ≤ δ/2 of each "
                        "discretisation, K chosen by odp.mechanisms.ptr.pass_threshold (tested "
                        "Python)",) + _PTR[3:],
-    "iter": ("Iter.StepsDP — each step is (ε_k, δ_k)-DP as the row says: " + _STEPS,),
-    "iter_costs": (_STEPS,
+    "iter": (_STEPS_DP,),
+    "iter_costs": (_STEPS_DP,
                    "numerical bound: OptDel's δ (Thm. 15), computed by tested Python code "
                    "(odp.optdel), no Lean theorem"),
     "lemma11": ("numerical bound: Iter.PrefixDP — each prefix M^{k_i} is (ε^{k_i}, "
                 "δ^{k_i})-DP with the row's numbers, upper bounds computed by tested Python "
                 "code (odp.composition: privacy buckets, the optimal composition or RDP), not "
-                "by Lean", _STEPS),
+                "by Lean",
+                "the steps' own DP, which those numbers assume: " + _GD_STEPS + "; "
+                + _SGD_STEPS),
     "test_release": ("noise law: TailNoise — the test noise, discrete Laplace of scale u/ε2 "
                      "grid units",
                      "ERM's DP inside test-and-release: ERMRelease — Alg. 4 is ε1-DP in the "

@@ -85,7 +85,7 @@ class VerifyResult:
             return []
         n = len(g["rounds"])
         out = wrap(f"guarantees: {g['proved']} of {n} round(s) proved in Lean, {g['declared']} "
-                   "declared; each rests on the hypotheses listed with it", "", "    ", width)
+                   "declared; what each rests on:", "", "    ", width)
         groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
         for r in g["rounds"]:
             key = (r["mechanism"], r["status"], r["theorem"], r.get("note"),

@@ -79,23 +79,37 @@ class _Bound:
     func: Any
 
 
+#: Class-dictionary entries that Python itself adds later and that change no behaviour: the
+#: cache ``copyreg`` writes on the first copy or pickle, the empty annotations dict that reading
+#: ``__annotations__`` creates.
+_CACHES = frozenset({"__slotnames__", "__annotations__"})
+
+
+def _entries(c: type) -> tuple[list[str], list[Any]]:
+    items = [(k, v) for k, v in c.__dict__.items() if k not in _CACHES]
+    return [k for k, _ in items], [v for _, v in items]
+
+
 def _snapshot_class(cls: type) -> None:
     for c in cls.__mro__[:-1]:  # every base but object
         if c not in _CLASSES:
-            _CLASSES[c] = (list(c.__dict__), list(c.__dict__.values()))
+            _CLASSES[c] = _entries(c)
 
 
 def class_intact(cls: type) -> bool:
     """No entry of ``cls``'s dictionary, or of a base's, was added, removed or replaced since
     the class was registered (the same names in the same order, each holding the very same
-    object)."""
+    object; Python's own caches, :data:`_CACHES`, aside)."""
     for c in cls.__mro__[:-1]:
         snap = _CLASSES.get(c)
         if snap is None:
             return False
         names, values = snap
         current = c.__dict__
-        if list(current) != names or not all(map(operator.is_, current.values(), values)):
+        if list(current) == names and all(map(operator.is_, current.values(), values)):
+            continue  # the usual case, at C speed
+        now_names, now_values = _entries(c)
+        if now_names != names or not all(map(operator.is_, now_values, values)):
             return False
     return True
 
