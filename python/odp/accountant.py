@@ -344,9 +344,10 @@ class Accountant:
         """Admit and durably reserve a round (Alg. 1 line 4) for a mechanism you run yourself;
         settle it with :meth:`Reservation.settle`.  Raises ``BudgetExceeded`` (nothing
         recorded) if the guarantee's sup ε or its δ does not fit."""
-        return self._reserve(guarantee, mechanism, params, interactive, None)
+        return self._reserve(guarantee, mechanism=mechanism, params=params,
+                             interactive=interactive, builtin=None)
 
-    def _reserve(self, guarantee: DP | ODP, mechanism: str, params: dict[str, Any] | None,
+    def _reserve(self, guarantee: DP | ODP, *, mechanism: str, params: dict[str, Any] | None,
                  interactive: bool, builtin: str | None) -> Reservation:
         """:meth:`reserve`, recording ``builtin`` (odp's own mechanisms only: :meth:`run` and
         :class:`odp.mechanisms.svt.SVTSession`)."""
@@ -460,7 +461,8 @@ class Accountant:
 
         # odp's own mechanism, untouched, or a declared round: from the object, never its name
         builtin = builtin_key(mechanism)
-        with self._reserve(g, name, params, False, builtin) as reservation:
+        with self._reserve(g, mechanism=name, params=params, interactive=False,
+                           builtin=builtin) as reservation:
             try:
                 release = release_fn(data, self.rng)
                 if builtin is not None and builtin_key(mechanism) != builtin:

@@ -63,9 +63,9 @@ class SVTSession:
         # odp's own session (exactly this class, untouched: odp.mechanisms.builtin), or declared
         self._builtin = type(self) is SVTSession and class_intact(SVTSession)
         self.reservation = accountant._reserve(
-            self.svt.guarantee(), name,
-            {**self.svt.params(), "session": True, "max_queries": self.max_queries}, True,
-            "svt" if self._builtin else None)
+            self.svt.guarantee(), mechanism=name,
+            params={**self.svt.params(), "session": True, "max_queries": self.max_queries},
+            interactive=True, builtin="svt" if self._builtin else None)
         self._rho = discrete_laplace(self.svt.threshold_scale, self._rng)
         self.record = self.reservation.record
         seal(self, SVTSession)
