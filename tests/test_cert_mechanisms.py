@@ -34,6 +34,7 @@ from odp.errors import CertificateError, InvalidParameter
 from odp.guarantees import as_odp
 from odp.mechanisms.dpsgd import DPSGD, LogisticRegressionModel
 from odp.mechanisms.erm import OutputPerturbationERM, TestedLogisticRegression
+from odp.mechanisms.builtin import BUILTIN_KEY, builtin_key
 from odp.mechanisms.iterative import IterativeMechanism, NoisyGradientDescent
 from odp.mechanisms.noise import (GaussianMechanism, LaplaceMechanism, RandomizedResponse,
                                   ToyMechanism)
@@ -48,10 +49,19 @@ small = st.builds(Fraction, st.integers(1, 200), st.integers(10, 1000))
 prob = st.builds(lambda k, n: Fraction(k, 10**n), st.integers(1, 9), st.integers(4, 9))
 
 
+def _derive(mech):
+    """The ``mech`` row that ``mech``'s recorded parameters give: for odp's own mechanisms
+    under the key ``Accountant.run`` records (``builtin_key``); for the test's own objects
+    (a user's IterativeMechanism, the base PTRFunction) under their name, to compare their
+    declared costs with the cost function of that kind (never recorded so by the accountant)."""
+    key = builtin_key(mech) or mech.name
+    return mechanisms.derive(mech.name, {**mech.params(), BUILTIN_KEY: key})
+
+
 def _units(mech, kind: str):
     """The mechanism's declared guarantee and its derived ``mech`` row, in units of ``1/D``."""
     record = as_odp(mech.guarantee).record()
-    derived = mechanisms.derive(mech.name, mech.params())
+    derived = _derive(mech)
     assert derived is not None and derived.kind == kind, derived
     costs = [c for _, c in record.classes]
     d = common_denominator(costs + [record.delta] + derived.amounts())
@@ -193,7 +203,7 @@ def _lemma11_reference(stops, steps, costs, composition):
 
 def _lemma11_row_is(mech, stops, costs, deltas):
     """The mech row of ``mech`` is ``lemma11`` with exactly these (k_i, ε^{k_i}, δ^{k_i})."""
-    derived = mechanisms.derive(mech.name, mech.params())
+    derived = _derive(mech)
     assert derived is not None and derived.kind == "lemma11" and derived.params == ()
     assert derived.groups == tuple(zip(stops, [Fraction(c) for c in costs], deltas))
     return _agrees(mech, "lemma11")
@@ -258,19 +268,21 @@ def test_lemma_11_rows_need_increasing_stops_and_no_parameters():
 
 
 def test_a_certificate_with_lemma_11_rounds_verifies_everywhere(tmp_path, capsys):
-    """A real run with a buckets round and a DP-SGD round: the generated checker accepts it and
-    reports both rounds proved by Odp.Mech.lemma11 (with its stated hypothesis); the stand-in
-    odpcheck (NOT a Lean check) parses the rows; a δ edited below the sum is refused."""
+    """A real run with a buckets round (noisy gradient descent, Lemma 11 with privacy buckets)
+    and a DP-SGD round: the generated checker accepts it and reports both rounds proved by
+    Odp.Mech.lemma11, each resting on Iter.PrefixDP with numbers computed by tested Python code;
+    the stand-in odpcheck (NOT a Lean check) parses the rows; a δ edited below the sum is
+    refused."""
     import numpy as np
 
+    data = (np.array([[0.5], [-2.0], [3.0]]), np.array([1.0, -1.0, 1.0]))
     acc = odp.Accountant("40", "1e-2", rng=odp.SeededRandom(2))
-    it = IterativeMechanism(lambda h, x, rng: 0, stops=[1, 3],
-                            steps=StepSpec(Fraction(1, 10), Fraction(1, 10**6)),
-                            rule=Lemma11(BucketsComposition()))
-    acc.run(it, None)
+    gd = NoisyGradientDescent(n=3, dim=1, epsilon_step="1/10", stops=[1, 3],
+                              rule=Lemma11(BucketsComposition()))
+    acc.run(gd, data)
     sgd = DPSGD(LogisticRegressionModel(1), n=3, sampling_rate=1, noise_multiplier=1,
                 epochs=2, delta="1e-3", clip=1, granularity="1/4")
-    acc.run(sgd, (np.array([[0.5], [-2.0], [3.0]]), np.array([1.0, -1.0, 1.0])))
+    acc.run(sgd, data)
     cert = acc.certificate()
     rows = [s.mech for s in parse(cert.text).steps]
     assert [r.name for r in rows] == ["lemma11", "lemma11"]
@@ -280,11 +292,15 @@ def test_a_certificate_with_lemma_11_rounds_verifies_everywhere(tmp_path, capsys
     for r in result.guarantees["rounds"]:
         assert r["status"] == "proved" and r["theorem"] == "Odp.Mech.lemma11"
         assert "tested Python code" in r["checked"] and "hypothesis" in r["checked"]
-        assert r["hypothesis"] == mechanisms.HYPOTHESES["lemma11"]
-    assert any(s.startswith("the hypothesis of the proved guarantees of round(s) 1, 2 (lemma11)")
+        assert r["hypotheses"] == list(mechanisms.HYPOTHESES["lemma11"])
+        assert r["hypotheses"][0].startswith("numerical bound: Iter.PrefixDP")
+    assert any(s.startswith("the hypotheses listed under 'guarantees' below")
                for s in result.trust.not_established)
-    assert "lemma11 x2: proved (Odp.Mech.lemma11) from a stated hypothesis" in "\n".join(
-        result.guarantee_lines())
+    lines = result.guarantee_lines()
+    assert all(len(line) <= 100 for line in lines)
+    flat = " ".join(" ".join(lines).split())
+    assert ("rounds 1-2: lemma11 (recorded as dpsgd, noisy_gd), odp's own mechanism: proved by "
+            "Odp.Mech.lemma11, assuming - numerical bound: Iter.PrefixDP") in flat
     with OdpCheckProcess(FAKE, timeout=30) as proc:  # NOT a Lean check: the protocol only
         assert proc.check(cert.text).ok
         # the buckets round's δ one unit below Σ_i δ^{k_i} (and the budget rows consistent)
@@ -322,12 +338,17 @@ def test_tested_logistic_regression_follows_theorem_17(eps1, eps2, n_train, n_te
     assert row.params[2:] == (mech.units, mech.units_test, mech.units_train)
 
 
-def test_recorded_names_with_a_label_and_missing_params():
-    assert mechanisms.derive("laplace[bin 3]", {"epsilon": "1/10"}) == mechanisms.Derived(
-        "laplace", (mechanisms.Units(Fraction(1, 10)),))
-    assert mechanisms.derive("laplace", {}) is None  # not odp's Laplace: no epsilon recorded
-    assert mechanisms.derive("laplace", {"epsilon": 0.1}) is None  # a float is not exact
-    assert mechanisms.derive("my_mechanism", {"epsilon": "1"}) is None
+def test_the_recorded_key_not_the_name_selects_the_row_and_missing_params():
+    laplace = mechanisms.Derived("laplace", (mechanisms.Units(Fraction(1, 10)),))
+    marked = {BUILTIN_KEY: "laplace", "epsilon": "1/10"}
+    assert mechanisms.derive("laplace[bin 3]", marked) == laplace  # the name is a label
+    assert mechanisms.derive("anything", marked) == laplace
+    assert mechanisms.derive("laplace", {"epsilon": "1/10"}) is None  # a name claims nothing
+    assert mechanisms.derive("laplace", {BUILTIN_KEY: "laplace"}) is None  # no epsilon
+    assert mechanisms.derive("laplace", {BUILTIN_KEY: "laplace", "epsilon": 0.1}) is None  # float
+    assert mechanisms.derive("x", {BUILTIN_KEY: "my_mechanism", "epsilon": "1"}) is None
+    # text version 2's rule (re-deriving such certificates only): the name, a [label] allowed
+    assert mechanisms.derive("laplace[bin 3]", {"epsilon": "1/10"}, by_name=True) == laplace
     dp = [("all", Fraction(1))]
     assert mechanisms.row_for("external", {}, dp).kind == "dp"
     assert mechanisms.row_for("external", {}, [("lo", Fraction(0)), ("hi", Fraction(1))]
@@ -502,9 +523,12 @@ def test_verify_reports_per_round_proved_or_declared(tmp_path, capsys, monkeypat
     assert [r["theorem"] for r in g_report["rounds"][:2]] == ["Odp.Mech.toy_odp", None]
     assert main(["verify", str(path2)]) == 0
     out = capsys.readouterr().out
-    assert "guarantees: 3 round(s) proved in Lean, 4 declared" in out
-    assert "toy x3: proved (Odp.Mech.toy_odp) — rounds 1, 3, 5" in out
-    assert "established: the guarantees of 3 of the 7 rounds are proved in Lean" in out
+    assert all(len(line) <= 100 for line in out.splitlines())
+    flat = " ".join(out.split())
+    assert "guarantees: 3 of 7 round(s) proved in Lean, 4 declared" in flat
+    assert ("rounds 1, 3, 5: toy, odp's own mechanism: proved by Odp.Mech.toy_odp, assuming "
+            "- noise law: LapNoise") in flat
+    assert "- the guarantees of 3 of the 7 rounds are proved in Lean from the hypotheses" in flat
     side = json.loads(Path(str(path2) + ".json").read_text())
     assert {"Odp.LedgerCore.mechOk", "Odp.Mech.toy_odp"} <= {
         c["name"] for c in side["rounds"][0]["rules"]}
@@ -522,7 +546,7 @@ def test_text_version_1_certificates_have_declared_rounds():
     assert result.ok and result.guarantees["proved"] == 0
     assert {r["mechanism"] for r in result.guarantees["rounds"]} == {"declared"}
     new = build_certificate(acc.budget, acc.history, "run")
-    assert new.sidecar["text_version"] == 2 and new.text.count("\nmech ") == 6
+    assert new.sidecar["text_version"] == 3 and new.text.count("\nmech ") == 6
 
 
 def test_a_mech_row_not_derived_from_the_recorded_parameters_is_caught():
@@ -541,14 +565,17 @@ def test_run_time_check_applies_the_mech_row_when_given_the_recorded_mechanism()
     from odp.certs.enforce import generated_check
 
     f = Fraction
-    toy = {"epsilon": "1/5"}
+    toy = {"epsilon": "1/5", BUILTIN_KEY: "toy"}  # recorded as odp's own M_toy
     assert generated_check(f(1), f(0), f(1, 5), f(0), f(0), [f(1, 5), f(0)], 1,
                            mechanism="toy", params=toy)
     assert not generated_check(f(1), f(0), f(0), f(0), f(0), [f(0), f(0)], 1,
                                mechanism="toy", params=toy)  # relabelled free
     assert generated_check(f(1), f(0), f(0), f(0), f(0), [f(0), f(0)], 1)  # no mechanism given
     assert not generated_check(f(1), f(0), f(1, 10), f(1, 20), f(0), [f(1, 10), f(1, 20)], 1,
-                               mechanism="laplace", params={"epsilon": "1/10"})
+                               mechanism="laplace",
+                               params={"epsilon": "1/10", BUILTIN_KEY: "laplace"})
+    assert generated_check(f(1), f(0), f(1, 10), f(1, 20), f(0), [f(1, 10), f(1, 20)], 1,
+                           mechanism="laplace", params={"epsilon": "1/10"})  # a label: declared
     assert generated_check(f(1), f(0), f(1, 10), f(1, 20), f(0), [f(1, 10), f(1, 20)], 1,
                            mechanism="external", params={})  # declared: arithmetic only
 

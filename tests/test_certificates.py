@@ -84,7 +84,7 @@ def _mutations(text: str, n: int, seed: int = 1) -> list[str]:
     """``n`` copies of ``text``, each with one number changed."""
     rng = random.Random(seed)
     spots = [(i, m) for i, line in enumerate(text.splitlines()) if not line.startswith("#")
-             for m in __import__("re").finditer(r"\d+", line)]
+             for m in __import__("re").finditer(r"\b\d+\b", line)]
     out = []
     for i, m in rng.sample(spots, min(n, len(spots))):
         lines = text.splitlines()

@@ -1,5 +1,5 @@
 """The run-time check applies each round's ``mech`` row (issue 25 follow-up): before the settle
-row of a round recorded under a built-in mechanism's name is committed, the declared classes,
+row of a round recorded as made by one of odp's own mechanisms is committed, the declared classes,
 costs and δ must be the Lean cost function (``Odp/LedgerCore.lean``, generated checker) of the
 recorded parameters.  A round that declares anything else is refused at run time: it is charged
 its declared sup with reason ``enforcement-mismatch`` and a :class:`CertificateError` is raised
@@ -25,16 +25,27 @@ from odp.ledger import SQLiteLedger
 from odp.mechanisms.dpsgd import DPSGD, LogisticRegressionModel
 from odp.mechanisms.iterative import IterativeMechanism, NoisyGradientDescent
 from odp.mechanisms.noise import LaplaceMechanism, ToyMechanism, value_or_bottom
+from odp.mechanisms.builtin import BUILTIN_KEY
 from odp.mechanisms.svt import SparseVectorMechanism
+from odp.accountant import _request
 
 
 class CheapToy(ToyMechanism):
-    """Recorded as odp's M_toy with ε (its name and params), but declaring the values class at
-    ε/2: not the guarantee of ``mech toy ε``."""
+    """A subclass of odp's M_toy declaring the values class at ε/2: not odp's own mechanism, so
+    the accountant records it as declared (odp.mechanisms.builtin), whatever its name."""
 
     @property
     def guarantee(self) -> ODP:
         return ODP(value_or_bottom, {"value": self.epsilon / 2, "bottom": 0}, 0)
+
+
+def _as_builtin(guarantee, key: str, params: dict, name: str | None = None):
+    """A round request recorded as made by odp's own mechanism ``key`` (as Accountant.run
+    records one, params[BUILTIN_KEY]) but declaring ``guarantee`` — what a built-in mechanism
+    with a wrong guarantee would send; only the ledger API takes it (the public calls refuse
+    the key)."""
+    return _request(odp.guarantees.as_odp(guarantee), name or key,
+                    {**params, BUILTIN_KEY: key}, False)
 
 
 def _rows(path: Path) -> list[tuple[str, str, str, str, str]]:
@@ -54,47 +65,59 @@ def _settles(path: Path) -> list[tuple[str, str | None]]:
     return [(names[rid], reason) for kind, rid, _, _, reason in rows if reason is not None]
 
 
-def test_a_built_in_name_with_another_guarantee_is_refused_before_its_settle_row(tmp_path):
+def test_a_built_in_round_with_another_guarantee_is_refused_before_its_settle_row(tmp_path):
+    """A round recorded as odp's M_toy (ε = 1/5) whose declared values class costs ε/2: the
+    reserve + settle path refuses it at the settle (reason enforcement-mismatch, charged its
+    sup), and the certificate names the round.  A subclass doing the same through run() is
+    not odp's own mechanism: recorded as declared, its settle passes."""
     path = tmp_path / "run.db"
     acc = odp.Accountant("2", ledger=path, rng=odp.SeededRandom(1))
     acc.run(ToyMechanism(len, epsilon="1/5"), [1, 2])  # the honest round passes
+    acc.run(CheapToy(len, epsilon="1/5"), [1, 2])  # declared: nothing to check against
+    assert BUILTIN_KEY not in acc.last_round.params and acc.last_round.reason == "released"
+    cheap = CheapToy(len, epsilon="1/5").guarantee
+    record = acc.ledger.reserve(_as_builtin(cheap, "toy", {"epsilon": "1/5"}), None)
     with pytest.raises(CertificateError, match="enforcement-mismatch"):
-        acc.run(CheapToy(len, epsilon="1/5"), [1, 2])
-    bad = acc.last_round
+        acc.ledger.settle(record.round_id, "value", Fraction(1, 10), check=acc._check)
+    bad = acc.ledger.snapshot().get(record.round_id)
     assert bad.reason == "enforcement-mismatch" and bad.charged == Fraction(1, 10)  # its sup
-    first = acc.history[0].charged
+    spent = sum((r.charged for r in acc.history), Fraction(0))
     acc.close()
     settles = _settles(path)
-    assert settles[0] == ("toy", "released")
+    assert settles[0] == ("toy", "released") and settles[1] == ("toy", "released")
     assert settles[-1] == ("toy", "enforcement-mismatch")
     assert [r for r in settles if r[1] == "enforcement-mismatch"] == [settles[-1]]
     with SQLiteLedger(path, readonly=True) as ledger:  # the file replays
-        assert ledger.snapshot().eps_left == 2 - Fraction(1, 10) - first
+        assert ledger.snapshot().eps_left == 2 - spent
     # its certificate names the round: the declared guarantee is not M_toy's
     with SQLiteLedger(path, readonly=True) as ledger:
         from odp.certs import certificate_of
 
         cert = certificate_of(ledger)
     result = verify(cert.text, cert.sidecar)
-    assert not result.ok and result.row == 2 and result.rule == "Odp.LedgerCore.mechOk"
+    assert not result.ok and result.row == 3 and result.rule == "Odp.LedgerCore.mechOk"
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "memory"])
 def test_a_charge_recorded_as_laplace_must_cost_its_epsilon(tmp_path, backend):
-    """The one-step charge path (chained ledger for SQLite, the in-memory ledger's own)."""
+    """The one-step charge path (chained ledger for SQLite, the in-memory ledger's own): a
+    round recorded as odp's Laplace must cost its ε.  A label ``mechanism="laplace"`` through
+    the public charge() records nothing built-in: declared, not checked against Laplace."""
     ledger = tmp_path / "c.db" if backend == "sqlite" else None
     acc = odp.Accountant("1", ledger=ledger)
-    acc.charge(odp.DP("1/5"), mechanism="laplace", params={"epsilon": "1/5"})  # honest
-    acc.charge(odp.DP("1/10"), mechanism="my_laplace", params={"epsilon": "1/5"})  # declared
+    acc.ledger.charge(_as_builtin(odp.DP("1/5"), "laplace", {"epsilon": "1/5"}), "all",
+                      Fraction(1, 5), check=acc._check)  # honest
+    acc.charge(odp.DP("1/10"), mechanism="laplace", params={"epsilon": "1/5"})  # a label
     with pytest.raises(CertificateError, match="enforcement-mismatch"):
-        acc.charge(odp.DP("1/10"), mechanism="laplace", params={"epsilon": "1/5"})
-    assert acc.last_round.reason == "enforcement-mismatch"
-    assert [r.reason for r in acc.history] == ["released", "released", "enforcement-mismatch"]
+        acc.ledger.charge(_as_builtin(odp.DP("1/10"), "laplace", {"epsilon": "1/5"}), "all",
+                          Fraction(1, 10), check=acc._check)
+    history = acc.history
+    assert [r.reason for r in history] == ["released", "released", "enforcement-mismatch"]
     assert acc.remaining.epsilon == 1 - Fraction(1, 5) - Fraction(1, 10) - Fraction(1, 10)
     acc.close()
     if ledger is not None:
         assert _settles(ledger) == [
-            ("laplace", "released"), ("my_laplace", "released"),
+            ("laplace", "released"), ("laplace", "released"),
             ("laplace", "enforcement-mismatch")]
 
 
@@ -104,18 +127,18 @@ def test_reserve_then_settle_with_a_wrong_delta_is_refused(tmp_path):
     path = tmp_path / "g.db"
     acc = odp.Accountant("1", "1e-3", ledger=path)
     params = {"epsilon": "1/2", "delta": "1/100000"}
-    with acc.reserve(odp.DP("1/2", "1/100000"), mechanism="gaussian", params=params) as r:
-        r.settle(None)
+    ok = acc.ledger.reserve(_as_builtin(odp.DP("1/2", "1/100000"), "gaussian", params))
+    acc.ledger.settle(ok.round_id, "all", Fraction(1, 2), check=acc._check)
+    bad = acc.ledger.reserve(_as_builtin(odp.DP("1/2", "1/1000000"), "gaussian", params))
     with pytest.raises(CertificateError, match="enforcement-mismatch"):
-        with acc.reserve(odp.DP("1/2", "1/1000000"), mechanism="gaussian", params=params) as r:
-            r.settle(None)
+        acc.ledger.settle(bad.round_id, "all", Fraction(1, 2), check=acc._check)
     acc.close()
     assert _settles(path)[-1] == ("gaussian", "enforcement-mismatch")
 
 
 def test_the_built_in_mechanisms_pass_the_run_time_mech_check(tmp_path):
-    """Normal runs of built-in mechanisms on a SQLite ledger: every round's mech row is
-    derived (none declared) and every settle passes (no enforcement-mismatch)."""
+    """Normal runs of built-in mechanisms on a SQLite ledger: every built-in round's mech row
+    is derived and every settle passes (no enforcement-mismatch)."""
     from odp.certs import certificate_of, mechanisms
 
     path = tmp_path / "ok.db"
@@ -137,7 +160,10 @@ def test_the_built_in_mechanisms_pass_the_run_time_mech_check(tmp_path):
     with SQLiteLedger(path, readonly=True) as ledger:
         cert = certificate_of(ledger)
         rounds = ledger.snapshot().rounds
-    kinds = [mechanisms.derive(r.mechanism, r.params).kind for r in rounds]
-    assert kinds == ["laplace", "toy", "toy", "toy", "toy", "svt", "iter", "lemma11", "lemma11"]
+    kinds = [mechanisms.row_for(r.mechanism, r.params, list(r.guarantee.classes)).kind
+             for r in rounds]
+    # the user's IterativeMechanism (its own step and StepSpecs) is declared
+    assert kinds == ["laplace", "toy", "toy", "toy", "toy", "svt", "iter", "declared",
+                     "lemma11"]
     assert verify(cert.text, cert.sidecar).ok
-    assert json.loads(json.dumps(cert.sidecar))["text_version"] == 2
+    assert json.loads(json.dumps(cert.sidecar))["text_version"] == 3

@@ -318,10 +318,23 @@ class Accountant:
         return self.ledger.rounds()
 
     # ------------------------------------------------------------------ rounds
-    def _params(self, params: dict[str, Any] | None) -> dict[str, Any]:
+    def _params(self, params: dict[str, Any] | None, builtin: str | None = None
+                ) -> dict[str, Any]:
+        """The params to record.  ``builtin``: the key :func:`odp.mechanisms.builtin.
+        builtin_key` gave for one of odp's own mechanisms (recorded under ``BUILTIN_KEY``, which
+        a caller's own params may not carry)."""
+        from .mechanisms.builtin import BUILTIN_KEY
+
         if params is not None and not isinstance(params, dict):
             raise InvalidParameter(f"params must be a dict, got {type(params).__name__}")
         out = dict(params or {})
+        if BUILTIN_KEY in out:
+            raise InvalidParameter(
+                f"the params key {BUILTIN_KEY!r} is reserved: odp records it itself, for rounds "
+                "that its own built-in mechanisms make through Accountant.run "
+                "(docs/certificates.md); nothing was charged")
+        if builtin is not None:
+            out[BUILTIN_KEY] = builtin
         if not getattr(self.rng, "secure", False):
             out["insecure_rng"] = True
         return out
@@ -331,8 +344,16 @@ class Accountant:
         """Admit and durably reserve a round (Alg. 1 line 4) for a mechanism you run yourself;
         settle it with :meth:`Reservation.settle`.  Raises ``BudgetExceeded`` (nothing
         recorded) if the guarantee's sup ε or its δ does not fit."""
+        return self._reserve(guarantee, mechanism=mechanism, params=params,
+                             interactive=interactive, builtin=None)
+
+    def _reserve(self, guarantee: DP | ODP, *, mechanism: str, params: dict[str, Any] | None,
+                 interactive: bool, builtin: str | None) -> Reservation:
+        """:meth:`reserve`, recording ``builtin`` (odp's own mechanisms only: :meth:`run` and
+        :class:`odp.mechanisms.svt.SVTSession`)."""
         g = as_odp(guarantee)
-        record = self.ledger.reserve(_request(g, mechanism, self._params(params), interactive),
+        record = self.ledger.reserve(_request(g, mechanism, self._params(params, builtin),
+                                              interactive),
                                      self.admission)
         self.last_round = record
         return Reservation(self, record, g)
@@ -436,9 +457,18 @@ class Accountant:
         params = params_fn() if callable(params_fn) else {}
         name = getattr(mechanism, "name", type(mechanism).__name__)
         check_before_release(mechanism, release_fn, data, self.rng)
-        with self.reserve(g, mechanism=name, params=params) as reservation:
+        from .mechanisms.builtin import builtin_key
+
+        # odp's own mechanism, untouched, or a declared round: from the object, never its name
+        builtin = builtin_key(mechanism)
+        with self._reserve(g, mechanism=name, params=params, interactive=False,
+                           builtin=builtin) as reservation:
             try:
                 release = release_fn(data, self.rng)
+                if builtin is not None and builtin_key(mechanism) != builtin:
+                    raise InvalidParameter(
+                        f"the {name} mechanism was modified while it ran (e.g. by its query "
+                        "function): its release is withheld")
             except BaseException as exc:
                 reservation.abort(REASON_FAILED)
                 _note_charged(exc, reservation.record,

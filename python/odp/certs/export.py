@@ -6,10 +6,13 @@ run id, each round's mechanism, parameters, declared classes and costs, realised
 Lean declarations each row relies on with the SHA-256 of their files; plus the final budget the
 replay must reach and the SHA-256 of the text.
 
-Text version 2 (sidecar key ``"text_version": 2``) gives every round a ``mech`` row: the
-mechanism that made it and its exact parameters, derived from the recorded mechanism name and
-``params`` (:mod:`odp.certs.mechanisms`), which the checkers hold the round's classes, costs and δ
-to.  The amounts of those parameters count towards ``D``.
+Text version 3 (sidecar key ``"text_version": 3``) gives every round a ``mech`` row: for a
+round the accountant recorded as made by one of odp's own mechanisms
+(:mod:`odp.mechanisms.builtin`), that mechanism and its exact parameters, derived from the
+recorded ``params`` (:mod:`odp.certs.mechanisms`); for any other round ``mech dp`` or ``mech
+declared``.  The checkers hold the round's classes, costs and δ to the row.  The amounts of its
+parameters count towards ``D``.  Text version 2 had the same rows but read the kind from the
+recorded mechanism *name*; such certificates still verify, with every round declared.
 
 Sidecar version 2 also records the ledger's hash chain (``"ledger"``: its genesis, every row's
 exact values with its hash, and the head), so ``odp verify`` can check that the text is exactly
@@ -42,8 +45,11 @@ from .format import CertificateText, Step, common_denominator, in_units
 FORMAT = "odp-certificate"
 VERSION = 2  # of the sidecar (2: with the ledger's hash chain)
 READABLE_VERSIONS = (1, 2)
-#: Text version 2: every step has a ``mech`` row (odp.certs.format); 1: none (all declared).
-TEXT_VERSION = 2
+#: Text version 3: every step has a ``mech`` row, built-in only for rounds the accountant
+#: recorded as odp's own (odp.certs.format); 2: the same rows read from the recorded names
+#: (every round reported declared); 1: no rows (all declared).
+TEXT_VERSION = 3
+TEXT_VERSIONS = (1, 2, 3)
 
 
 @dataclass
@@ -164,8 +170,9 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
     """Build the certificate of a run from its budget and rounds (reservation order).  With
     ``chain`` (the ledger's genesis and verified rows) the sidecar is version 2 and records
     the chain; without it, version 1 (no binding to a ledger).  ``text_version=1`` writes the
-    text without ``mech`` rows (how certificates were written before them)."""
-    if text_version not in (1, 2):
+    text without ``mech`` rows (how certificates were written before them), ``2`` with rows
+    read from the recorded names (to re-derive such certificates)."""
+    if text_version not in TEXT_VERSIONS:
         raise CertificateError(f"unknown certificate text version {text_version!r}")
     held_eps = sum((r.epsilon_held for r in rounds), Fraction(0))
     held_delta = sum((r.delta for r in rounds), Fraction(0))
@@ -180,7 +187,8 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
         values += [r.sup_epsilon, r.epsilon_held, r.delta]
         values += [c for _, c in _costs(r.guarantee)]
         values += _class_deltas(r.guarantee) or []
-        mech = (mechanisms.row_for(r.mechanism, r.params, _costs(r.guarantee))
+        mech = (mechanisms.row_for(r.mechanism, r.params, _costs(r.guarantee),
+                                   by_name=text_version == 2)
                 if text_version >= 2 else None)
         derived.append(mech)
         values += mech.amounts() if mech is not None else []

@@ -101,6 +101,11 @@ def _mech_row(words: list[str], line: int) -> MechRow:
 
 def parse(text: str) -> CertificateText:
     """Parse certificate text strictly (see the module docstring)."""
+    if not text.strip():
+        raise CertificateError("the file is empty" if not text else "the file holds no rows")
+    if text.lstrip().startswith("{"):
+        raise CertificateError("this is JSON, not certificate text (the sidecar CERT.json? give "
+                               "the certificate CERT itself)")
     if not text.endswith("\n"):
         raise CertificateError("the certificate text does not end with a newline (truncated?)")
     cert: CertificateText | None = None

@@ -26,10 +26,12 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Callable
 
 from .. import _lean_rules as rules
+from ..budget import display_named
 from .. import lean_toolchain as lt
 from ..errors import CertificateError, OdpError
 from .format import CertificateText, MechRow, Step, parse
@@ -217,9 +219,11 @@ def check_kernel(text: str, final: tuple[int, int], *, chunk: int | None = None,
         shutil.rmtree(work, ignore_errors=True)
     chunks = max(1, -(-len(cert.steps) // chunk))
     if res.ok:
+        left = (display_named("ε", Fraction(final[0], cert.D), "down") + ", "
+                + display_named("δ", Fraction(final[1], cert.D), "down"))
         return KernelResult(True, f"the Lean kernel decided checkCert for {len(cert.steps)} steps "
-                                  f"({chunks} chunk(s)) in {seconds:.0f} s: accepted, final budget "
-                                  f"eps={final[0]} delta={final[1]} (units of 1/{cert.D})",
+                                  f"({chunks} chunk(s)) in {seconds:.0f} s: accepted, ending at "
+                                  f"the certificate's final budget, remaining {left}",
                             len(cert.steps), chunks, seconds, keep)
     first = next((d.text.splitlines()[0].split(": error", 1)[-1].lstrip(":( ").strip()
                   for d in res.diagnostics if d.severity == "error"),

@@ -21,9 +21,22 @@ round's ``step`` and ``blocks`` rows; a round of a user's own mechanism is accep
 none yet), the shape of its parameters and what the check fixes.  A theorem counts only if it
 is in the Lean sources this odp was generated from (``odp._lean_rules.LEAN_THEOREMS``, read by
 ``scripts/gen_rules.py`` from the compiled modules under ``Odp/Mech``): a round is reported
-*proved* only then, and *declared* otherwise.  :data:`RECORDED` maps the mechanism names odp's
-own mechanisms record in the ledger (``laplace``, ``noisy_gd``, …; a ``[label]`` suffix such as
-``laplace[entry 3]`` is allowed) to the function that reads their recorded ``params``.
+*proved* only then, and *declared* otherwise.  :data:`RECORDED` maps the keys that odp's own
+mechanisms record in the ledger (``params["odp_builtin"]``: ``laplace``, ``noisy_gd``, …) to the
+function that reads their recorded ``params``.
+
+**Which rounds get a built-in row.**  Only a round whose record carries
+:data:`odp.mechanisms.builtin.BUILTIN_KEY`, which the accountant writes itself and only for one
+of odp's own mechanism objects, constructed by odp and untouched
+(:func:`odp.mechanisms.builtin.builtin_key`).  The recorded ``mechanism`` name is a label: a
+user's mechanism named ``"laplace"``, a ``charge(..., mechanism="laplace")``, a user's
+``IterativeMechanism`` or ``PTRFunction`` get ``mech dp`` (a DP guarantee) or ``mech
+declared``.  (Certificate text version 2 read the kind from the name; such certificates are
+still re-derived that way, and :func:`guarantees` reports all their rounds declared.)
+
+:data:`HYPOTHESES` is the one table of what each kind's guarantee still rests on — noise laws
+(named as in ``Odp/Mech/Noise.lean``), sensitivity and data facts, numerical bounds computed by
+tested Python code, the caller's declarations — which ``odp verify`` lists per round.
 """
 
 from __future__ import annotations
@@ -37,10 +50,11 @@ from typing import Any
 
 from .. import _lean_rules as lean
 from ..guarantees import ALL, Label
+from ..mechanisms.builtin import BUILTIN_KEY
 from .units import in_units
 
 __all__ = ["MechRow", "Kind", "KINDS", "LINKED", "CAPSTONE", "capstone_applies", "RECORDED",
-           "HYPOTHESES", "Units", "Derived", "derive", "row_for", "lean_args", "theorem_of",
+           "HYPOTHESES", "GENERAL", "Units", "Derived", "derive", "row_for", "lean_args", "theorem_of",
            "guarantees", "expected_text"]
 
 
@@ -271,14 +285,24 @@ RECORDED: dict[str, Callable[[Mapping[str, Any]], Derived | None]] = {
 _NAME = re.compile(r"^([a-z_]+)(\[.*\])?$", re.S)
 
 
-def derive(mechanism: str, params: Mapping[str, Any] | None) -> Derived | None:
-    """The ``mech`` row of a round recorded under ``mechanism`` with ``params``, if the name is
-    one of odp's built-in mechanisms and the parameters it needs are recorded; else ``None``.
-    (The row is then checked against the round's declared guarantee: a round recorded under a
-    built-in's name must declare that mechanism's guarantee for its parameters.)"""
-    m = _NAME.match(mechanism) if isinstance(mechanism, str) else None
-    reader = RECORDED.get(m.group(1)) if m else None
-    if reader is None or not isinstance(params, Mapping):
+def derive(mechanism: str, params: Mapping[str, Any] | None, *, by_name: bool = False
+           ) -> Derived | None:
+    """The ``mech`` row of a round recorded with ``params``, if the accountant recorded it as
+    made by one of odp's own mechanisms (``params[BUILTIN_KEY]``, module docstring) and the
+    parameters that mechanism needs are recorded; else ``None``.  (The row is then checked
+    against the round's declared guarantee: it must be that mechanism's guarantee for its
+    parameters.)  ``by_name``: certificate text version 2's rule, which read the kind from the
+    recorded ``mechanism`` name (a ``[label]`` suffix allowed) — used only to re-derive such
+    certificates, never to call a round proved."""
+    if not isinstance(params, Mapping):
+        return None
+    if by_name:
+        m = _NAME.match(mechanism) if isinstance(mechanism, str) else None
+        key = m.group(1) if m else None
+    else:
+        key = params.get(BUILTIN_KEY)
+    reader = RECORDED.get(key) if isinstance(key, str) else None
+    if reader is None:
         return None
     try:
         return reader(params)
@@ -287,10 +311,10 @@ def derive(mechanism: str, params: Mapping[str, Any] | None) -> Derived | None:
 
 
 def row_for(mechanism: str, params: Mapping[str, Any] | None,
-            classes: Sequence[tuple[Label, Fraction]]) -> Derived:
+            classes: Sequence[tuple[Label, Fraction]], *, by_name: bool = False) -> Derived:
     """The ``mech`` row of a round: a built-in's (:func:`derive`), else ``dp`` for a DP
     guarantee (the one class of Lemma 3), else ``declared``."""
-    derived = derive(mechanism, params)
+    derived = derive(mechanism, params, by_name=by_name)
     if derived is not None:
         return derived
     if [label for label, _ in classes] == [ALL]:
@@ -314,39 +338,118 @@ def theorem_of(kind: str) -> str | None:
 
 _NOTES = {
     "declared": "a user's own mechanism: its guarantee is declared",
-    "dp": "a user's DP charge: its one class is checked, the DP guarantee is declared",
+    "dp": "a DP charge (a user's mechanism, an OpenDP measurement, a converted notion): its one "
+          "class is checked, the DP guarantee itself is declared",
     "iter_costs": "costs checked; its δ is a numerical bound with no Lean theorem (OptDel, "
                   "Thm. 15), declared",
 }
 
+_SENSITIVITY = ("sensitivity: the query moves by at most m = ⌈Δ/g⌉ grid units between "
+                "neighbours, for the sensitivity Δ the caller declared (hn in "
+                "Odp/Mech/Laplace.lean; odp does not check a query's sensitivity)")
+_GD_STEPS = ("NoisyGradientDescent's steps are DP by Odp.Mech.noisyStep_dp from "
+             "Iter.ShiftDominated (each coordinate's clamped discrete Laplace noise) and "
+             "Iter.L1Sensitive (the float analysis of its gradient, argued and tested in Python)")
+_SGD_STEPS = ("DP-SGD's steps: the RDP of the Poisson-subsampled discrete Gaussian "
+              "(odp.subsampled_rdp, tested Python), with clipping verified in integers")
+_STEPS_DP = "Iter.StepsDP — each step is (ε_k, δ_k)-DP as the row says: " + _GD_STEPS
+_PTR = ("noise law: TailNoise — the PTR test noise (discrete Laplace, scale 1/ε)",
+        "noise law: IntLaw.ShiftWithin — the release noise of the IQR sub-bin (discrete "
+        "Laplace, scale (L − 1)/ε)",
+        "numerical bound: the pass tail Pr(Z ≥ K) ≤ δ' with K chosen by "
+        "odp.mechanisms.ptr.pass_threshold (tested Python)",
+        "data fact: IQRDataFacts — the stability statistic is 1-Lipschitz and, at 2 or more, "
+        "keeps neighbours' IQRs in one bin (argued and tested in Python, not proved)")
 
-#: Kinds whose theorem rests on a hypothesis that odp computes numerically (outside Lean).
-HYPOTHESES = {
-    "lemma11": "each prefix M^{k_i} is (ε^{k_i}, δ^{k_i})-DP with the row's δ^{k_i}: numerical "
-               "upper bounds computed by tested Python code (odp.composition: privacy buckets, "
-               "the optimal composition or RDP), not by Lean",
+#: **The one table** of what each kind's guarantee still rests on once its theorem (if any)
+#: is accepted: noise laws (the hypothesis structures of ``Odp/Mech/Noise.lean``, by name),
+#: sensitivity and data facts, numerical bounds computed by tested Python code, and the
+#: caller's declarations.  ``odp verify`` lists them per round (:func:`guarantees`), after
+#: :data:`GENERAL`.  A hypothesis that gains a Lean witness or proof is removed here, and
+#: nowhere else.
+HYPOTHESES: dict[str, tuple[str, ...]] = {
+    "declared": ("declared: the caller's ODP guarantee (classes, costs, δ) of its own mechanism "
+                 "(Theorem 7 takes it as a hypothesis)",),
+    "dp": ("declared: the caller's claim that its mechanism is (ε, δ)-DP with the charged ε "
+           "and δ (the hypothesis hdp of DpBuiltin, Odp/Certs/LinkCore.lean)",),
+    "laplace": ("noise law: LapNoise — the discrete Laplace noise, scale m/ε grid units "
+                "(odp.samplers.discrete_laplace)", _SENSITIVITY),
+    "gaussian": ("noise law: GaussNoise — the discrete Gaussian noise (odp.samplers."
+                 "discrete_gaussian) with δ at ε at most the declared δ, a bound computed by "
+                 "tested Python code (odp.gaussian_dp), not by Lean", _SENSITIVITY),
+    "rr": ("sampler: odp's randomized-response sampler draws the law rrMech "
+           "(Odp/Mech/Basic.lean)",),
+    "median": ("data fact: UtilitySensitivity — the utility −max(#{x_i < y}, #{x_i > y}) "
+               "moves by at most 1 between neighbours (stated, tested in Python)",
+               "sampler: odp's exponential-median sampler draws the law expMech "
+               "(Odp/Mech/IQRMedian.lean)"),
+    "erm": ("ERM's DP: ERMRelease.dp — Alg. 4 is ε-DP (Thm. 16; stated in Odp/Mech, not "
+            "proved), and no Lean theorem covers this round",),
+    "toy": ("noise law: LapNoise — the Laplace release's noise, scale m/ε grid units "
+            "(odp.samplers.discrete_laplace), and a fair coin", _SENSITIVITY),
+    "svt": ("noise law: LapNoise — the threshold noise ρ, scale m/ε1 grid units",
+            "noise law: LapTail — each query's noise ν_i, scale 2cm/ε2 grid units",
+            "sensitivity: every query moves by at most m grid units between neighbours (hA in "
+            "Odp/Mech/SVT.lean; odp does not check a query's sensitivity)"),
+    "ptr": _PTR,
+    "iqr": _PTR[:2] + ("numerical bound: the pass tail Pr(Z ≥ K) ≤ δ/2 of each "
+                       "discretisation, K chosen by odp.mechanisms.ptr.pass_threshold (tested "
+                       "Python)",) + _PTR[3:],
+    "iter": (_STEPS_DP,),
+    "iter_costs": (_STEPS_DP,
+                   "numerical bound: OptDel's δ (Thm. 15), computed by tested Python code "
+                   "(odp.optdel), no Lean theorem"),
+    "lemma11": ("numerical bound: Iter.PrefixDP — each prefix M^{k_i} is (ε^{k_i}, "
+                "δ^{k_i})-DP with the row's numbers, upper bounds computed by tested Python "
+                "code (odp.composition: privacy buckets, the optimal composition or RDP), not "
+                "by Lean",
+                "the steps' own DP, which those numbers assume: " + _GD_STEPS + "; "
+                + _SGD_STEPS),
+    "test_release": ("noise law: TailNoise — the test noise, discrete Laplace of scale u/ε2 "
+                     "grid units",
+                     "ERM's DP inside test-and-release: ERMRelease — Alg. 4 is ε1-DP in the "
+                     "training set, and the coupling of App. D (stated, not proved)",
+                     "data fact: TestSensitivity — one test record moves every model's test "
+                     "score by at most u_test grid units (Lemma 21; stated, not proved)"),
 }
 
+#: What every round rests on, whatever its kind (said once by ``odp verify``).
+GENERAL = ("which code made each release: a certificate records what the accountant was told "
+           "and cannot show which code made a release; a round is reported as odp's own "
+           "mechanism because the accountant recorded it so (odp.mechanisms.builtin: the "
+           "mechanism object was exactly one of odp's classes, untouched), and odp's samplers "
+           "are taken to draw the laws the Lean models use (docs/certificates.md, trust model)")
 
-def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
-               ) -> dict[str, Any]:
+_LEGACY = ("certificate text version 2: its mech row was read from the recorded mechanism name, "
+           "which any caller can choose — its classes and costs are the named mechanism's "
+           "(mechOk), but nothing shows that odp's own mechanism made the round")
+
+
+def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = (), *,
+               by_name: bool = False) -> dict[str, Any]:
     """What was established about each round's guarantee (``odp verify``): *proved* (by the
     Lean theorem named) when its ``mech`` row names a mechanism with a theorem in this build's
     sources — ``mechOk`` has then checked the round's classes, costs and δ against the cost
-    function of that theorem — else *declared*, with a note saying why.  ``names``: the
-    recorded mechanism names."""
+    function of that theorem — else *declared*, with a note saying why; and, per round, the
+    hypotheses (:data:`HYPOTHESES`) its guarantee still rests on.  ``names``: the recorded
+    mechanism names.  ``by_name``: a text-version-2 certificate, whose rows were read from names:
+    every round is declared."""
     out = []
     for i, row in enumerate(rows):
         kind = KINDS[row.name if row is not None else "declared"]
-        theorem = theorem_of(kind.name)
+        theorem = None if by_name else theorem_of(kind.name)
         entry: dict[str, Any] = {
             "round": i + 1, "mechanism": kind.name,
             "name": names[i] if i < len(names) else None,
             "theorem": theorem, "status": "proved" if theorem else "declared",
-            "checked": kind.checked if row is not None else "nothing (no mech row)"}
-        if theorem is not None and kind.name in HYPOTHESES:
-            entry["hypothesis"] = HYPOTHESES[kind.name]
-        if theorem is None:
+            "checked": kind.checked if row is not None else "nothing (no mech row)",
+            "hypotheses": list(HYPOTHESES[kind.name])}
+        if by_name:
+            entry["note"] = _LEGACY
+            if kind.name not in ("declared", "dp"):
+                entry["hypotheses"].insert(0, "declared: that odp's own mechanism made the round "
+                                              "(only its recorded name says so)")
+        elif theorem is None:
             if kind.name in _NOTES:
                 entry["note"] = _NOTES[kind.name]
             elif kind.theorem is None:
@@ -356,7 +459,8 @@ def guarantees(rows: Sequence[MechRow | None], names: Sequence[str | None] = ()
                                  "Lean sources of this odp")
         out.append(entry)
     proved = sum(1 for e in out if e["status"] == "proved")
-    return {"proved": proved, "declared": len(out) - proved, "rounds": out}
+    return {"proved": proved, "declared": len(out) - proved, "rounds": out,
+            "general": GENERAL}
 
 
 def expected_text(row: MechRow) -> str:

@@ -144,12 +144,17 @@ def sign(sidecar: dict[str, Any], *, ed25519_key: str | os.PathLike[str] | None 
 def check_signature(sidecar: dict[str, Any], *, public_key: str | os.PathLike[str] | None = None,
                     hmac_key: str | os.PathLike[str] | None = None) -> tuple[bool | None, str]:
     """(verdict, sentence).  ``True``: signed by the key the auditor gave; ``False``: a
-    signature or a trusted key that does not verify; ``None``: nothing was established about
-    the signer (no signature, or no trusted key to check it against)."""
+    signature or a trusted key that does not verify, or a key given that cannot be applied to
+    this certificate (no signature, or one of the other scheme: the check asked for cannot be
+    done, and is never passed over in silence); ``None``: nothing was established about the
+    signer (no signature, or no trusted key to check it against)."""
     sig = sidecar.get("signature")
+    asked = ([f"--public-key {public_key}"] if public_key is not None else []) + (
+        [f"--hmac-key {hmac_key}"] if hmac_key is not None else [])
     if sig is None:
-        if public_key is not None or hmac_key is not None:
-            return False, "the certificate is not signed, but you asked for a signature check"
+        if asked:
+            return False, (f"you asked for a signature check ({' and '.join(asked)}), but the "
+                           "certificate is not signed: the check cannot be done")
         return None, "not signed"
     if not isinstance(sig, dict) or sig.get("scheme") not in SCHEMES:
         return False, f"unknown signature entry {sig!r}"
@@ -158,6 +163,14 @@ def check_signature(sidecar: dict[str, Any], *, public_key: str | os.PathLike[st
         value = bytes.fromhex(sig["value"])
     except (KeyError, TypeError, ValueError) as exc:
         return False, f"malformed signature entry ({exc})"
+    if sig["scheme"] == "hmac-sha256" and public_key is not None:
+        return False, (f"--public-key {public_key} cannot be applied: the certificate carries an "
+                       f"HMAC-SHA256 tag (key id {sig.get('key_id')}), not an Ed25519 "
+                       "signature, so the check you asked for cannot be done")
+    if sig["scheme"] == "ed25519" and hmac_key is not None:
+        return False, (f"--hmac-key {hmac_key} cannot be applied: the certificate is signed with "
+                       f"Ed25519 (key {sig.get('key_id')}), not tagged with HMAC-SHA256, so the "
+                       "check you asked for cannot be done")
     if sig["scheme"] == "hmac-sha256":
         if hmac_key is None:
             return None, (f"HMAC tag by key id {sig.get('key_id')} NOT checked (give the key "

@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..budget import Budget
 from ..errors import CertificateError, LedgerError, OdpError
 from ..ledger.chain import ChainVerifier, EventRow, Genesis, ROW_FIELDS
 from ..ledger.records import BudgetState, apply_row
-from .mechanisms import CAPSTONE, capstone_applies
+from .mechanisms import CAPSTONE, GENERAL, capstone_applies
 
 
 @dataclass
@@ -36,6 +37,31 @@ class Trust:
     expect_head: tuple[int, str] | None = None  # (row, hash)
     ledger: str | os.PathLike[str] | None = None  # the ledger file, opened read-only
 
+    def check_inputs(self) -> None:
+        """Read what the auditor brought before anything is checked: a key file that cannot be
+        read or is not a key of its kind, or a ledger file that does not exist, is input that
+        ``odp verify`` does not take (:class:`~odp.errors.CertificateError`, exit 2) — whatever
+        the certificate, never a verdict on it."""
+        from ..ledger import is_postgres_url
+        from ..ledger.chain import load_key
+        from .signing import load_public_key
+
+        if self.public_key is not None:
+            try:
+                load_public_key(self.public_key)
+            except CertificateError as exc:
+                raise CertificateError(f"--public-key: {exc}") from None
+        if self.hmac_key is not None:
+            try:
+                load_key(self.hmac_key)
+            except LedgerError as exc:
+                raise CertificateError(f"--hmac-key {self.hmac_key}: {exc}") from None
+        if self.ledger is not None and not is_postgres_url(self.ledger):
+            path = Path(self.ledger)
+            if not path.is_file():
+                why = "not a file" if path.exists() else "no such file"
+                raise CertificateError(f"--ledger {self.ledger}: {why}")
+
 
 @dataclass
 class TrustReport:
@@ -44,10 +70,28 @@ class TrustReport:
     not_established: list[str] = field(default_factory=list)
     head: dict[str, Any] | None = None
     signer: str | None = None
+    bad_input: bool = False  # the failure is input odp verify does not take (a ledger it cannot open)
 
     def to_json(self) -> dict[str, Any]:
         return {"established": self.established, "not_established": self.not_established,
                 "head": self.head, "signer": self.signer}
+
+
+def requested(trust: Trust) -> list[str]:
+    """The checks the auditor asked for, as the options that ask for them."""
+    out = []
+    if trust.public_key is not None:
+        out.append(f"--public-key {trust.public_key}")
+    if trust.hmac_key is not None:
+        out.append(f"--hmac-key {trust.hmac_key}")
+    if trust.expect_head is not None:
+        out.append(f"--expect-head {trust.expect_head[0]}:{trust.expect_head[1]}")
+    if trust.ledger is not None:
+        from ..ledger import is_postgres_url, redact
+
+        out.append("--ledger " + (redact(str(trust.ledger)) if is_postgres_url(trust.ledger)
+                                  else str(trust.ledger)))
+    return out
 
 
 def parse_expect_head(text: str) -> tuple[int, str]:
@@ -66,7 +110,7 @@ def parse_expect_head(text: str) -> tuple[int, str]:
 def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[str]]:
     """(failure, hashes): verify the chain a v2 sidecar records and that the certificate is
     exactly what its rows produce."""
-    from .export import build_certificate
+    from .export import TEXT_VERSIONS, build_certificate
 
     ledger = sidecar.get("ledger")
     if not isinstance(ledger, dict):
@@ -96,7 +140,7 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
             return (f"the recorded head {head} is not the chain's head "
                     f"{verifier.state.to_json()}"), []
         text_version = sidecar.get("text_version", 1)
-        if text_version not in (1, 2):
+        if text_version not in TEXT_VERSIONS:
             return f"unknown certificate text version {text_version!r}", []
         rebuilt = build_certificate(state.budget, list(state.rounds), genesis.ledger_id,
                                     text_version=text_version)
@@ -124,7 +168,8 @@ def _round_list(ns: list[int]) -> str:
 def guarantee_statements(guarantees: dict[str, Any] | None
                          ) -> tuple[list[str], list[str]]:
     """(established, not established) about the rounds' guarantees
-    (:func:`odp.certs.mechanisms.guarantees`)."""
+    (:func:`odp.certs.mechanisms.guarantees`); the hypotheses each round rests on are listed
+    per round by :meth:`odp.certs.verify.VerifyResult.guarantee_lines`."""
     if guarantees is None:
         return [], ["that each mechanism's declared guarantee is true (Theorem 7 takes them as "
                     "hypotheses)"]
@@ -138,40 +183,36 @@ def guarantee_statements(guarantees: dict[str, Any] | None
     if proved:
         theorems = sorted({r["theorem"] for r in proved})
         established.append(
-            f"the guarantees of {len(proved)} of the {len(rounds)} rounds are proved in Lean: "
-            "each names a built-in mechanism whose classes, costs and δ are the cost function "
-            "of its parameters (Odp.LedgerCore.mechOk), which "
+            f"the guarantees of {len(proved)} of the {len(rounds)} rounds are proved in Lean "
+            "from the hypotheses listed under 'guarantees' below: the accountant recorded each "
+            "as made by one of odp's own mechanisms, whose classes, costs and δ are the cost "
+            "function of its parameters (Odp.LedgerCore.mechOk), which "
             + ", ".join(theorems) + " prove")
     if rounds and capstone_applies(rounds):
+        dps = [r["round"] for r in rounds if r["mechanism"] == "dp"]
+        kinds = [f"{len(proved)} built-in round(s)"] if proved else []
+        kinds += [f"{len(dps)} DP charge(s) (round(s) {_round_list(dps)})"] if dps else []
         established.append(
-            f"by {CAPSTONE}: every round is of a built-in kind that Odp/Certs/Link.lean joins to "
-            "Theorem 7, so if each round's request was the built-in mechanism its mech row "
-            "names, with the recorded parameters and costs (which mechOk checked; the theorem "
-            "assumes it of the requests, it does not read the certificate's mech rows), the "
-            "run is (ε_t, δ_t)-DP and these rows are the accountant's own, from the hypotheses "
-            "not established below")
+            f"by {CAPSTONE} (Theorem 7 for this run): its rounds are "
+            + " and ".join(kinds) + ", kinds that Odp/Certs/Link.lean joins to Theorem 7; so "
+            "if each round's request was what its mech row names, with the recorded parameters "
+            "and costs (mechOk checked the rows; the theorem assumes them of the requests), the "
+            "run is (ε_t, δ_t)-DP and these rows are the accountant's own — provided every "
+            "hypothesis listed under 'guarantees' holds")
     if declared:
         missing.append(
             f"the declared guarantees of round(s) {_round_list(declared)} (a user's own "
-            "mechanism or DP charge): Theorem 7 takes them as hypotheses")
+            "mechanism or a DP charge): Theorem 7 takes them as hypotheses")
     if unproved:
-        kinds = ", ".join(sorted({r["mechanism"] for r in unproved}))
+        kinds_ = ", ".join(sorted({r["mechanism"] for r in unproved}))
         missing.append(
-            f"the guarantees of round(s) {_round_list([r['round'] for r in unproved])} ({kinds}): "
-            "their classes and costs are the named mechanism's (Odp.LedgerCore.mechOk), but no "
-            "Lean theorem in this odp's sources proves that mechanism's guarantee (or its δ is "
-            "a numerical bound)")
-    assumed: dict[str, tuple[str, list[int]]] = {}
-    for r in proved:
-        if r.get("hypothesis"):
-            assumed.setdefault(r["mechanism"], (r["hypothesis"], []))[1].append(r["round"])
-    for kind, (hypothesis, ns) in sorted(assumed.items()):
-        missing.append(f"the hypothesis of the proved guarantees of round(s) {_round_list(ns)} "
-                       f"({kind}): {hypothesis}")
-    missing.append(
-        "that each release was made by the mechanism its round names, with the recorded "
-        "parameters, and that its samplers draw from the distributions the Lean proofs assume "
-        "(the noise hypotheses: docs/certificates.md, trust model)")
+            f"the guarantees of round(s) {_round_list([r['round'] for r in unproved])} "
+            f"({kinds_}): their classes and costs are the named mechanism's "
+            "(Odp.LedgerCore.mechOk), but no Lean theorem proves it (declared; see its note)")
+    if proved:
+        missing.append("the hypotheses listed under 'guarantees' below (noise laws, "
+                       "sensitivity and data facts, numerical bounds): stated, not proved")
+    missing.append(guarantees.get("general", GENERAL))
     return established, missing
 
 
@@ -189,9 +230,11 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
     report.established += proved
     report.not_established += missing
     if sidecar.get("version") == 1 or "ledger" not in sidecar:
-        if trust.public_key or trust.hmac_key or trust.expect_head or trust.ledger:
-            report.failure = ("a version-1 certificate records no ledger chain: it cannot be "
-                              "checked against a key, a head or a ledger")
+        asked = requested(trust)
+        if asked:
+            report.failure = (f"{', '.join(asked)} cannot be applied: a version-1 certificate "
+                              "records no ledger chain, so it cannot be checked against a key, "
+                              "a head or a ledger")
             return report
         report.not_established.append(
             "which ledger it comes from: a version-1 certificate carries no hash chain, so "
@@ -212,7 +255,8 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
         at = (sidecar["ledger"]["genesis"]["hash"] if n == 0
               else hashes[n - 1] if n <= len(hashes) else None)
         if at is None:
-            report.failure = (f"the head you expect is row {n}, but the certificate has only "
+            report.failure = (f"--expect-head {n}:{digest} cannot be applied: the head you "
+                              f"expect is row {n}, but the certificate has only "
                               f"{len(hashes)} rows")
             return report
         if at != digest:
@@ -223,9 +267,9 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
         report.established.append(f"its row {n} has the hash you expected: it extends the "
                                   "head you hold")
     if trust.ledger is not None:
-        failure = _against_ledger(trust.ledger, sidecar, head)
+        failure, unusable = _against_ledger(trust.ledger, sidecar, head)
         if failure:
-            report.failure = failure
+            report.failure, report.bad_input = failure, unusable
             return report
         anchored = True
         from ..ledger import is_postgres_url, redact
@@ -256,7 +300,8 @@ def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int,
 
 
 def _against_ledger(spec: str | os.PathLike[str], sidecar: dict[str, Any],
-                    head: dict[str, Any]) -> str | None:
+                    head: dict[str, Any]) -> tuple[str | None, bool]:
+    """(failure, whether it is bad input: a ledger that cannot be opened is not a verdict)."""
     path = spec
     from ..ledger import is_postgres_url, open_readonly, redact
 
@@ -265,19 +310,19 @@ def _against_ledger(spec: str | os.PathLike[str], sidecar: dict[str, Any],
     try:
         ledger = open_readonly(spec)
     except LedgerError as exc:
-        return f"the ledger {path} cannot be checked: {exc}"
+        return f"--ledger {path}: cannot open it as a ledger ({exc})", True
     try:
         if ledger.ledger_id != sidecar["ledger"]["genesis"]["ledger_id"]:
-            return f"{path} is ledger {ledger.ledger_id}, not the certificate's"
+            return f"{path} is ledger {ledger.ledger_id}, not the certificate's", False
         if ledger.chain_head.rows < head["rows"]:
             return (f"{path} has {ledger.chain_head.rows} rows, fewer than the certificate's "
-                    f"{head['rows']}")
+                    f"{head['rows']}"), False
         if ledger._hash_at(head["rows"]) != head["head"]:
             return (f"row {head['rows']} of {path} does not carry the certificate's head hash: "
-                    "the certificate is not this ledger's history")
+                    "the certificate is not this ledger's history"), False
     finally:
         ledger.close()
-    return None
+    return None, False
 
 
 def add_trust_arguments(parser: argparse.ArgumentParser) -> None:

@@ -18,18 +18,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from .. import _lean_rules as lean
-from ..budget import Budget
-from ..errors import CertificateError
+from ..budget import Budget, display_named
+from ..errors import CertificateError, OdpError
 from . import mechanisms
-from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSION, sidecar_path
+from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSIONS, sidecar_path
 from .format import Step, parse
 from .trust import Trust, TrustReport, assess
+
+
+#: ``odp verify`` wraps its lines at this many columns.
+WIDTH = 100
+
+
+def wrap(text: str, first: str, rest: str, width: int = WIDTH) -> list[str]:
+    """``text`` in lines of at most ``width`` columns (a word longer than that, such as a hash,
+    stays whole), the first indented by ``first``, the others by ``rest``."""
+    return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
 
 @dataclass
@@ -42,30 +54,57 @@ class VerifyResult:
     trust: TrustReport | None = None  # what was established and what was not
     #: per round: proved (by which Lean theorem) or declared (odp.certs.mechanisms.guarantees)
     guarantees: dict[str, Any] | None = None
+    #: the input is not what ``odp verify`` takes (exit 2): text that does not parse, a sidecar
+    #: missing or not odp's, a ledger that cannot be opened — not a verdict on a certificate
+    bad_input: bool = False
 
-    def statement_lines(self) -> list[str]:
-        """The human-readable account of what this check established and what it did not."""
+    def headline(self, width: int = WIDTH) -> list[str]:
+        """``OK: …`` or ``FAIL row k: … [rule R]``, wrapped at ``width`` columns."""
+        text = (self.message if self.ok else
+                "FAIL " + self.message + (f" [rule {self.rule}]" if self.rule else ""))
+        return wrap(text, "", "    ", width)
+
+    def statement_lines(self, width: int = WIDTH) -> list[str]:
+        """What this check established and what it did not, wrapped at ``width`` columns."""
         if self.trust is None:
             return []
-        return ([f"established: {s}" for s in self.trust.established]
-                + [f"NOT established: {s}" for s in self.trust.not_established])
+        out: list[str] = []
+        for title, items in (("established:", self.trust.established),
+                             ("NOT established:", self.trust.not_established)):
+            if items:
+                out.append(title)
+                for item in items:
+                    out += wrap(item, "  - ", "    ", width)
+        return out
 
-    def guarantee_lines(self) -> list[str]:
-        """A short per-mechanism summary of which rounds' guarantees are proved."""
+    def guarantee_lines(self, width: int = WIDTH) -> list[str]:
+        """Per round (rounds with the same report grouped): proved by which theorem or
+        declared, and every hypothesis its guarantee still rests on."""
         g = self.guarantees
         if g is None:
             return []
-        lines = [f"guarantees: {g['proved']} round(s) proved in Lean, {g['declared']} declared"]
-        groups: dict[tuple[str, str | None, str | None], list[int]] = {}
+        n = len(g["rounds"])
+        out = wrap(f"guarantees: {g['proved']} of {n} round(s) proved in Lean, {g['declared']} "
+                   "declared; what each rests on:", "", "    ", width)
+        groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
         for r in g["rounds"]:
-            key = (r["mechanism"], r["theorem"], r.get("note"))
-            groups.setdefault(key, []).append(r["round"])
-        for (mech, theorem, note), rounds in groups.items():
-            how = f"proved ({theorem})" if theorem else f"declared ({note})"
-            if theorem and mech in mechanisms.HYPOTHESES:
-                how = f"proved ({theorem}) from a stated hypothesis (NOT established above)"
-            lines.append(f"  {mech} x{len(rounds)}: {how} — rounds {_ranges(rounds)}")
-        return lines
+            key = (r["mechanism"], r["status"], r["theorem"], r.get("note"),
+                   tuple(r.get("hypotheses", ())))
+            groups.setdefault(key, []).append(r)
+        for (mech, status, theorem, note, hypotheses), members in groups.items():
+            ns = [r["round"] for r in members]
+            where = ("round " if len(ns) == 1 else "rounds ") + _ranges(ns)
+            names = sorted({str(r["name"]) for r in members if r.get("name") not in (None, mech)})
+            label = mech + (f" (recorded as {', '.join(names[:3])}"
+                            + (", …" if len(names) > 3 else "") + ")" if names else "")
+            if status == "proved":
+                how = f"{label}, odp's own mechanism: proved by {theorem}, assuming"
+            else:
+                how = f"{label}: declared ({note}); it rests on"
+            out += wrap(f"{where}: {how}", "  ", "      ", width)
+            for h in hypotheses:
+                out += wrap(h, "    - ", "      ", width)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "message": self.message}
@@ -91,9 +130,19 @@ def _ranges(ns: list[int]) -> str:
     return ", ".join(out)
 
 
-def _fail(message: str, row: int | None = None, rule: str | None = None) -> VerifyResult:
+def _fail(message: str, row: int | None = None, rule: str | None = None, *,
+          bad_input: bool = False) -> VerifyResult:
     where = f"row {row}: " if row is not None else ""
-    return VerifyResult(False, where + message, row=row, rule=rule)
+    return VerifyResult(False, where + message, row=row, rule=rule, bad_input=bad_input)
+
+
+def _not_a_certificate(message: str, rule: str) -> VerifyResult:
+    """Input that is not a certificate at all (exit 2 in ``odp verify``)."""
+    return _fail(message, rule=rule, bad_input=True)
+
+
+class _MalformedRound(Exception):
+    """A sidecar round without the fields a round has."""
 
 
 def _admits_failure(s: lean.State, e: lean.Entry) -> str:
@@ -136,23 +185,36 @@ def _step_failure(rule: str | None, s: lean.State, e: lean.Entry, step: Step) ->
 def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
            ) -> VerifyResult:
     """Check a certificate (text + sidecar) and, for version 2, its ledger chain and whatever
-    ``trust`` brings (:mod:`odp.certs.trust`).  Never raises for bad certificates."""
+    ``trust`` brings (:mod:`odp.certs.trust`).  Never raises for bad certificates: input that is
+    not a certificate gives a result with ``bad_input`` set.  A key file that cannot be read or
+    is not a key, or a ledger file that does not exist, raises
+    :class:`~odp.errors.CertificateError` before anything is checked."""
+    if trust is not None:
+        trust.check_inputs()  # a key or ledger file that is not one: CertificateError
     try:
         cert = parse(text)
     except CertificateError as exc:
-        return _fail(f"unreadable certificate: {exc}", rule="format")
+        return _not_a_certificate(f"not a certificate: {exc}", "format")
     if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT:
-        return _fail("missing or foreign sidecar (CERT.json)", rule="sidecar")
+        return _not_a_certificate("its sidecar (CERT.json) is missing, not JSON, or not an odp "
+                                  "certificate's", "sidecar")
     if sidecar.get("version") not in READABLE_VERSIONS:
-        return _fail(f"sidecar version {sidecar.get('version')!r} is not one of "
-                     f"{READABLE_VERSIONS}", rule="sidecar")
+        return _not_a_certificate(f"sidecar version {sidecar.get('version')!r} is not one of "
+                                  f"{READABLE_VERSIONS}", "sidecar")
     rounds = sidecar.get("rounds")
     if not isinstance(rounds, list):
-        return _fail("the sidecar has no rounds", rule="sidecar")
+        return _not_a_certificate("the sidecar has no rounds", "sidecar")
     text_version = sidecar.get("text_version", 1)
-    if text_version not in (1, TEXT_VERSION):
-        return _fail(f"certificate text version {text_version!r} is not 1 or {TEXT_VERSION}",
-                     rule="sidecar")
+    if text_version not in TEXT_VERSIONS:
+        return _not_a_certificate(f"certificate text version {text_version!r} is not one of "
+                                  f"{TEXT_VERSIONS}", "sidecar")
+    try:
+        d = int(sidecar["D"])
+        budget = Budget.from_json(sidecar["budget"])
+        final = sidecar["expected_final"]
+        final_eps, final_delta = final.get("eps"), final.get("delta")
+    except (KeyError, TypeError, ValueError, AttributeError, OdpError) as exc:
+        return _not_a_certificate(f"malformed sidecar: {exc}", "sidecar")
     s = lean.State(cert.budget_eps, cert.budget_delta)
     entries = []
     for i, step in enumerate(cert.steps, 1):
@@ -166,7 +228,11 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
             return _fail(_step_failure(rule, s, e, step), i, f"Odp.LedgerCore.{rule}")
         s = after
         entries.append(e)
-        mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None)
+        try:
+            mismatch = _compare_round(cert.D, step, rounds[i - 1] if i <= len(rounds) else None,
+                                      by_name=text_version == 2)
+        except _MalformedRound as exc:
+            return _fail(str(exc), i, "sidecar", bad_input=True)
         if mismatch:
             return _fail(mismatch, i, "sidecar")
     if len(cert.steps) != len(rounds):
@@ -175,37 +241,34 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     replayed = lean.replay(lean.State(cert.budget_eps, cert.budget_delta), entries)
     if replayed != s:  # pragma: no cover - the generated replay is the same rule, row by row
         return _fail("the generated replay disagrees with the row-by-row check", rule="replay")
-    try:
-        d = int(sidecar["D"])
-        budget = Budget.from_json(sidecar["budget"])
-        final = sidecar["expected_final"]
-    except (KeyError, TypeError, ValueError) as exc:
-        return _fail(f"malformed sidecar: {exc}", rule="sidecar")
     if d != cert.D:
         return _fail(f"D is {cert.D} in the text but {d} in the sidecar", rule="sidecar")
     if Fraction(cert.budget_eps, d) != budget.epsilon or Fraction(cert.budget_delta, d) != budget.delta:
         return _fail("the budget row does not match the sidecar's budget", rule="sidecar")
-    if (s.eps, s.delta) != (final.get("eps"), final.get("delta")):
+    if (s.eps, s.delta) != (final_eps, final_delta):
         return _fail(f"replay ends at eps={s.eps} delta={s.delta}, not the recorded "
-                     f"eps={final.get('eps')} delta={final.get('delta')}", rule="Odp.LedgerCore.replay")
+                     f"eps={final_eps} delta={final_delta}", rule="Odp.LedgerCore.replay")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if digest != sidecar.get("text_sha256"):
         return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",
                      rule="sidecar")
     remaining = Budget(Fraction(s.eps, d), Fraction(s.delta, d))
     guarantees = mechanisms.guarantees([st.mech for st in cert.steps],
-                                       [r.get("mechanism") for r in rounds])
+                                       [r.get("mechanism") for r in rounds],
+                                       by_name=text_version == 2)
     report = assess(text, sidecar, trust, len(cert.steps), guarantees=guarantees)
     if report.failure is not None:
         rule = "chain" if report.failure.startswith("chain:") else "trust"
-        return VerifyResult(False, report.failure, rule=rule, trust=report)
+        return VerifyResult(False, report.failure, rule=rule, trust=report,
+                            bad_input=report.bad_input)
+    left = (display_named("ε", remaining.epsilon, "down") + ", "
+            + display_named("δ", remaining.delta, "down"))
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
-                              f"from Odp/LedgerCore.lean; "
-                              f"remaining {remaining}", remaining=remaining, trust=report,
-                        guarantees=guarantees)
+                              f"from Odp/LedgerCore.lean; remaining {left}",
+                        remaining=remaining, trust=report, guarantees=guarantees)
 
 
-def _compare_round(d: int, step: Step, rnd: object) -> str | None:
+def _compare_round(d: int, step: Step, rnd: object, *, by_name: bool = False) -> str | None:
     if not isinstance(rnd, dict):
         return "no matching round in the sidecar"
     try:
@@ -224,7 +287,8 @@ def _compare_round(d: int, step: Step, rnd: object) -> str | None:
             return "the round's declared sup is not its largest class cost"
         if step.mech is not None:
             expected = mechanisms.row_for(rnd["mechanism"], rnd["params"],
-                                          [(label, Fraction(c)) for label, c in rnd["classes"]])
+                                          [(label, Fraction(c)) for label, c in rnd["classes"]],
+                                          by_name=by_name)
             try:
                 row = expected.row(d)
             except CertificateError as exc:
@@ -240,7 +304,7 @@ def _compare_round(d: int, step: Step, rnd: object) -> str | None:
         elif not (isinstance(idx, int) and 0 <= idx < len(costs) and charged == costs[idx]):
             return "the round's charge is not the cost of its realised class"
     except (KeyError, TypeError, ValueError) as exc:
-        return f"malformed round in the sidecar: {exc}"
+        raise _MalformedRound(f"malformed round in the sidecar: {exc!r}") from None
     return None
 
 

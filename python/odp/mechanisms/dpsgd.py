@@ -115,7 +115,8 @@ from ..limits import Estimate, Limits
 from ..rational import exp_bracket
 from ..rdp import check_rate, check_sigma
 from ..samplers import RandomSource, discrete_gaussian
-from .iterative import IterativeMechanism, _finite_float
+from .builtin import register, seal
+from .iterative import IterativeMechanism, _finite_float, trusted_composition
 from .public import array_shape, check_sign_labels, unpack
 from .window import TAIL_SCALES, Window, gaussian_clamp_bound, sigma_upper
 
@@ -199,6 +200,7 @@ class LogisticRegressionModel:
         self.dim = parse_positive_int(dim, name="dim (the number of features)")
         self.fit_intercept = bool(fit_intercept)
         self.num_params = self.dim + int(self.fit_intercept)
+        seal(self, LogisticRegressionModel)
 
     def initial_params(self) -> np.ndarray:
         return np.zeros(self.num_params)
@@ -240,6 +242,7 @@ class MLPModel:
             raise InvalidParameter(f"seed must be an integer >= 0 (public), got {seed!r}")
         self.seed = seed
         self.num_params = self.hidden * self.dim + 2 * self.hidden + 1
+        seal(self, MLPModel)
 
     def initial_params(self) -> np.ndarray:
         gen = np.random.default_rng(self.seed)  # public, data-independent initialisation
@@ -501,6 +504,7 @@ class DPSGD(IterativeMechanism):
         self._guarantee = ODP(output_length, self.guarantee.costs, self.delta_target)
         self.details = {**self.details, "delta": str(self.delta_target),
                         "lemma11_delta": str(self.lemma11_delta)}
+        seal(self, DPSGD, ok=trusted_composition(inner))
 
     # ------------------------------------------------------------------ accounting
     def _step_spec(self, count: int) -> StepSpec:
@@ -672,3 +676,10 @@ class DPSGD(IterativeMechanism):
                 if k in early and self.stops_now(history):
                     break
         return DPSGDRelease(tuple(history), params, self.model, self.steps_per_epoch)
+
+
+# odp's own mechanism and models (odp.mechanisms.builtin): a DP-SGD round is built-in only with
+# one of odp's models and composition theorems
+register(LogisticRegressionModel, None)
+register(MLPModel, None)
+register(DPSGD, "dpsgd", parts={"model": (LogisticRegressionModel, MLPModel)})

@@ -78,6 +78,7 @@ from ..rational import ceil_fraction, exp_bracket, magnitude, sqrt_bracket
 from ..readable import ExactValue
 from ..samplers import RandomSource, discrete_laplace
 from .base import BOTTOM, Mechanism
+from .builtin import register, seal
 from .noise import value_or_bottom
 from .public import check_labelled, unpack
 from .window import TAIL_SCALES, Window
@@ -303,6 +304,7 @@ class OutputPerturbationERM(Mechanism):
         #: the window (grid units) every released coordinate is clamped to
         self.window = Window(-n_max, n_max)
         self._guarantee = DP(self.epsilon)
+        seal(self, OutputPerturbationERM)
 
     def clamp_bound(self) -> Fraction:
         """A rigorous upper bound of P(the clamp changes the release), on every database:
@@ -399,6 +401,7 @@ class TestedLogisticRegression(Mechanism):
         bottom_cost = min(value_cost, Fraction(max(self.units_train, self.units_test),
                                                self.units) * self.epsilon2)
         self._guarantee = ODP(value_or_bottom, {"value": value_cost, "bottom": bottom_cost}, 0)
+        seal(self, TestedLogisticRegression)
 
     @property
     def guarantee(self) -> ODP:
@@ -438,3 +441,8 @@ class TestedLogisticRegression(Mechanism):
         if noisy <= self.threshold_units():
             return model
         return BOTTOM
+
+
+# odp's own mechanisms (odp.mechanisms.builtin)
+register(OutputPerturbationERM, "erm_output_perturbation")
+register(TestedLogisticRegression, "logreg_with_test", parts={"erm": OutputPerturbationERM})

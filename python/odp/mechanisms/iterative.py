@@ -78,7 +78,14 @@ import numpy as np
 
 from ..budget import Number, parse_positive, parse_positive_int, to_fraction
 from ..composition import (
+    BasicComposition,
+    BucketsComposition,
     DeltaRule,
+    Lemma11,
+    OptDel,
+    PrefixComposition,
+    RDPComposition,
+    ReplaceOneComposition,
     StepSpec,
     expand_steps,
     iterative_guarantee,
@@ -90,6 +97,7 @@ from ..floats import float_up
 from ..guarantees import Data, ODP, Release
 from ..samplers import RandomSource, discrete_laplace
 from .base import Mechanism
+from .builtin import class_intact, register, seal, trust_class
 from .public import check_labelled, unpack
 from .window import TAIL_SCALES, Window, laplace_clamp_bound
 
@@ -99,6 +107,8 @@ __all__ = [
     "GradientDescentRelease",
     "logistic_gradients",
     "output_length",
+    "trusted_rule",
+    "trusted_composition",
 ]
 
 #: The outputs s_1, …, s_{k−1} released so far: whatever each step outputs, hence ``Any``.
@@ -287,6 +297,7 @@ class NoisyGradientDescent(IterativeMechanism):
         n_max = self.covered_units + self.grid_margin
         #: the window (grid units) every released coordinate is clamped to
         self.grid_window = Window(-n_max, n_max)
+        seal(self, NoisyGradientDescent, ok=trusted_rule(rule))
 
     def _bits(self) -> int:
         return (self.stops[-1] * self.dim).bit_length()
@@ -368,3 +379,34 @@ class NoisyGradientDescent(IterativeMechanism):
     def noise_norm(self) -> float:
         """Typical L2 norm of one step's noise, ``√(2d)·g·m/ε`` (for choosing thresholds)."""
         return math.sqrt(2 * self.dim) * float(self.granularity * self.noise_scale)
+
+
+# odp's own mechanism (odp.mechanisms.builtin); a user's IterativeMechanism never is: its
+# steps and StepSpecs are its own declaration
+register(NoisyGradientDescent, "noisy_gd")
+
+
+# ----------------------------------------------------------------- odp's own δ rules (identity)
+_COMPOSITIONS = (BasicComposition, BucketsComposition, RDPComposition)
+for _cls in (*_COMPOSITIONS, ReplaceOneComposition, PrefixComposition, Lemma11, OptDel,
+             DeltaRule):
+    trust_class(_cls)
+
+
+def trusted_composition(comp: Any) -> bool:
+    """``comp`` is exactly one of odp's composition theorems (a replace-one wrapper of one
+    included), whose classes are untouched (:mod:`odp.mechanisms.builtin`): the δ^{k_i} of a
+    built-in Lemma 11 round are then odp's own numbers."""
+    if type(comp) is ReplaceOneComposition:
+        return class_intact(ReplaceOneComposition) and trusted_composition(comp.inner)
+    return type(comp) in _COMPOSITIONS and class_intact(type(comp))
+
+
+def trusted_rule(rule: Any) -> bool:
+    """``rule`` is ``None`` (the default, Lemma 11 with basic composition) or exactly one of
+    odp's δ rules with one of its composition theorems."""
+    if rule is None:
+        return True
+    if type(rule) is Lemma11:
+        return class_intact(Lemma11) and trusted_composition(rule.composition)
+    return type(rule) is OptDel and class_intact(OptDel)

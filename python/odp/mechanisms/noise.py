@@ -37,6 +37,7 @@ from ..guarantees import DP, Data, ODP, Release
 from ..readable import ExactValue
 from ..samplers import RandomSource, bernoulli_exp, discrete_gaussian, discrete_laplace
 from .base import BOTTOM, Mechanism, query_name
+from .builtin import register, seal
 from .window import (
     Window,
     default_grid_window,
@@ -135,6 +136,7 @@ class LaplaceMechanism(_GridMechanism):
         self.scale_units = Fraction(self.units) / self.epsilon
         self._set_window(self.scale_units)
         self._guarantee = DP(self.epsilon)
+        seal(self, LaplaceMechanism)
 
     def clamp_bound(self) -> Fraction:
         """A rigorous upper bound of P(clamping changes the release) for every query value
@@ -194,6 +196,7 @@ class GaussianMechanism(_GridMechanism):
                 f"({type(exc).__name__}); keep σ within 1e-6..1e100 grid units") from None
         self._set_window(sigma_upper(self.sigma2_units))
         self._guarantee = DP(self.epsilon, declared)
+        seal(self, GaussianMechanism)
 
     #: Largest ε accepted (the δ bound evaluates exp(ε) in floating point).
     MAX_EPSILON = 700
@@ -285,6 +288,7 @@ class RandomizedResponse(Mechanism):
         if len(self.categories) < 2 or distinct != len(self.categories):
             raise InvalidParameter("randomized response needs at least 2 distinct categories")
         self._guarantee = DP(self.epsilon)
+        seal(self, RandomizedResponse)
 
     @property
     def guarantee(self) -> DP:
@@ -321,6 +325,7 @@ class ToyMechanism(Mechanism):
                                         granularity=granularity, window=window)
         self.epsilon = self.laplace.epsilon
         self._guarantee = ODP(value_or_bottom, {"value": self.epsilon, "bottom": 0}, 0)
+        seal(self, ToyMechanism)
 
     @property
     def guarantee(self) -> ODP:
@@ -333,3 +338,10 @@ class ToyMechanism(Mechanism):
         if rng.randbelow(2) == 0:
             return BOTTOM
         return self.laplace.release(data, rng)
+
+
+# odp's own mechanisms (odp.mechanisms.builtin: identity from the object, never from a name)
+register(LaplaceMechanism, "laplace")
+register(GaussianMechanism, "gaussian")
+register(RandomizedResponse, "randomized_response")
+register(ToyMechanism, "toy", parts={"laplace": LaplaceMechanism})

@@ -18,6 +18,7 @@ from ...rational import exp_bracket, log_bracket
 from ...readable import ExactValue
 from ...samplers import RandomSource, bernoulli_exp, discrete_laplace
 from ..base import BOTTOM, Mechanism
+from ..builtin import register, seal
 from ..noise import exact_value, value_or_bottom
 from ..public import public_size
 from ..window import Window, laplace_clamp_bound, noise_margin
@@ -71,6 +72,7 @@ class PTRMechanism(Mechanism):
         self.proposal = proposal
         self.name = function.name
         self._guarantee = function.guarantee()
+        seal(self, PTRMechanism)
 
     @property
     def guarantee(self) -> ODP:
@@ -314,6 +316,7 @@ class LogBinIQR(PTRFunction):
         self.window = None if window is None else self._value_window(window)
         #: the declared index window of each discretisation, by bin offset (0 and 1/2)
         self.index_windows = {o: self._index_window(o) for o in _OFFSETS}
+        seal(self, LogBinIQR)
 
     @staticmethod
     def _value_window(window: Any) -> tuple[Fraction, Fraction]:
@@ -420,6 +423,7 @@ class IQRMechanism(Mechanism):
         self._guarantee = ODP(value_or_bottom,
                               {"value": 3 * self.epsilon, "bottom": 2 * self.epsilon},
                               self.delta)
+        seal(self, IQRMechanism)
 
     @property
     def guarantee(self) -> ODP:
@@ -478,6 +482,7 @@ class ExponentialMedian(Mechanism):
         if self.candidates < 2:
             raise InvalidParameter(f"candidates must be an integer >= 2, got {candidates!r}")
         self._guarantee = DP(self.epsilon)
+        seal(self, ExponentialMedian)
 
     @property
     def guarantee(self) -> DP:
@@ -508,3 +513,11 @@ class ExponentialMedian(Mechanism):
             i = rng.randbelow(self.candidates)
             if bernoulli_exp(self.epsilon * (best - us[i]) / 2, rng):
                 return ExactValue(grid[i])
+
+
+# odp's own mechanisms (odp.mechanisms.builtin).  A PTRMechanism is built-in only around odp's
+# log-bin IQR PTR function: a user's PTRFunction is its own Definition 9 claim (declared).
+register(LogBinIQR, None)
+register(PTRMechanism, "ptr_iqr", parts={"function": LogBinIQR})
+register(IQRMechanism, "iqr", parts={"function": LogBinIQR})
+register(ExponentialMedian, "median")

@@ -17,6 +17,7 @@ from ...errors import InvalidParameter
 from ...guarantees import ODP
 from ...samplers import RandomSource, discrete_laplace
 from ..base import Mechanism
+from ..builtin import register, seal
 from ..noise import exact_value
 
 __all__ = ["MAX_C", "SVTParameters", "SparseVectorMechanism", "count_top", "svt_split"]
@@ -143,6 +144,7 @@ class SparseVectorMechanism(Mechanism):
         self.thresholds = [exact_value(t, name="threshold") for t in raw]
         self._threshold_units = [self.svt.to_grid(t, name="threshold") for t in self.thresholds]
         self._guarantee = self.svt.guarantee()
+        seal(self, SparseVectorMechanism)
 
     @property
     def guarantee(self) -> ODP:
@@ -168,3 +170,6 @@ class SparseVectorMechanism(Mechanism):
             answers.append(top)
             tops += top
         return tuple(answers)
+
+
+register(SparseVectorMechanism, "svt")  # odp.mechanisms.builtin

@@ -16,6 +16,7 @@ from ...readable import ExactValue
 from ...errors import InvalidParameter, SessionClosed
 from ...samplers import discrete_laplace
 from ..base import query_name
+from ..builtin import class_intact, intact, register, seal
 from ..noise import LaplaceMechanism, exact_value
 from ..pipeline import check_plan, keep_partial
 from .mechanism import SparseVectorMechanism, _check_c, _parameters, count_top
@@ -59,12 +60,15 @@ class SVTSession:
         self._rng = accountant.rng
         self.answers: list[bool] = []
         self.thresholds: list[Fraction] = []
-        self.reservation = accountant.reserve(
+        # odp's own session (exactly this class, untouched: odp.mechanisms.builtin), or declared
+        self._builtin = type(self) is SVTSession and class_intact(SVTSession)
+        self.reservation = accountant._reserve(
             self.svt.guarantee(), mechanism=name,
             params={**self.svt.params(), "session": True, "max_queries": self.max_queries},
-            interactive=True)
+            interactive=True, builtin="svt" if self._builtin else None)
         self._rho = discrete_laplace(self.svt.threshold_scale, self._rng)
         self.record = self.reservation.record
+        seal(self, SVTSession)
 
     @property
     def count(self) -> int:
@@ -96,6 +100,11 @@ class SVTSession:
         except Exception:
             self.reservation.abort()
             raise
+        if self._builtin and not intact(self):  # e.g. by a query: checked before the noise
+            self.reservation.abort()
+            raise InvalidParameter(
+                "this SVT session's parameters, noise or data were changed after it reserved "
+                "its round as odp's SVT: the round is charged its sup and answers nothing more")
         top = n + discrete_laplace(self.svt.query_scale, self._rng) >= t + self._rho
         self.answers.append(top)
         self.thresholds.append(t_value)
@@ -123,6 +132,11 @@ class SVTSession:
                 self.stop()
             else:
                 self.reservation.abort()
+
+
+# odp's own mechanism (odp.mechanisms.builtin): what the session's answers depend on is sealed
+register(SVTSession, "svt", fields=("svt", "max_queries", "_data", "_rng", "_rho",
+                                    "reservation", "_builtin"))
 
 
 # --------------------------------------------------------------------------------------------
