@@ -363,11 +363,11 @@ def laneCharged (l : Nat) : List Cost → Bool
   | [] => false
   | c :: cs => decide (c.lane = l) || laneCharged l cs
 
-/-- Lane `l`, of kind `kind`, holds its charges: the ODP lane has none (its rows are `step`s),
-a zCDP or advanced lane fits in every coordinate, a Rényi lane in some order (or was never
-charged); an unknown kind fails. -/
+/-- Lane `l`, of kind `kind`, holds its charges: the ODP lane comes first (`l = 0`) and has no
+charges (its rows are `step`s), a zCDP or advanced lane fits in every coordinate, a Rényi lane in
+some order (or was never charged); an unknown kind fails. -/
 def laneFits (l kind : Nat) (cs : List Cost) (ss : List Slot) : Bool :=
-  if decide (kind = laneOdp) then !(laneCharged l cs)
+  if decide (kind = laneOdp) then decide (l = 0) && !(laneCharged l cs)
   else if decide (kind = laneZcdp) then allFit l cs ss
   else if decide (kind = laneRenyi) then !(laneCharged l cs) || someFit l cs ss
   else if decide (kind = laneAdvanced) then allFit l cs ss
@@ -395,6 +395,24 @@ for a laned certificate. -/
 def lanesOk (total : State) (hs : List Share) (ss : List Slot) (cs : List Cost) : Bool :=
   decide (sharesEps hs = total.eps) && decide (sharesDelta hs = total.delta) &&
     costsKnown ss cs && lanesFit 0 cs ss hs
+
+/-- A zCDP-lane charge of the discrete Gaussian with integer sensitivity `m` (grid units) and
+variance `s2/D` (grid units²): its cost is `ρ = m²/(2σ²)` (Canonne–Kamath–Steinke 2020, Thm. 4),
+in units of `1/D` compared as `2·ρ·s2 = m²·D²`. -/
+def gaussianRhoOk (d rho m s2 : Nat) : Bool :=
+  decide (2 * rho * s2 = m * m * (d * d))
+
+/-- A `charge … ; gaussian m s2` row: its cost `rho` and the noise it names. -/
+structure GaussRow where
+  rho : Nat
+  m : Nat
+  s2 : Nat
+  deriving Repr, DecidableEq
+
+/-- Every Gaussian row's cost is the discrete Gaussian's `ρ` (`gaussianRhoOk`). -/
+def gaussiansOk (d : Nat) : List GaussRow → Bool
+  | [] => true
+  | g :: gs => gaussianRhoOk d g.rho g.m g.s2 && gaussiansOk d gs
 
 -- END GENERATOR SUBSET
 

@@ -27,7 +27,7 @@ from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError
 from . import mechanisms
-from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSION, sidecar_path
+from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSION, lanes_sidecar_failure, sidecar_path
 from .format import Step, parse
 from .trust import Trust, TrustReport, assess
 
@@ -153,7 +153,7 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     if text_version not in (1, TEXT_VERSION):
         return _fail(f"certificate text version {text_version!r} is not 1 or {TEXT_VERSION}",
                      rule="sidecar")
-    s = lean.State(cert.budget_eps, cert.budget_delta)
+    s = lean.State(*cert.odp_budget)  # a laned certificate: from the ODP lane's share
     entries = []
     for i, step in enumerate(cert.steps, 1):
         if text_version >= 2 and step.mech is None:
@@ -172,7 +172,7 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     if len(cert.steps) != len(rounds):
         return _fail(f"the text has {len(cert.steps)} steps but the sidecar records "
                      f"{len(rounds)} rounds (truncated or padded)", rule="sidecar")
-    replayed = lean.replay(lean.State(cert.budget_eps, cert.budget_delta), entries)
+    replayed = lean.replay(lean.State(*cert.odp_budget), entries)
     if replayed != s:  # pragma: no cover - the generated replay is the same rule, row by row
         return _fail("the generated replay disagrees with the row-by-row check", rule="replay")
     try:
@@ -188,6 +188,9 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     if (s.eps, s.delta) != (final.get("eps"), final.get("delta")):
         return _fail(f"replay ends at eps={s.eps} delta={s.delta}, not the recorded "
                      f"eps={final.get('eps')} delta={final.get('delta')}", rule="Odp.LedgerCore.replay")
+    lanes = lanes_sidecar_failure(cert, sidecar)
+    if lanes is not None:
+        return _fail(lanes, rule="Odp.LedgerCore.lanesOk")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if digest != sidecar.get("text_sha256"):
         return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",

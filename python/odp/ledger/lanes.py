@@ -405,6 +405,8 @@ def check_lanes(lanes: Sequence[Lane], budget: Budget) -> tuple[Lane, ...]:
         raise InvalidParameter(f"lane names must be distinct, got {names}")
     if sum(1 for lane in out if lane.notion == "odp") > 1:
         raise InvalidParameter("a ledger has at most one ODP lane")
+    if any(lane.notion == "odp" for lane in out[1:]):
+        raise InvalidParameter("the ODP lane comes first in lanes= (certificates number it 0)")
     eps = sum((lane.epsilon for lane in out), Fraction(0))
     dlt = sum((lane.delta for lane in out), Fraction(0))
     if (eps, dlt) != (budget.epsilon, budget.delta):
