@@ -39,7 +39,7 @@ import json
 import os
 from fractions import Fraction
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union, cast
 
 from .budget import Budget, Number
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
@@ -227,7 +227,7 @@ class SessionBudget(Budget):
 
     @classmethod
     def of(cls, budget: Budget, lanes: Iterable[LaneStatus]) -> "SessionBudget":
-        out = cls._trusted(budget.epsilon, budget.delta)
+        out = cast("SessionBudget", cls._trusted(budget.epsilon, budget.delta))
         out.lanes = tuple(lanes)
         return out
 
@@ -570,6 +570,12 @@ class Accountant:
         target = self._lane_for(mechanism, lane)
         if target is not None:
             return self._run_in_lane(target, mechanism, release_fn, data, name, params)
+        if isinstance(guarantee, ZCDP):
+            raise InvalidParameter(
+                f"{name} declares {guarantee} (zCDP) and no lane of this ledger takes it: run it "
+                "in a zCDP lane (odp.Accountant(…, composition=\"zcdp\") or lanes=[…]), or "
+                "choose the δ to convert it at (e.g. odp.from_opendp(measurement, d_in, "
+                "delta=\"1e-6\")); nothing was reserved or charged")
         g = as_odp(guarantee)
         check_before_release(mechanism, release_fn, data, self.rng)
         with self.reserve(g, mechanism=name, params=params) as reservation:

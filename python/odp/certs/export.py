@@ -203,14 +203,14 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
         row = ChargeRow(index[lane.name], [in_units(v, d) for v in vector], odp_before,
                         None if binding is None else (binding[0], in_units(binding[1], d)))
         text.charges.append(row)
-        cited = rules.LANE_RULES + (rules.GAUSSIAN_LANE_RULES if binding is not None else ())
+        lane_cited = rules.LANE_RULES + (rules.GAUSSIAN_LANE_RULES if binding is not None else ())
         sidecar_lanes.append({
             "index": r.index, "round_id": r.round_id, "mechanism": r.mechanism,
             "params": r.params, "lane": lane.name, "notion": lane.notion,
             "cost": [str(c) for c in r.guarantee.cost],  # type: ignore[attr-defined]
             "charge": row.costs,
             "gaussian": None if row.gaussian is None else list(row.gaussian),
-            "rules": rules.cite(cited),
+            "rules": rules.cite(lane_cited),
         })
     sidecar_rounds = []
     for r, mech in zip(rounds, derived):

@@ -79,7 +79,7 @@ def _curve_at(g: Any, alpha: Fraction) -> Fraction:
         if isinstance(g, (list, tuple)):
             for x in g:
                 if x.alpha == alpha:
-                    return x.epsilon
+                    return Fraction(x.epsilon)
             raise InvalidParameter(f"the RDP curve has no value at the lane's order {alpha}; "
                                    "give it at every order of the lane")
         if isinstance(g, Mapping):
