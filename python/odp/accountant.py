@@ -59,8 +59,8 @@ from .ledger import (
 from .filters.lanes import charge_of, route
 from .filters.odp_filter import ODPFilter
 from .ledger.base import SettleItem
-from .ledger.lanes import (Lane, LaneCharge, LaneStatus, check_lanes, session_totals,
-                           whole_budget_lane)
+from .ledger.lanes import (Lane, LaneCharge, LaneStatus, check_lanes, ledger_statuses,
+                           session_totals, whole_budget_lane)
 from .ledger.records import BudgetState
 from .samplers import RandomSource, SecureRandom
 
@@ -396,19 +396,11 @@ class Accountant:
     def lanes(self) -> list[LaneStatus]:
         """Every lane of the ledger with what it has used (:class:`~odp.ledger.LaneStatus`);
         a ledger without lanes is one ODP lane holding the whole budget."""
-        state = self.ledger.snapshot()
-        if state.lanes is None:
-            odp = Lane.odp(state.budget.epsilon, state.budget.delta)
-            held = state.spent
-            return [LaneStatus(odp, len(state.rounds), (held.epsilon, held.delta),
-                               (held.epsilon, held.delta))]
-        return self._statuses(state)
+        return ledger_statuses(self.ledger.snapshot())
 
     @staticmethod
     def _statuses(state: BudgetState) -> list[LaneStatus]:
-        assert state.lanes is not None
-        odp_rounds = sum(1 for r in state.rounds if r.lane is None)
-        return state.lanes.status(odp_rounds, state.spent)
+        return ledger_statuses(state)
 
     def describe(self) -> str:
         """The budget, every lane (share, notion sums, what it has used) and the session's

@@ -413,6 +413,8 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None, *,
         rows += [dict(v) for k, v in notes.items() if k.startswith("refused-")]
         summary = acc.summary()
         per_mechanism = mechanism_summary(acc.history)
+        lanes = [status.to_json() for status in acc.lanes]
+        spent = acc.spent.to_json()
         certificate = _certificate(acc, ledger)
     return {
         "dataset": data.description,
@@ -424,6 +426,8 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None, *,
         "releases": rows,
         "summary": summary,
         "per_mechanism": per_mechanism,
+        "lanes": lanes,
+        "session_spent": spent,
         "certificate": certificate,
     }
 
@@ -518,6 +522,21 @@ def format_report(report: dict[str, Any]) -> str:
         "and in --json.)",
         f"remaining budget: {display_named('ε', Fraction(s['remaining']['epsilon']), 'down')}, "
         f"{display_named('δ', Fraction(s['remaining']['delta']), 'down')}",
+    ]
+    for lane in report.get("lanes", []):
+        used = lane["current"]
+        lines.append(f"lane {lane['name']} ({lane['notion']}): share "
+                     f"{display_named('ε', Fraction(lane['budget']['epsilon']), 'down')} "
+                     f"{display_named('δ', Fraction(lane['budget']['delta']), 'down')}, "
+                     f"{lane['rounds']} round(s), used "
+                     f"{display_named('ε', Fraction(used['epsilon']))} "
+                     f"{display_named('δ', Fraction(used['delta']))}")
+    if "session_spent" in report:
+        spent = report["session_spent"]
+        lines.append(f"session spent: {display_named('ε', Fraction(spent['epsilon']))}, "
+                     f"{display_named('δ', Fraction(spent['delta']))} (the lanes' readings "
+                     "added up; docs/filters.md, 'Composition lanes')")
+    lines += [
         f"certificate written to {cert['path']} — "
         + ("verified by the checker generated from the Lean rules"
            if cert["verified"] else f"NOT verified: {cert['message']}"),

@@ -28,7 +28,7 @@ from ..budget import Budget
 from ..errors import CertificateError
 from . import mechanisms
 from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSION, lanes_sidecar_failure, sidecar_path
-from .format import Step, parse
+from .format import CertificateText, Step, parse
 from .trust import Trust, TrustReport, assess
 
 
@@ -204,8 +204,17 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
         return VerifyResult(False, report.failure, rule=rule, trust=report)
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
                               f"from Odp/LedgerCore.lean; "
-                              f"remaining {remaining}", remaining=remaining, trust=report,
-                        guarantees=guarantees)
+                              f"remaining {remaining}" + _lanes_note(cert), remaining=remaining,
+                        trust=report, guarantees=guarantees)
+
+
+def _lanes_note(cert: CertificateText) -> str:
+    """For a laned certificate: its lanes and charges hold (``lanesOk``), and ``remaining`` is
+    the ODP lane's."""
+    if not cert.lanes:
+        return ""
+    return (f" (of the ODP lane); {len(cert.lanes)} lane(s) and {len(cert.charges)} lane "
+            "charge(s) hold under Odp.LedgerCore.lanesOk")
 
 
 def _compare_round(d: int, step: Step, rnd: object) -> str | None:

@@ -445,6 +445,49 @@ def whole_budget_lane(composition: str, budget: Budget) -> tuple[Lane, ...] | No
                            f"got {composition!r}")
 
 
+def parse_lane_spec(text: str) -> Lane:
+    """A lane from the command line: ``NOTION:EPSILON:DELTA`` (``odp``, ``zcdp``), with the
+    orders for a Rényi lane (``renyi:1:1e-6:8,16``) and optionally δ″ for an advanced lane
+    (``advanced:1:1e-6:1e-7``); a ``NAME=`` prefix names the lane (default: its notion)."""
+    name = None
+    if "=" in text:
+        name, text = text.split("=", 1)
+    parts = text.split(":")
+    notion = parts[0]
+    if notion not in NOTIONS or len(parts) < 2 or len(parts) > 4:
+        raise InvalidParameter(f"--lane {text!r}: expected NOTION:EPSILON[:DELTA[:MORE]] with "
+                               f"NOTION one of {', '.join(NOTIONS)}")
+    eps, delta = parts[1], parts[2] if len(parts) > 2 else "0"
+    more = parts[3] if len(parts) > 3 else None
+    label = name or notion
+    if notion == "odp":
+        if more is not None:
+            raise InvalidParameter(f"--lane {text!r}: an ODP lane takes EPSILON[:DELTA]")
+        return Lane.odp(eps, delta, name=label)
+    if notion == "zcdp":
+        if more is not None:
+            raise InvalidParameter(f"--lane {text!r}: a zCDP lane takes EPSILON:DELTA")
+        return Lane.zcdp(eps, delta, name=label)
+    if notion == "renyi":
+        if not more:
+            raise InvalidParameter(f"--lane {text!r}: a Rényi lane needs its orders, e.g. "
+                                   "renyi:1:1e-6:8,16")
+        return Lane.renyi(eps, delta, orders=more.split(","), name=label)
+    return Lane.advanced(eps, delta, tail_delta=more, name=label)
+
+
+def ledger_statuses(state: Any) -> list[LaneStatus]:
+    """Every lane of a ledger's state (:class:`~odp.ledger.BudgetState`) with what it has used;
+    a ledger without lanes is one ODP lane holding the whole budget."""
+    held = state.spent
+    if state.lanes is None:
+        lane = Lane.odp(state.budget.epsilon, state.budget.delta)
+        return [LaneStatus(lane, len(state.rounds), (held.epsilon, held.delta),
+                           (held.epsilon, held.delta))]
+    odp_rounds = sum(1 for r in state.rounds if r.lane is None)
+    return list(state.lanes.status(odp_rounds, held))
+
+
 # ---------------------------------------------------------------------------- charges
 @dataclass(frozen=True)
 class LaneCharge(GuaranteeRecord):
