@@ -78,3 +78,23 @@ def test_the_gaussian_session_example_fits_21_and_verifies(tmp_path):
     assert lines[-1] == "fit: 21"
     assert any(line.startswith("certificate ") and ": OK:" in line for line in lines)
     assert (tmp_path / "g.db.cert").exists()
+
+
+def test_the_mixed_session_of_docs_filters_md_runs(tmp_path, monkeypatch):
+    """docs/filters.md, "A mixed session": Gaussian releases in a zCDP lane and an SVT selection
+    in the ODP lane, in one certified ledger."""
+    from odp.certs.verify import verify_file
+
+    text = (ROOT / "docs" / "filters.md").read_text(encoding="utf-8")
+    section = text.split("### A mixed session")[1]
+    block = section.split("```python\n")[1].split("```")[0]
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(block, "docs/filters.md", "exec"), namespace)  # noqa: S102 - our own docs
+    acc = namespace["acc"]
+    assert [r.lane for r in acc.history] == [None] + ["zcdp"] * 8
+    assert acc.history[0].mechanism == "svt"
+    assert acc.lanes[1].spent == (Fraction(8, 200),)
+    acc.close()
+    result = verify_file(tmp_path / "mixed.cert")
+    assert result.ok, result.message

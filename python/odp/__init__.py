@@ -51,6 +51,7 @@ from .samplers import SecureRandom, SeededRandom
 from .filters import (
     BasicFilter,
     BasicOdometer,
+    Lane,
     ODPFilter,
     RDPFilter,
     WhitehouseFilter,
@@ -62,6 +63,7 @@ from .buckets import PrivacyBucketsAccountant
 from .adapters import from_opendp  # imports OpenDP only when called
 
 __all__ = [
+    "Lane",
     "GDP",
     "RDP",
     "ZCDP",
