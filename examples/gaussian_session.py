@@ -88,9 +88,9 @@ def main() -> None:
         today, n = odp_today()
         opendp = opendp_filter()
         print("releases that fit (σ = 10, ρ = 0.005 each; budget ε = 2, δ = 1e-5):")
-        print(f"  odp, zCDP lane (Σρ converted once):            see 'fit:' below")
+        print("  odp, zCDP lane (Σρ converted once):            see 'fit:' below")
         print(f"  odp without lanes (δ split over {n} releases): {today}")
-        print(f"  OpenDP 0.16 zCDP odometer + privacy filter:    "
+        print("  OpenDP 0.16 zCDP odometer + privacy filter:    "
               + ("not installed" if opendp is None else str(opendp)))
     ledger = args[0] if args else os.path.join(tempfile.mkdtemp(), "gaussian.db")
     rng = np.random.default_rng(0)
