@@ -561,7 +561,8 @@ class Accountant:
         name = getattr(mechanism, "name", type(mechanism).__name__)
         target = self._lane_for(mechanism, lane)
         if target is not None:
-            return self._run_in_lane(target, mechanism, release_fn, data, name, params)
+            return self._run_in_lane(target, mechanism, data, release_fn=release_fn, name=name,
+                                     params=params)
         if isinstance(guarantee, ZCDP):
             raise InvalidParameter(
                 f"{name} declares {guarantee} (zCDP) and no lane of this ledger takes it: run it "
@@ -602,7 +603,7 @@ class Accountant:
             return None
         return target, g
 
-    def _lane_request(self, lane: Lane, g: Any, mechanism: str, params: dict[str, Any],
+    def _lane_request(self, lane: Lane, g: Any, *, mechanism: str, params: dict[str, Any],
                       count: int = 1) -> RoundRequest:
         charge = charge_of(lane, g)
         if count != 1:
@@ -610,15 +611,15 @@ class Accountant:
         return RoundRequest._of_fields((_round_id(), mechanism, params, charge, Fraction(0),
                                         Fraction(0), False))
 
-    def _charge_lane(self, lane: Lane, g: Any, mechanism: str, params: dict[str, Any],
+    def _charge_lane(self, lane: Lane, g: Any, *, mechanism: str, params: dict[str, Any],
                      count: int = 1) -> RoundRecord:
-        request = self._lane_request(lane, g, mechanism, params, count)
+        request = self._lane_request(lane, g, mechanism=mechanism, params=params, count=count)
         record = self.ledger.charge(request, None, Fraction(0), None, check=self._check)
         self.last_round = record
         return record
 
-    def _run_in_lane(self, target: tuple[Lane, Any], mechanism: Any, release_fn: Any, data: Any,
-                     name: str, params: dict[str, Any]) -> Release:
+    def _run_in_lane(self, target: tuple[Lane, Any], mechanism: Any, data: Any, *,
+                     release_fn: Any, name: str, params: dict[str, Any]) -> Release:
         lane, g = target
         p = self._params(params)
         step = getattr(mechanism, "release_in_lane", None)
@@ -627,10 +628,11 @@ class Accountant:
             _check_call(step, (data, self.rng, lambda n: None), f"{name}.release_in_lane")
 
             def pay(steps: int) -> None:
-                self._charge_lane(lane, g, name, {**p, "steps": steps}, count=steps)
+                self._charge_lane(lane, g, mechanism=name, params={**p, "steps": steps},
+                                  count=steps)
 
             return step(data, self.rng, pay)
-        request = self._lane_request(lane, g, name, p)  # a cost the lane cannot take: refused
+        request = self._lane_request(lane, g, mechanism=name, params=p)  # refused if it cannot
         check_before_release(mechanism, release_fn, data, self.rng)
         record = self.ledger.charge(request, None, Fraction(0), None, check=self._check)
         self.last_round = record
@@ -683,7 +685,7 @@ class Accountant:
                         "a round charged to a notion lane has no output classes: pass no "
                         "release; nothing was charged")
                 p = self._params(params)
-                return self._charge_lane(target[0], target[1], mechanism, p)
+                return self._charge_lane(target[0], target[1], mechanism=mechanism, params=p)
         elif lane not in (None, "odp") and self.ledger.lanes is not None:
             raise InvalidParameter("delta= converts a guarantee into an ODP-lane round; "
                                    f"lane={lane!r} names a notion lane; nothing was charged")
