@@ -728,7 +728,7 @@ class Accountant:
         rounds = self.history
         worst = sum((r.sup_epsilon for r in rounds), Fraction(0))
         actual = sum((r.epsilon_held for r in rounds), Fraction(0))
-        return {
+        out = {
             "budget": self.budget.to_json(),
             "rounds": len(rounds),
             "epsilon_worst_case": str(worst),
@@ -737,6 +737,10 @@ class Accountant:
             "delta_charged": str(sum((r.delta for r in rounds), Fraction(0))),
             "remaining": self.remaining.to_json(),
         }
+        if self.ledger.lanes is not None:  # the ε/δ above are the ODP lane's; every lane:
+            out["lanes"] = [status.to_json() for status in self.lanes]
+            out["session_spent"] = self.spent.to_json()
+        return out
 
     def close(self) -> None:
         self.ledger.close()
