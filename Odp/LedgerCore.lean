@@ -290,6 +290,130 @@ def mechOk (e : Entry) (bs : List Nat) (hasBlocks : Bool) (kind : Nat) (ps : Lis
   else if decide (kind = kindLemma11) then decide (listLen ps = 0) && lemma11Ok e bs hasBlocks gs
   else false
 
+/-! #### Lanes (`odp.ledger.lanes`)
+
+A laned ledger divides its budget `(ε_t, δ_t)` into lanes, each a privacy filter with a share
+`(ε_j, δ_j)`: the ODP lane (Alg. 1: its rows are the certificate's `step`s, replayed by
+`checkCert` from `odpShare`), and notion lanes holding their budget in their own coordinates
+(`Slot`s: a zCDP lane's `ρ`; a Rényi lane's budget at each of its orders; an advanced-composition
+lane's `Σε²` and `Σδ` budgets), charged by the certificate's `charge` rows (`Cost`s, one per
+coordinate). The sums only grow, so "the final sums fit" is "every admission fitted". -/
+
+/-- The lane kinds (the order of `odp.ledger.lanes.NOTIONS`). -/
+def laneOdp : Nat := 0
+def laneZcdp : Nat := 1
+def laneRenyi : Nat := 2
+def laneAdvanced : Nat := 3
+
+/-- A lane's kind and its share `(ε_j, δ_j)` of the budget, in units of `1/D`. -/
+structure Share where
+  kind : Nat
+  eps : Nat
+  delta : Nat
+  deriving Repr, DecidableEq
+
+/-- One coordinate of a notion lane's budget: the lane (its position among the shares), the
+coordinate, and the budget, in units of `1/D`. -/
+structure Slot where
+  lane : Nat
+  coord : Nat
+  budget : Nat
+  deriving Repr, DecidableEq
+
+/-- One coordinate of a lane round's cost, in units of `1/D`. -/
+structure Cost where
+  lane : Nat
+  coord : Nat
+  amount : Nat
+  deriving Repr, DecidableEq
+
+/-- `Σ_j ε_j` over the shares. -/
+def sharesEps : List Share → Nat
+  | [] => 0
+  | h :: hs => h.eps + sharesEps hs
+
+/-- `Σ_j δ_j` over the shares. -/
+def sharesDelta : List Share → Nat
+  | [] => 0
+  | h :: hs => h.delta + sharesDelta hs
+
+/-- The ODP lane's share (the first share of kind `laneOdp`; `⟨0, 0⟩` without one): the budget
+the `step` rows replay from. -/
+def odpShare : List Share → State
+  | [] => ⟨0, 0⟩
+  | h :: hs => if decide (h.kind = laneOdp) then ⟨h.eps, h.delta⟩ else odpShare hs
+
+/-- `Σ` of the costs charged to coordinate `k` of lane `l`. -/
+def costSum (l k : Nat) : List Cost → Nat
+  | [] => 0
+  | c :: cs => (if decide (c.lane = l) && decide (c.coord = k) then c.amount else 0) + costSum l k cs
+
+/-- Every coordinate of lane `l` holds the sum charged to it (zCDP and advanced lanes). -/
+def allFit (l : Nat) (cs : List Cost) : List Slot → Bool
+  | [] => true
+  | s :: ss => (if decide (s.lane = l) then decide (costSum l s.coord cs ≤ s.budget) else true) && allFit l cs ss
+
+/-- Some coordinate of lane `l` holds the sum charged to it (a Rényi lane: some order fits). -/
+def someFit (l : Nat) (cs : List Cost) : List Slot → Bool
+  | [] => false
+  | s :: ss => (decide (s.lane = l) && decide (costSum l s.coord cs ≤ s.budget)) || someFit l cs ss
+
+/-- Lane `l` was charged something. -/
+def laneCharged (l : Nat) : List Cost → Bool
+  | [] => false
+  | c :: cs => decide (c.lane = l) || laneCharged l cs
+
+/-- Lane `l`, of kind `kind`, holds its charges: the ODP lane comes first (`l = 0`) and has no
+charges (its rows are `step`s), a zCDP or advanced lane fits in every coordinate, a Rényi lane in
+some order (or was never charged); an unknown kind fails. -/
+def laneFits (l kind : Nat) (cs : List Cost) (ss : List Slot) : Bool :=
+  if decide (kind = laneOdp) then decide (l = 0) && !(laneCharged l cs)
+  else if decide (kind = laneZcdp) then allFit l cs ss
+  else if decide (kind = laneRenyi) then !(laneCharged l cs) || someFit l cs ss
+  else if decide (kind = laneAdvanced) then allFit l cs ss
+  else false
+
+/-- Every lane, numbered from `l`, holds its charges. -/
+def lanesFit (l : Nat) (cs : List Cost) (ss : List Slot) : List Share → Bool
+  | [] => true
+  | h :: hs => if laneFits l h.kind cs ss then lanesFit (l + 1) cs ss hs else false
+
+/-- A coordinate of some lane's budget takes the cost `c`. -/
+def slotOf (c : Cost) : List Slot → Bool
+  | [] => false
+  | s :: ss => (decide (s.lane = c.lane) && decide (s.coord = c.coord)) || slotOf c ss
+
+/-- Every cost goes to a coordinate of some lane's budget. -/
+def costsKnown (ss : List Slot) : List Cost → Bool
+  | [] => true
+  | c :: cs => slotOf c ss && costsKnown ss cs
+
+/-- **A laned ledger's lanes**: the shares add up to the total budget exactly, every cost goes to
+a coordinate of a lane's budget, and every lane holds its charges (`lanesFit`). With
+`checkCert (odpShare hs)` accepting the `step` rows, this is what `odp verify --kernel` decides
+for a laned certificate. -/
+def lanesOk (total : State) (hs : List Share) (ss : List Slot) (cs : List Cost) : Bool :=
+  decide (sharesEps hs = total.eps) && decide (sharesDelta hs = total.delta) &&
+    costsKnown ss cs && lanesFit 0 cs ss hs
+
+/-- A zCDP-lane charge of the discrete Gaussian with integer sensitivity `m` (grid units) and
+variance `s2/D` (grid units²): its cost is `ρ = m²/(2σ²)` (Canonne–Kamath–Steinke 2020, Thm. 4),
+in units of `1/D` compared as `2·ρ·s2 = m²·D²`. -/
+def gaussianRhoOk (d rho m s2 : Nat) : Bool :=
+  decide (2 * rho * s2 = m * m * (d * d))
+
+/-- A `charge … ; gaussian m s2` row: its cost `rho` and the noise it names. -/
+structure GaussRow where
+  rho : Nat
+  m : Nat
+  s2 : Nat
+  deriving Repr, DecidableEq
+
+/-- Every Gaussian row's cost is the discrete Gaussian's `ρ` (`gaussianRhoOk`). -/
+def gaussiansOk (d : Nat) : List GaussRow → Bool
+  | [] => true
+  | g :: gs => gaussianRhoOk d g.rho g.m g.s2 && gaussiansOk d gs
+
 -- END GENERATOR SUBSET
 
 /-- Total charge of a ledger. -/

@@ -51,7 +51,8 @@ DEFAULT_SOURCE = Path("Odp/LedgerCore.lean")
 DEFAULT_OUTPUT = Path("python/odp/_lean_rules.py")
 #: Lean files whose declarations certificates cite (hashes are recorded in the output).
 CITED_FILES = ("Odp/LedgerCore.lean", "Odp/Core/Ledger.lean", "Odp/Core/Composition.lean",
-               "Odp/Core/Lemmas.lean", "Odp/Core/Lemma20.lean", "Odp/Core/Defs.lean")
+               "Odp/Core/Lemmas.lean", "Odp/Core/Lemma20.lean", "Odp/Core/Defs.lean",
+               "Odp/Core/Lanes.lean")
 BEGIN, END = "-- BEGIN GENERATOR SUBSET", "-- END GENERATOR SUBSET"
 
 

@@ -175,7 +175,8 @@ def test_generator_subset_grammar():
     for name in ["admits", "update", "replay", "listMax", "listLen", "blockAt", "listSum",
                  "blocksOk", "deltasOk"]:
         assert name in defs, name
-    assert re.findall(r"^structure (\w+) where", code, re.M) == ["State", "Entry", "StepGroup"]
+    assert re.findall(r"^structure (\w+) where", code, re.M) == ["State", "Entry", "StepGroup",
+                                                                 "Share", "Slot", "Cost", "GaussRow"]
 
 
 # --- ledger examples -------------------------------------------------------------------------

@@ -22,7 +22,8 @@ below mean what Lean's core library says they mean.
 
 Contents: §0 the number system and finite probability; §1 Definitions 1, 2, 5; §2 Lemmas 3, 4,
 6; §3 Lemma 20; §4 Algorithm 1 and Theorem 7; §5 the accountant's ledger and certificates;
-§6 pointers to the mechanisms' and the certificates' statement files.
+§6 pointers to the mechanisms' and the certificates' statement files; §7 composition lanes: a
+laned session's guarantee from its lanes' (cited) filter theorems.
 
 Deviations from the paper (each is a generalisation or is said where it appears): outputs are
 finite (`Enum`); an event is a Boolean function on the outputs (on a finite type, every subset is
@@ -32,6 +33,7 @@ one); costs may be any element of the field (the paper asks `ℰ ≥ 0`); Lemma 
 module
 
 public import Odp.Core.Ledger
+public import Odp.Core.Lanes
 public import Odp.Certs.Example
 
 @[expose] public section
@@ -503,5 +505,94 @@ mechanisms to Theorem 7 (`Odp.Certs.certificate_sound_builtin`) in `Odp/Certs/Sp
 the same shape (each result written out and proved by `@` the theorem that claims it; they
 hold only `example`s, so they declare no names), with the main theorems' axioms pinned in
 `scripts/lean/pinned.txt`. -/
+
+/-! ## §7 Composition lanes: a laned session is (ε_t, δ_t)-DP
+
+A laned ledger divides `(ε_t, δ_t)` into lanes with shares `(ε_j, δ_j)` (`Share`: kind, ε, δ in
+units of `1/D`), each a privacy filter: the ODP lane (Alg. 1, first), and zCDP, Rényi and
+advanced-composition lanes whose budgets are `Slot`s and whose rounds are `Cost`s. The cited
+theorems are hypotheses, written out below as the constructors of the structures that carry them
+(never axioms): Haney, Shoemate, Tian, Vadhan, Vyrros, Xu, Zhang 2023 — Thm. 1.8 (Lyu 2022;
+Vadhan–Zhang 2023: concurrent composition), Thm. 4.10 (zCDP filter), Thm. 4.6 = 1.22 (Rényi
+filter at a fixed order), Thm. 3.7 / Cor. 3.5 (the Whitehouse et al. filter) — and Theorem 7 for
+the ODP lane (proved above for the accountant, §5). -/
+
+/-- The ledger rules a laned certificate passes (what `odp verify --kernel` decides besides
+`checkCert`): the shares add up to the budget exactly, every charge goes to a coordinate of a
+lane's budget, and every lane holds its charges — the ODP lane only first and never charged, a
+zCDP or advanced lane in every coordinate (`Σ ≤ budget`), a Rényi lane in some order. -/
+theorem lanesOk_is (total : State) (hs : List Share) (ss : List Slot) (cs : List Cost)
+    (l k : Nat) :
+    lanesOk total hs ss cs = (decide (sharesEps hs = total.eps) &&
+        decide (sharesDelta hs = total.delta) && costsKnown ss cs && lanesFit 0 cs ss hs) ∧
+      laneFits l k cs ss =
+        (if decide (k = 0) then decide (l = 0) && !(laneCharged l cs)
+         else if decide (k = 1) then allFit l cs ss
+         else if decide (k = 2) then !(laneCharged l cs) || someFit l cs ss
+         else if decide (k = 3) then allFit l cs ss
+         else false) :=
+  ⟨rfl, rfl⟩
+
+/-- The sums a lane's coordinates are checked on: `costSum l k cs` adds the costs charged to
+coordinate `k` of lane `l`; `allFit` (every coordinate of lane `l` within its slot's budget) and
+`someFit` (some coordinate). -/
+theorem laneSums_is (l k : Nat) (c : Cost) (cs : List Cost) (s : Slot) (ss : List Slot) :
+    costSum l k [] = 0 ∧
+      costSum l k (c :: cs) =
+        (if decide (c.lane = l) && decide (c.coord = k) then c.amount else 0) + costSum l k cs ∧
+      allFit l cs [] = true ∧
+      allFit l cs (s :: ss) = ((if decide (s.lane = l) then decide (costSum l s.coord cs ≤ s.budget)
+        else true) && allFit l cs ss) ∧
+      someFit l cs [] = false ∧
+      someFit l cs (s :: ss) = ((decide (s.lane = l) && decide (costSum l s.coord cs ≤ s.budget))
+        || someFit l cs ss) :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl⟩
+
+/-- The cited concurrent composition theorem, as the constructor of `SessionTheorems`: whatever
+interactive mechanisms `IM`, "(ε, δ)-DP" `IsDP` and concurrent composition `concurrent` are, the
+hypothesis is **Haney et al. 2023, Thm. 1.8** with basic composition — interactive mechanisms,
+each `(ε_j, δ_j)`-DP, composed concurrently are `(Σε_j, Σδ_j)`-DP. -/
+def sessionTheorems_is : ∀ {R : Type} [ExpField R] {IM : Type} {D : Nat}
+    (IsDP : IM → R → R → Prop) (concurrent : List IM → IM),
+    (∀ ls : List (IM × Share), (∀ p ∈ ls, IsDP p.1 (amt D p.2.eps) (amt D p.2.delta)) →
+      IsDP (concurrent (ls.map Prod.fst)) (amt D (sharesEps (ls.map Prod.snd)))
+        (amt D (sharesDelta (ls.map Prod.snd)))) →
+    Odp.Core.Lanes.SessionTheorems R IM D :=
+  @Odp.Core.Lanes.SessionTheorems.mk
+
+/-- The lanes' filter theorems, as the constructor of `LaneTheorems` (lane `j` is `lane j`, with
+the share `shareAt j hs`): the ODP lane, first, whose steps replay from its share, is
+`(ε_0, δ_0)`-DP (**Theorem 7**); a zCDP lane whose charges fit its `ρ` (**Haney et al. 2023,
+Thm. 4.10**, and its budget's conversion, checked numerically by `odp verify`), a Rényi lane some
+order of which holds its charges (**Thm. 4.6 = 1.22** at each order and a union bound over the
+orders), an advanced-composition lane whose `Σε²` and `Σδ` fit (**Thm. 3.7 / Cor. 3.5**) are
+`(ε_j, δ_j)`-DP. -/
+theorem laneTheorems_is : ∀ {R : Type} [ExpField R] {IM : Type} {D : Nat}
+    (T : Odp.Core.Lanes.SessionTheorems R IM D) (lane : Nat → IM) (hs : List Share)
+    (steps : List CertStep) (ss : List Slot) (cs : List Cost),
+    (∀ (h : Share) (t : State), Odp.Core.Lanes.shareAt 0 hs = some h → h.kind = laneOdp →
+      checkCert ⟨h.eps, h.delta⟩ steps = some t → T.IsDP (lane 0) (amt D h.eps) (amt D h.delta)) →
+    (∀ (j : Nat) (h : Share), Odp.Core.Lanes.shareAt j hs = some h → h.kind = laneZcdp →
+      allFit j cs ss = true → T.IsDP (lane j) (amt D h.eps) (amt D h.delta)) →
+    (∀ (j : Nat) (h : Share), Odp.Core.Lanes.shareAt j hs = some h → h.kind = laneRenyi →
+      (laneCharged j cs = false ∨ someFit j cs ss = true) →
+        T.IsDP (lane j) (amt D h.eps) (amt D h.delta)) →
+    (∀ (j : Nat) (h : Share), Odp.Core.Lanes.shareAt j hs = some h → h.kind = laneAdvanced →
+      allFit j cs ss = true → T.IsDP (lane j) (amt D h.eps) (amt D h.delta)) →
+    Odp.Core.Lanes.LaneTheorems T lane hs steps ss cs :=
+  @Odp.Core.Lanes.LaneTheorems.mk
+
+/-- **A laned session is (ε_t, δ_t)-DP.** If the kernel accepted a laned certificate —
+`lanesOk total hs ss cs` and `checkCert` of the ODP lane's steps from its share — then, from the
+lanes' filter theorems and Haney et al. 2023, Thm. 1.8 (the hypotheses above), the concurrent
+composition of the session's lanes is `(total.eps / D, total.delta / D)`-DP. -/
+theorem session_dp : ∀ {R : Type} [ExpField R] {IM : Type} {D : Nat}
+    (T : Odp.Core.Lanes.SessionTheorems R IM D) (lane : Nat → IM) (total : State)
+    (hs : List Share) (ss : List Slot) (cs : List Cost) (steps : List CertStep) (t : State),
+    Odp.Core.Lanes.LaneTheorems T lane hs steps ss cs → lanesOk total hs ss cs = true →
+      checkCert (odpShare hs) steps = some t →
+        T.IsDP (T.concurrent ((Odp.Core.Lanes.lanePairs lane 0 hs).map Prod.fst))
+          (amt D total.eps) (amt D total.delta) :=
+  @Odp.Core.Lanes.session_dp
 
 end OdpSpec

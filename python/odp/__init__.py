@@ -52,6 +52,7 @@ from .samplers import SecureRandom, SeededRandom
 from .filters import (
     BasicFilter,
     BasicOdometer,
+    Lane,
     ODPFilter,
     RDPFilter,
     WhitehouseFilter,
@@ -63,6 +64,7 @@ from .buckets import PrivacyBucketsAccountant
 from .adapters import from_opendp  # imports OpenDP only when called
 
 __all__ = [
+    "Lane",
     "GDP",
     "RDP",
     "ZCDP",

@@ -39,7 +39,7 @@ import json
 import os
 from fractions import Fraction
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union, cast
 
 from .budget import Budget, Number
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
@@ -56,14 +56,18 @@ from .ledger import (
     open_ledger,
     sum_rule,
 )
+from .filters.lanes import charge_of, route
 from .filters.odp_filter import ODPFilter
 from .ledger.base import SettleItem
+from .ledger.lanes import (Lane, LaneCharge, LaneStatus, check_lanes, ledger_statuses,
+                           session_totals, whole_budget_lane)
+from .ledger.records import BudgetState
 from .samplers import RandomSource, SecureRandom
 
 if TYPE_CHECKING:  # certs imports this module's neighbours; only the annotation is needed
     from .certs.export import Certificate
 
-__all__ = ["Accountant", "Reservation"]
+__all__ = ["Accountant", "Reservation", "SessionBudget"]
 
 
 def _round_id() -> str:
@@ -181,6 +185,61 @@ def _note_charged(exc: BaseException, record: RoundRecord | None, why: str) -> N
         pass
 
 
+def _note_lane(exc: BaseException, record: RoundRecord) -> None:
+    """Attach to ``exc`` that its lane round stays charged (it was charged before the
+    release)."""
+    text = (f"odp: round {record.index} ({record.mechanism}) stays charged in lane "
+            f"{record.lane}: it was charged in full before its release")
+    try:
+        exc.odp_round = record  # type: ignore[attr-defined]
+        if hasattr(exc, "add_note"):
+            exc.add_note(text)
+        else:  # Python 3.10
+            exc.__notes__ = [*getattr(exc, "__notes__", []), text]  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):
+        pass
+
+
+def _lanes_of(budget: Budget | None, lanes: Sequence[Lane] | None,
+              composition: str | None) -> tuple[Lane, ...] | None:
+    """The lanes ``Accountant(lanes=…)`` or ``composition=…`` asks for (checked against the
+    budget), or None."""
+    if composition is not None and lanes is not None:
+        raise InvalidParameter("give lanes= or composition=, not both")
+    if composition is None and lanes is None:
+        return None
+    if budget is None:
+        raise InvalidParameter("lanes= and composition= divide the budget: give epsilon and "
+                               "delta (for an existing ledger, they must be its own)")
+    if composition is not None:
+        return whole_budget_lane(composition, budget)
+    if isinstance(lanes, Lane):
+        lanes = [lanes]
+    return check_lanes(list(lanes or []), budget)
+
+
+class SessionBudget(Budget):
+    """A laned session's (ε, δ) — spent or remaining — with every lane's status in
+    :attr:`lanes` (:class:`~odp.ledger.LaneStatus`)."""
+
+    __slots__ = ("lanes",)
+    lanes: tuple[LaneStatus, ...]
+
+    @classmethod
+    def of(cls, budget: Budget, lanes: Iterable[LaneStatus]) -> "SessionBudget":
+        out = cast("SessionBudget", cls._trusted(budget.epsilon, budget.delta))
+        out.lanes = tuple(lanes)
+        return out
+
+    def __repr__(self) -> str:
+        from .budget import display_fraction
+
+        parts = [f"{s.lane.name} ε={display_fraction(s.current[0])} "
+                 f"δ={display_fraction(s.current[1])}" for s in self.lanes]
+        return (f"{type(self).__name__}(epsilon={display_fraction(self.epsilon)}, "
+                f"delta={display_fraction(self.delta)}; lanes used: {'; '.join(parts)})")
+
+
 class Reservation:
     """A reserved round (Alg. 1 line 4 passed, worst case held) waiting to be settled.
 
@@ -279,19 +338,27 @@ class Accountant:
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
                  ledger: str | os.PathLike[str] | Ledger | None = None,
                  rng: RandomSource | None = None, admission: Admission | None = None,
-                 enforce: str | None = "auto"):
+                 enforce: str | None = "auto", lanes: Sequence[Lane] | None = None,
+                 composition: str | None = None):
         budget = None if epsilon is None else Budget(epsilon, delta)
         if budget is None and ledger is None:
             raise InvalidParameter("give the total budget (epsilon, delta) or an existing ledger")
         if admission is not None and not callable(admission):
             raise InvalidParameter("admission must be a callable (state, request) -> bool")
+        lane_list = _lanes_of(budget, lanes, composition)
+        if lane_list is not None and admission is not None:
+            raise InvalidParameter("a laned ledger admits rounds by its lanes' rules; a custom "
+                                   "admission rule cannot be combined with lanes=")
         from .certs.enforce import transition_check
 
         if enforce == "auto":
             enforce = "generated" if _is_sum_rule(admission) else None
         self._check = transition_check(enforce)
         self.enforce = enforce
-        self.ledger: Ledger = open_ledger(ledger, budget)
+        self.ledger: Ledger = open_ledger(ledger, budget, lane_list)
+        if admission is not None and self.ledger.lanes is not None:
+            raise InvalidParameter("this ledger has lanes, which admit rounds by their own "
+                                   "rules; a custom admission rule cannot be used with it")
         self.rng: RandomSource = rng if rng is not None else SecureRandom()
         self.admission = admission
         self.last_round: RoundRecord | None = None
@@ -304,13 +371,52 @@ class Accountant:
 
     @property
     def remaining(self) -> Budget:
-        """What is left: ε_r and δ_r, with pending rounds held at their sup."""
-        return self.ledger.remaining
+        """What is left: ε_r and δ_r, with pending rounds held at their sup.  For a laned
+        ledger (:attr:`lanes`), a :class:`SessionBudget`: the budget minus what the lanes have
+        used (:attr:`spent`), with every lane's status in ``.lanes``."""
+        state = self.ledger.snapshot()
+        if state.lanes is None:
+            return state.remaining
+        statuses = self._statuses(state)
+        return SessionBudget.of(session_totals(statuses, state.total)[1], statuses)
 
     @property
     def spent(self) -> Budget:
-        """ε and δ used so far (pending rounds at their sup)."""
-        return self.ledger.spent
+        """ε and δ used so far (pending rounds at their sup).  For a laned ledger, the sum of
+        the lanes' readings (:class:`~odp.ledger.LaneStatus`: an ODP lane's Alg. 1 totals, a
+        zCDP lane's Σρ converted at its δ, …) — an odometer reading; the session's guarantee is
+        its budget."""
+        state = self.ledger.snapshot()
+        if state.lanes is None:
+            return state.spent
+        statuses = self._statuses(state)
+        return SessionBudget.of(session_totals(statuses, state.total)[0], statuses)
+
+    @property
+    def lanes(self) -> list[LaneStatus]:
+        """Every lane of the ledger with what it has used (:class:`~odp.ledger.LaneStatus`);
+        a ledger without lanes is one ODP lane holding the whole budget."""
+        return ledger_statuses(self.ledger.snapshot())
+
+    @staticmethod
+    def _statuses(state: BudgetState) -> list[LaneStatus]:
+        return ledger_statuses(state)
+
+    def describe(self) -> str:
+        """The budget, every lane (share, notion sums, what it has used) and the session's
+        (ε, δ) spent and remaining, in short decimals (one line each)."""
+        from .budget import display_named
+
+        budget = self.budget
+        spent, remaining = self.spent, self.remaining
+        lines = [f"budget     {display_named('ε', budget.epsilon, 'down')} "
+                 f"{display_named('δ', budget.delta, 'down')}"]
+        for status in self.lanes:
+            lines.append("lane       " + status.describe())
+        lines += [f"spent      {display_named('ε', spent.epsilon)} {display_named('δ', spent.delta)}",
+                  f"remaining  {display_named('ε', remaining.epsilon, 'down')} "
+                  f"{display_named('δ', remaining.delta, 'down')}"]
+        return "\n".join(lines)
 
     @property
     def history(self) -> list[RoundRecord]:
@@ -352,11 +458,21 @@ class Accountant:
         """:meth:`reserve`, recording ``builtin`` (odp's own mechanisms only: :meth:`run` and
         :class:`odp.mechanisms.svt.SVTSession`)."""
         g = as_odp(guarantee)
+        self._need_odp_lane()
         record = self.ledger.reserve(_request(g, mechanism, self._params(params, builtin),
                                               interactive),
                                      self.admission)
         self.last_round = record
         return Reservation(self, record, g)
+
+    def _need_odp_lane(self) -> None:
+        lanes = self.ledger.lanes
+        if lanes is not None and not any(lane.notion == "odp" for lane in lanes):
+            raise InvalidParameter(
+                "this ledger has no ODP lane (its lanes: "
+                f"{', '.join(f'{x.name} ({x.notion})' for x in lanes)}): reserve, "
+                "reserve_many and charge_many run Alg. 1; charge() or run() a guarantee one of "
+                "its lanes takes; nothing was reserved or charged")
 
     def reserve_many(self, guarantees: Iterable[DP | ODP], *, mechanism: str = "external",
                      params: dict[str, Any] | None = None) -> list[Reservation]:
@@ -366,6 +482,7 @@ class Accountant:
         ``BudgetExceeded`` for the first that does not fit, none.  Settle them one by one or
         together with :meth:`settle_many`."""
         gs = [as_odp(g) for g in guarantees]
+        self._need_odp_lane()
         p = self._params(params)
         records = self.ledger.reserve_many([_request(g, mechanism, p, False) for g in gs],
                                            self.admission)
@@ -415,6 +532,7 @@ class Accountant:
         a pair, or no guarantee) is refused with :class:`InvalidParameter` naming it, before
         anything is charged."""
         p = self._params(params)
+        self._need_odp_lane()
         batch = []
         for i, item in enumerate(items):
             if isinstance(item, tuple) and len(item) != 2:
@@ -440,9 +558,16 @@ class Accountant:
         self.last_round = settled
         return settled
 
-    def run(self, mechanism: MechanismLike, data: Data) -> Release:
+    def run(self, mechanism: MechanismLike, data: Data, *, lane: str | None = None) -> Release:
         """One round of Alg. 1 with an odp mechanism (see the module docstring); returns the
-        release.  The round's record is ``accountant.last_round``."""
+        release.  The round's record is ``accountant.last_round``.
+
+        On a laned ledger the round goes to ``lane`` (a lane's name) or to the first lane its
+        natural guarantee fits (:mod:`odp.filters.lanes`: a Gaussian mechanism's exact ρ to a
+        zCDP lane, …).  A round in a notion lane is charged in full before any noise is drawn
+        (a lane has no refunds), or refused with :class:`~odp.errors.BudgetExceeded` and
+        nothing recorded; DP-SGD in a Rényi lane pays each stretch of steps between two
+        stopping points before running it (:meth:`odp.mechanisms.DPSGD.release_in_lane`)."""
         guarantee = getattr(mechanism, "guarantee", None)
         release_fn = getattr(mechanism, "release", None)
         if guarantee is None or not callable(release_fn):
@@ -452,10 +577,20 @@ class Accountant:
                 "run() needs a mechanism with a declared .guarantee and a .release(data, rng) "
                 "method; for your own mechanism use reserve() or charge() (docs/mechanisms.md, "
                 "'Write your own mechanism')" + hint)
-        g = as_odp(guarantee)
         params_fn = getattr(mechanism, "params", None)
         params = params_fn() if callable(params_fn) else {}
         name = getattr(mechanism, "name", type(mechanism).__name__)
+        target = self._lane_for(mechanism, lane)
+        if target is not None:
+            return self._run_in_lane(target, mechanism, data, release_fn=release_fn, name=name,
+                                     params=params)
+        if isinstance(guarantee, ZCDP):
+            raise InvalidParameter(
+                f"{name} declares {guarantee} (zCDP) and no lane of this ledger takes it: run it "
+                "in a zCDP lane (odp.Accountant(…, composition=\"zcdp\") or lanes=[…]), or "
+                "choose the δ to convert it at (e.g. odp.from_opendp(measurement, d_in, "
+                "delta=\"1e-6\")); nothing was reserved or charged")
+        g = as_odp(guarantee)
         check_before_release(mechanism, release_fn, data, self.rng)
         from .mechanisms.builtin import builtin_key
 
@@ -483,9 +618,72 @@ class Accountant:
                 raise
         return release
 
+    # ------------------------------------------------------------------ lanes
+    def _lane_for(self, what: Any, name: str | None) -> tuple[Lane, Any] | None:
+        """The notion lane (and the guarantee) a round goes to; None for the ODP lane (or a
+        ledger without lanes, where ``lane=`` must be None or ``"odp"``)."""
+        lanes = self.ledger.lanes
+        if lanes is None:
+            if name not in (None, "odp"):
+                raise InvalidParameter(f"this ledger has no lanes, so no lane {name!r}; "
+                                       "nothing was charged")
+            return None
+        target, g = route(lanes, what, name)
+        if target.notion == "odp":
+            return None
+        return target, g
+
+    def _lane_request(self, lane: Lane, g: Any, *, mechanism: str, params: dict[str, Any],
+                      count: int = 1) -> RoundRequest:
+        charge = charge_of(lane, g)
+        if count != 1:
+            charge = LaneCharge.of(lane, tuple(count * c for c in charge.cost))
+        return RoundRequest._of_fields((_round_id(), mechanism, params, charge, Fraction(0),
+                                        Fraction(0), False))
+
+    def _charge_lane(self, lane: Lane, g: Any, *, mechanism: str, params: dict[str, Any],
+                     count: int = 1) -> RoundRecord:
+        request = self._lane_request(lane, g, mechanism=mechanism, params=params, count=count)
+        record = self.ledger.charge(request, None, Fraction(0), None, check=self._check)
+        self.last_round = record
+        return record
+
+    def _run_in_lane(self, target: tuple[Lane, Any], mechanism: Any, data: Any, *,
+                     release_fn: Any, name: str, params: dict[str, Any]) -> Release:
+        lane, g = target
+        from .mechanisms.builtin import builtin_key
+
+        # odp's own mechanism, untouched, or a declared round: from the object, never its name
+        builtin = builtin_key(mechanism)
+        p = self._params(params, builtin)
+        step = getattr(mechanism, "release_in_lane", None)
+        if lane.notion == "renyi" and callable(step) and callable(g):
+            check_before_release(mechanism, release_fn, data, self.rng)
+            _check_call(step, (data, self.rng, lambda n: None), f"{name}.release_in_lane")
+
+            def pay(steps: int) -> None:
+                self._charge_lane(lane, g, mechanism=name, params={**p, "steps": steps},
+                                  count=steps)
+
+            return step(data, self.rng, pay)
+        request = self._lane_request(lane, g, mechanism=name, params=p)  # refused if it cannot
+        check_before_release(mechanism, release_fn, data, self.rng)
+        record = self.ledger.charge(request, None, Fraction(0), None, check=self._check)
+        self.last_round = record
+        try:
+            release = release_fn(data, self.rng)
+            if builtin is not None and builtin_key(mechanism) != builtin:
+                raise InvalidParameter(
+                    f"the {name} mechanism was modified while it ran (e.g. by its query "
+                    "function): its release is withheld")
+            return release
+        except BaseException as exc:
+            _note_lane(exc, record)
+            raise
+
     def charge(self, guarantee: Chargeable, release: Any = None, *,
                mechanism: str = "external", params: dict[str, Any] | None = None,
-               delta: Number | None = None) -> RoundRecord:
+               delta: Number | None = None, lane: str | None = None) -> RoundRecord:
         """Account for a release you already produced with your own mechanism, whose declared
         guarantee is ``guarantee``: admission, reservation and settlement in one atomic step.
 
@@ -512,7 +710,25 @@ class Accountant:
 
         The release is classified first; an unclassifiable release, an invalid guarantee or an
         over-budget request raises and records nothing.  (You must not publish a release whose
-        charge was refused.)"""
+        charge was refused.)
+
+        **Lanes.**  On a laned ledger a ``ZCDP`` or ``RDP`` guarantee needs no ``delta=``: it
+        goes to the zCDP or Rényi lane (``lane=`` names one), charged in its own notion, exactly;
+        a DP/ODP guarantee goes to the ODP lane first (:mod:`odp.filters.lanes`).  With
+        ``delta=`` the conversion above charges the ODP lane."""
+        if delta is None and not isinstance(guarantee, GDP):
+            target = self._lane_for(guarantee, lane)
+            if target is not None:
+                if release is not None:
+                    raise InvalidParameter(
+                        "a round charged to a notion lane has no output classes: pass no "
+                        "release; nothing was charged")
+                p = self._params(params)
+                return self._charge_lane(target[0], target[1], mechanism=mechanism, params=p)
+        elif lane not in (None, "odp") and self.ledger.lanes is not None:
+            raise InvalidParameter("delta= converts a guarantee into an ODP-lane round; "
+                                   f"lane={lane!r} names a notion lane; nothing was charged")
+        self._need_odp_lane()
         g, recorded = _chargeable(guarantee, delta)
         if recorded and mechanism == "external":  # a converted round is named by its notion
             mechanism = recorded["notion"]  # zcdp, rdp or gdp (its parameters: in params)
@@ -553,7 +769,7 @@ class Accountant:
         rounds = self.history
         worst = sum((r.sup_epsilon for r in rounds), Fraction(0))
         actual = sum((r.epsilon_held for r in rounds), Fraction(0))
-        return {
+        out = {
             "budget": self.budget.to_json(),
             "rounds": len(rounds),
             "epsilon_worst_case": str(worst),
@@ -562,6 +778,10 @@ class Accountant:
             "delta_charged": str(sum((r.delta for r in rounds), Fraction(0))),
             "remaining": self.remaining.to_json(),
         }
+        if self.ledger.lanes is not None:  # the ε/δ above are the ODP lane's; every lane:
+            out["lanes"] = [status.to_json() for status in self.lanes]
+            out["session_spent"] = self.spent.to_json()
+        return out
 
     def close(self) -> None:
         self.ledger.close()

@@ -463,6 +463,8 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None, *,
         rows += [dict(v) for k, v in notes.items() if k.startswith("refused-")]
         summary = acc.summary()
         per_mechanism = mechanism_summary(acc.history)
+        lanes = [status.to_json() for status in acc.lanes]
+        spent = acc.spent.to_json()
         certificate = _certificate(acc, ledger)
     return {
         "dataset": data.description,
@@ -474,6 +476,8 @@ def run_demo(ledger: str | Path | None = None, seed: int | None = None, *,
         "releases": rows,
         "summary": summary,
         "per_mechanism": per_mechanism,
+        "lanes": lanes,
+        "session_spent": spent,
         "certificate": certificate,
     }
 
@@ -589,6 +593,7 @@ def format_report(report: dict[str, Any]) -> str:
         f"{display_named('δ', Fraction(s['delta_charged']))}; remaining budget: "
         f"{display_named('ε', Fraction(s['remaining']['epsilon']), 'down')}, "
         f"{display_named('δ', Fraction(s['remaining']['delta']), 'down')}.",
+        *_lane_lines(report),
         f"certificate written to {cert['path']} — "
         + ("verified by the checker generated from the Lean rules"
            if cert["verified"] else f"NOT verified: {cert['message']}"),
@@ -603,3 +608,22 @@ def format_report(report: dict[str, Any]) -> str:
                      f"{_short(m['charged'], 'up', TABLE_DIGITS)} of "
                      f"{_short(m['worst_case'], 'up', TABLE_DIGITS)}  ({m['rule']})")
     return "\n".join(lines)
+
+
+def _lane_lines(report: dict[str, Any]) -> list[str]:
+    """One line per composition lane of the demo's ledger, and the session's reading."""
+    out = []
+    for lane in report.get("lanes", []):
+        used = lane["current"]
+        out.append(f"lane {lane['name']} ({lane['notion']}): share "
+                   f"{display_named('ε', Fraction(lane['budget']['epsilon']), 'down')} "
+                   f"{display_named('δ', Fraction(lane['budget']['delta']), 'down')}, "
+                   f"{lane['rounds']} round(s), used "
+                   f"{display_named('ε', Fraction(used['epsilon']))} "
+                   f"{display_named('δ', Fraction(used['delta']))}")
+    if "session_spent" in report:
+        spent = report["session_spent"]
+        out.append(f"session spent: {display_named('ε', Fraction(spent['epsilon']))}, "
+                   f"{display_named('δ', Fraction(spent['delta']))} (the lanes' readings "
+                   "added up; docs/filters.md, 'Composition lanes')")
+    return out

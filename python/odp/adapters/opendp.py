@@ -11,9 +11,12 @@ accountant charges in Alg. 1):
 output measure                     declared guarantee
 =================================  ==========================================================
 ``MaxDivergence``                  ``DP(ε, 0)`` with ε = ``map(d_in)`` (pure DP)
-``ZeroConcentratedDivergence``     ρ = ``map(d_in)``; ``DP(ε, δ)`` at the δ you choose, with ε
-                                   from :func:`odp.conversions.zcdp_to_dp_epsilon` (Canonne, Kamath,
-                                   Steinke 2020, Cor. 13 — a sound bound), rounded up
+``ZeroConcentratedDivergence``     ρ = ``map(d_in)``, charged exactly in a zCDP (or Rényi) lane
+                                   of a laned ledger (:mod:`odp.ledger.lanes`); with ``delta=``
+                                   also ``DP(ε, δ)`` at the δ you choose, with ε from
+                                   :func:`odp.conversions.zcdp_to_dp_epsilon` (Canonne, Kamath,
+                                   Steinke 2020, Cor. 13 — a sound bound), rounded up,
+                                   for the ODP lane
 ``Approximate(MaxDivergence)``     ``DP(ε, δ)`` with ``(ε, δ) = map(d_in)``
 ``SmoothedMaxDivergence``          ``DP(ε, δ)`` at the δ you choose: ε = ``map(d_in)
                                    .epsilon(δ′)``, δ′ the largest float ≤ δ
@@ -55,7 +58,7 @@ from ..conversions import zcdp_to_dp_epsilon
 from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter, OdpError
 from ..extras import MissingDependency, install_hint
 from ..floats import float_down
-from ..guarantees import DP, Data, Release
+from ..guarantees import DP, ZCDP, Data, Release
 from ..mechanisms.base import Mechanism
 from ..samplers import RandomSource
 
@@ -65,8 +68,10 @@ __all__ = ["OpenDPMechanism", "from_opendp", "SUPPORTED_MEASURES"]
 SUPPORTED_MEASURES = ("MaxDivergence", "ZeroConcentratedDivergence",
                       "Approximate(MaxDivergence)", "SmoothedMaxDivergence")
 
-#: Measures whose guarantee is a curve over δ: the caller chooses δ.
+#: Measures whose guarantee is a curve over δ: the caller chooses δ (optional for zCDP, whose ρ a
+#: zCDP lane charges as it is).
 _NEEDS_DELTA = ("ZeroConcentratedDivergence", "SmoothedMaxDivergence")
+_DELTA_OPTIONAL = ("ZeroConcentratedDivergence",)
 
 _HINTS = {
     "Approximate(ZeroConcentratedDivergence)":
@@ -164,16 +169,17 @@ class OpenDPMechanism(Mechanism):
                 f"supports {', '.join(SUPPORTED_MEASURES)}" + (f" ({advice})" if advice else ""))
         chosen: Fraction | None = None
         if measure in _NEEDS_DELTA:
-            if delta is None:
+            if delta is None and measure not in _DELTA_OPTIONAL:
                 raise InvalidParameter(
                     f"this measurement's guarantee ({measure}) is a curve over δ: choose the "
                     "δ to record, e.g. odp.from_opendp(measurement, d_in, delta=\"1e-6\")")
-            try:
-                chosen = parse_delta(delta)
-            except InvalidBudget as exc:
-                raise InvalidParameter(str(exc)) from None
-            if chosen == 0:
-                raise InvalidParameter(f"delta must be > 0 for a {measure} measurement")
+            if delta is not None:
+                try:
+                    chosen = parse_delta(delta)
+                except InvalidBudget as exc:
+                    raise InvalidParameter(str(exc)) from None
+                if chosen == 0:
+                    raise InvalidParameter(f"delta must be > 0 for a {measure} measurement")
         elif delta is not None:
             raise InvalidParameter(
                 f"delta= is only for ZeroConcentratedDivergence and SmoothedMaxDivergence "
@@ -188,6 +194,9 @@ class OpenDPMechanism(Mechanism):
         except mod.OpenDPException as exc:
             raise InvalidParameter(f"OpenDP's privacy map refused d_in={d_in!r} "
                                    f"({metric}): {_short(str(exc))}") from None
+        self.zcdp: ZCDP | None = None
+        if measure == "ZeroConcentratedDivergence":
+            self.zcdp = ZCDP(_map_number(raw, "ρ", measure))
         guarantee, shown = self._guarantee(measure, raw, chosen)
         self._measurement = measurement
         self.d_in = d_in
@@ -211,12 +220,13 @@ class OpenDPMechanism(Mechanism):
             self._params["conversion"] = "zCDP to (ε, δ): Canonne-Kamath-Steinke 2020, Cor. 13"
 
     @staticmethod
-    def _guarantee(measure: str, raw: Any, delta: Fraction | None) -> tuple[DP, str]:
+    def _guarantee(measure: str, raw: Any, delta: Fraction | None) -> tuple[DP | ZCDP, str]:
         if measure == "MaxDivergence":
             return DP(_map_number(raw, "ε", measure)), repr(raw)
         if measure == "ZeroConcentratedDivergence":
-            assert delta is not None
             rho = _map_number(raw, "ρ", measure)
+            if delta is None:  # ρ only: charged by a zCDP or Rényi lane
+                return ZCDP(rho), f"rho={raw!r}"
             return DP(zcdp_to_dp_epsilon(rho, delta), delta), f"rho={raw!r}"
         if measure == "Approximate(MaxDivergence)":
             if not (isinstance(raw, tuple) and len(raw) == 2):
@@ -242,8 +252,20 @@ class OpenDPMechanism(Mechanism):
         return DP(_map_number(value, "ε", measure), delta), f"epsilon({at!r})={value!r}"
 
     @property
-    def guarantee(self) -> DP:
+    def guarantee(self) -> DP | ZCDP:  # type: ignore[override]
+        """The declared guarantee: ``DP(ε, δ)``, or for a zCDP measurement built without
+        ``delta=`` its ``ZCDP(ρ)`` (which only a laned ledger's zCDP or Rényi lane charges)."""
         return self._guarantee_value
+
+    def lane_guarantees(self) -> list[DP | ZCDP]:
+        """What a laned ledger may charge, best first: a zCDP measurement's exact ρ, then its
+        (ε, δ) at the chosen δ (if one was chosen); any other measurement's DP guarantee."""
+        if self.zcdp is None:
+            return [self._guarantee_value]
+        out: list[DP | ZCDP] = [self.zcdp]
+        if isinstance(self._guarantee_value, DP):
+            out.append(self._guarantee_value)
+        return out
 
     @property
     def measurement(self) -> Any:
@@ -291,9 +313,11 @@ def from_opendp(measurement: Any, d_in: Any, *, delta: Any = None) -> OpenDPMech
 
     ``d_in`` is a distance in the measurement's input metric (an ``int`` for
     ``symmetric_distance``, a ``float`` for ``absolute_distance(T=float)``, …).  ``delta`` is
-    required for ``ZeroConcentratedDivergence`` and ``SmoothedMaxDivergence`` measurements —
-    the δ at which their guarantee is converted to (ε, δ)-DP, parsed exactly like every odp δ
-    (``"1e-6"``) — and refused for the others.  The guarantee is read here, once: a
+    required for ``SmoothedMaxDivergence`` measurements and optional for
+    ``ZeroConcentratedDivergence`` ones — the δ at which their guarantee is converted to
+    (ε, δ)-DP, parsed exactly like every odp δ (``"1e-6"``); without it a zCDP measurement's ρ
+    is charged as it is, by a zCDP lane (``odp.Accountant(…, composition="zcdp")``) — and
+    refused for the others.  The guarantee is read here, once: a
     measurement that is not an OpenDP ``Measurement``, an unsupported output measure, a
     ``d_in`` of the wrong type or a missing ``delta`` raise :class:`~odp.errors.InvalidParameter`
     / :class:`~odp.errors.InvalidGuarantee` before anything is reserved.  See

@@ -30,7 +30,7 @@ import secrets
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from .. import _lean_rules as lean
 from ..budget import Budget
@@ -38,9 +38,11 @@ from ..errors import CertificateError, OutputError
 from ..guarantees import GuaranteeRecord, Label
 from ..ledger import Ledger, RoundRecord
 from ..ledger.chain import CHAIN_VERSION, ROW_FIELDS, EventRow, Genesis
+from ..ledger.lanes import Lane, LaneBook, LaneCharge
 from ..ledger.records import BudgetState, apply_row
 from . import mechanisms, rules
-from .format import CertificateText, Step, common_denominator, in_units
+from .format import (LANE_KINDS, CertificateText, ChargeRow, LaneRow, Step, common_denominator,
+                     in_units)
 
 FORMAT = "odp-certificate"
 VERSION = 2  # of the sidecar (2: with the ledger's hash chain)
@@ -146,12 +148,12 @@ def certificate_of(ledger: Ledger) -> Certificate:
     verified rows themselves, so the text is exactly what the chained rows say."""
     events = ledger.events()
     genesis = ledger.genesis
-    budget = Budget._trusted(genesis.epsilon, genesis.delta)
-    state = BudgetState(budget)
+    state = BudgetState.for_genesis(genesis)
     for row, _ in events:
         apply_row(state, row)
-    return build_certificate(budget, list(state.rounds), genesis.ledger_id,
-                             chain=(genesis, events))
+    return build_certificate(state.total, list(state.rounds), genesis.ledger_id,
+                             chain=(genesis, events),
+                             lanes=None if state.lanes is None else state.lanes.lanes)
 
 
 def chain_json(genesis: Genesis, events: list[tuple[EventRow, str]]) -> dict[str, Any]:
@@ -164,24 +166,66 @@ def chain_json(genesis: Genesis, events: list[tuple[EventRow, str]]) -> dict[str
             "head": {"rows": len(events), "rounds": rounds, "head": head}}
 
 
+def _gaussian_binding(r: RoundRecord, lane: Lane) -> tuple[int, Fraction] | None:
+    """A zCDP-lane round of odp's own Gaussian mechanism (recorded so by the accountant,
+    ``params[BUILTIN_KEY]``, never read from its name): ``(m, σ²)`` — its integer sensitivity
+    and variance in grid units, from its recorded parameters — which fix its ρ
+    (``gaussianRhoOk``); None for any other round (its cost is declared)."""
+    from ..mechanisms.builtin import BUILTIN_KEY
+    if lane.notion != "zcdp" or not isinstance(r.params, Mapping) \
+            or r.params.get(BUILTIN_KEY) != "gaussian":
+        return None
+    try:
+        units = Fraction(r.params["sensitivity"]) / Fraction(r.params["granularity"])
+        s2 = Fraction(r.params["sigma2_units"])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    return -(-units.numerator // units.denominator), s2
+
+
 def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
                       chain: tuple[Genesis, list[tuple[EventRow, str]]] | None = None,
-                      text_version: int = TEXT_VERSION) -> Certificate:
+                      text_version: int = TEXT_VERSION,
+                      lanes: Sequence[Lane] | None = None) -> Certificate:
     """Build the certificate of a run from its budget and rounds (reservation order).  With
     ``chain`` (the ledger's genesis and verified rows) the sidecar is version 2 and records
     the chain; without it, version 1 (no binding to a ledger).  ``text_version=1`` writes the
     text without ``mech`` rows (how certificates were written before them), ``2`` with rows
-    read from the recorded names (to re-derive such certificates)."""
+    read from the recorded names (to re-derive such certificates).  ``lanes``: the ledger's
+    lanes (:mod:`odp.ledger.lanes`): ``lane`` rows, the ODP lane's rounds as steps replayed
+    from its share, the others as ``charge`` rows (docs/certificates.md)."""
     if text_version not in TEXT_VERSIONS:
         raise CertificateError(f"unknown certificate text version {text_version!r}")
+    lane_list = tuple(lanes) if lanes is not None else ()
+    lane_rounds = [r for r in rounds if r.lane is not None]
+    if lane_rounds and not lane_list:
+        raise CertificateError("lane rounds in a ledger without lanes")
+    if lane_list:
+        rounds = [r for r in rounds if r.lane is None]
+        start = LaneBook(lane_list).odp_share
+    else:
+        start = budget
     held_eps = sum((r.epsilon_held for r in rounds), Fraction(0))
     held_delta = sum((r.delta for r in rounds), Fraction(0))
-    if held_eps > budget.epsilon or held_delta > budget.delta:
+    if held_eps > start.epsilon or held_delta > start.delta:
         raise CertificateError(
             "this ledger holds more than its budget under Alg. 1's sum rule, so it was admitted "
             "by a custom admission rule (a privacy filter); certificates replay the sum rule "
             "(Odp/LedgerCore.lean) and do not apply to it")
     values = [budget.epsilon, budget.delta]
+    index = {lane.name: j for j, lane in enumerate(lane_list)}
+    charged: list[tuple[RoundRecord, Lane, tuple[Fraction, ...], tuple[int, Fraction] | None]] = []
+    for lane in lane_list:
+        values += [lane.epsilon, lane.delta, *lane.budget]
+    for r in lane_rounds:
+        charge = r.guarantee
+        if not isinstance(charge, LaneCharge) or charge.lane not in index:
+            raise CertificateError(f"round {r.index}: a charge to an unknown lane")
+        lane = lane_list[index[charge.lane]]
+        vector = lane.vector(charge.cost)
+        binding = _gaussian_binding(r, lane)
+        charged.append((r, lane, vector, binding))
+        values += [*vector, *([binding[1]] if binding is not None else [])]
     derived: list[mechanisms.Derived | None] = []
     for r in rounds:
         values += [r.sup_epsilon, r.epsilon_held, r.delta]
@@ -196,7 +240,31 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
     text = CertificateText(d, in_units(budget.epsilon, d), in_units(budget.delta, d), comments=[
         f"odp certificate v{text_version}, run {run_id}",
         f"{len(rounds)} rounds; amounts are natural numbers in units of 1/D (rules: Odp/LedgerCore.lean)",
-    ])
+    ] + ([f"{len(lane_list)} lanes ({', '.join(x.name for x in lane_list)}); "
+          f"{len(lane_rounds)} lane rounds (charge rows)"] if lane_list else []))
+    for lane in lane_list:
+        text.lanes.append(LaneRow(lane.notion, in_units(lane.epsilon, d), in_units(lane.delta, d),
+                                  [in_units(b, d) for b in lane.budget]))
+    odp_before = 0
+    by_index = iter(rounds)
+    next_odp = next(by_index, None)
+    sidecar_lanes = []
+    for r, lane, vector, binding in charged:
+        while next_odp is not None and next_odp.index < r.index:
+            odp_before += 1
+            next_odp = next(by_index, None)
+        row = ChargeRow(index[lane.name], [in_units(v, d) for v in vector], odp_before,
+                        None if binding is None else (binding[0], in_units(binding[1], d)))
+        text.charges.append(row)
+        lane_cited = rules.LANE_RULES + (rules.GAUSSIAN_LANE_RULES if binding is not None else ())
+        sidecar_lanes.append({
+            "index": r.index, "round_id": r.round_id, "mechanism": r.mechanism,
+            "params": r.params, "lane": lane.name, "notion": lane.notion,
+            "cost": [str(c) for c in r.guarantee.cost],  # type: ignore[attr-defined]
+            "charge": row.costs,
+            "gaussian": None if row.gaussian is None else list(row.gaussian),
+            "rules": rules.cite(lane_cited),
+        })
     sidecar_rounds = []
     for r, mech in zip(rounds, derived):
         step = Step(in_units(r.sup_epsilon, d), in_units(r.epsilon_held, d), in_units(r.delta, d))
@@ -240,10 +308,14 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
             "step": [step.sup_eps, step.charged, step.delta],
             "rules": rules.cite(cited),
         })
-    final = lean.replay(lean.State(text.budget_eps, text.budget_delta),
+    final = lean.replay(lean.State(*text.odp_budget),
                         [lean.Entry(s.sup_eps, s.charged, s.delta) for s in text.steps])
-    expected = (in_units(budget.epsilon - held_eps, d) if budget.epsilon >= held_eps else None,
-                in_units(budget.delta - held_delta, d) if budget.delta >= held_delta else None)
+    expected = (in_units(start.epsilon - held_eps, d) if start.epsilon >= held_eps else None,
+                in_units(start.delta - held_delta, d) if start.delta >= held_delta else None)
+    if lane_list and lane_failure(text) is not None:
+        raise CertificateError(
+            "the run's lanes do not pass the rules generated from Odp/LedgerCore.lean "
+            f"({lane_failure(text)}); this is a bug — please report it")
     if final is None or (final.eps, final.delta) != expected:
         raise CertificateError(
             "the run does not replay under the rules generated from Odp/LedgerCore.lean to the "
@@ -269,6 +341,95 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
         },
         "rounds": sidecar_rounds,
     }
+    if lane_list:
+        sidecar["lanes"] = [lane.to_json() for lane in lane_list]
+        sidecar["lane_rounds"] = sidecar_lanes
     if chain is not None:
         sidecar["ledger"] = chain_json(*chain)
     return Certificate(body, sidecar)
+
+
+def lean_lanes(cert: CertificateText) -> tuple[lean.State, tuple[lean.Share, ...],
+                                                 tuple[lean.Slot, ...], tuple[lean.Cost, ...],
+                                                 tuple[lean.GaussRow, ...]]:
+    """A laned certificate's lanes as the Lean ledger rules take them (``Odp.LedgerCore``:
+    the total, ``Share``s, ``Slot``s, ``Cost``s and ``GaussRow``s)."""
+    kinds = {name: k for k, name in enumerate(LANE_KINDS)}
+    shares = tuple(lean.Share(kinds[x.kind], x.eps, x.delta) for x in cert.lanes)
+    slots = tuple(lean.Slot(j, k, b) for j, x in enumerate(cert.lanes)
+                  for k, b in enumerate(x.budget))
+    costs = tuple(lean.Cost(c.lane, k, a) for c in cert.charges for k, a in enumerate(c.costs))
+    gauss = tuple(lean.GaussRow(c.costs[0], *c.gaussian) for c in cert.charges
+                  if c.gaussian is not None)
+    return lean.State(cert.budget_eps, cert.budget_delta), shares, slots, costs, gauss
+
+
+def lane_failure(cert: CertificateText) -> str | None:
+    """Why a laned certificate's lanes fail the generated rules (``lanesOk``: the shares add up
+    to the budget, every charge goes to a lane's coordinate and every lane holds its charges;
+    ``gaussiansOk``: every Gaussian charge is the noise's ρ), or None."""
+    total, shares, slots, costs, gauss = lean_lanes(cert)
+    if lean.sharesEps(shares) != total.eps or lean.sharesDelta(shares) != total.delta:
+        return (f"the lanes' shares add up to eps={lean.sharesEps(shares)} "
+                f"delta={lean.sharesDelta(shares)}, not to the budget {total.eps} {total.delta}")
+    if not lean.costsKnown(slots, costs):
+        return "a charge goes to no coordinate of a lane's budget"
+    for j, share in enumerate(shares):
+        if not lean.laneFits(j, share.kind, costs, slots):
+            return (f"lane {j} ({LANE_KINDS[share.kind]}) does not hold its charges: its sums "
+                    f"{[lean.costSum(j, k, costs) for k in range(len(cert.lanes[j].budget))]} "
+                    f"exceed its budget {cert.lanes[j].budget}")
+    if not lean.lanesOk(total, shares, slots, costs):  # pragma: no cover - the same rule
+        return "the lanes fail lanesOk"
+    for c in cert.charges:
+        if c.gaussian is not None and not lean.gaussianRhoOk(cert.D, c.costs[0], *c.gaussian):
+            return (f"line {c.line}: the charge {c.costs[0]} is not the ρ of the discrete "
+                    f"Gaussian it names (sensitivity {c.gaussian[0]}, variance {c.gaussian[1]}/D)")
+    return None
+
+
+def lanes_sidecar_failure(cert: CertificateText, sidecar: dict[str, Any]) -> str | None:
+    """A laned certificate's lanes and charges against its sidecar: the recorded lanes re-read
+    and re-checked (:meth:`odp.ledger.lanes.Lane.from_json`: each budget converts to at most its
+    share, rigorously), the ``lane`` rows are exactly those lanes in units of 1/D, and each
+    ``charge`` row is its recorded round's cost; then :func:`lane_failure`."""
+    from ..ledger.lanes import Lane as _Lane
+    from ..errors import LedgerError
+
+    recorded, rounds = sidecar.get("lanes"), sidecar.get("lane_rounds")
+    if not cert.lanes:
+        return "the sidecar records lanes the text does not have" if recorded else None
+    if not isinstance(recorded, list) or not isinstance(rounds, list):
+        return "a laned certificate's sidecar lacks its lanes or lane rounds"
+    try:
+        lanes = [_Lane.from_json(x) for x in recorded]
+    except LedgerError as exc:
+        return f"the sidecar's lanes: {exc}"
+    d = cert.D
+    try:
+        want = [LaneRow(x.notion, in_units(x.epsilon, d), in_units(x.delta, d),
+                        [in_units(b, d) for b in x.budget]) for x in lanes]
+    except CertificateError as exc:
+        return f"the sidecar's lanes are not whole units of 1/D: {exc}"
+    if [(x.kind, x.eps, x.delta, x.budget) for x in cert.lanes] != [
+            (x.kind, x.eps, x.delta, x.budget) for x in want]:
+        return "the 'lane' rows are not the sidecar's lanes"
+    if len(rounds) != len(cert.charges):
+        return (f"the text has {len(cert.charges)} charge rows but the sidecar records "
+                f"{len(rounds)} lane rounds")
+    for row, rnd in zip(cert.charges, rounds):
+        try:
+            lane = lanes[row.lane]
+            if rnd["lane"] != lane.name or rnd["notion"] != lane.notion:
+                return f"line {row.line}: the charge's lane is not its round's"
+            cost = [Fraction(c) for c in rnd["cost"]]
+            vector = [in_units(v, d) for v in lane.vector(cost)]
+            if vector != row.costs or rnd["charge"] != row.costs:
+                return f"line {row.line}: the charge is not its round's recorded cost"
+            if (rnd["gaussian"] is None) != (row.gaussian is None) or (
+                    row.gaussian is not None and list(row.gaussian) != rnd["gaussian"]):
+                return f"line {row.line}: the Gaussian binding is not its round's"
+        except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError,
+                CertificateError) as exc:
+            return f"malformed lane round in the sidecar: {exc}"
+    return lane_failure(cert)

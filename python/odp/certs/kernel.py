@@ -4,7 +4,9 @@ The certificate's rows become Lean data — a list of ``Odp.LedgerCore.CertStep`
 is asked to decide ``checkCert budget steps = some final``: every step passes ``admits`` (Alg. 1,
 line 4), its ``blocks``/``deltas``/refund rows (Lemmas 4 and 6) and its ``mech`` row (``mechOk``:
 the round's classes, costs and δ are the named mechanism's for its parameters; a step without one
-is ``MechRow.declared``), and the replay ends at the final budget the certificate records. ``Odp.LedgerCore.checkCert_sound`` then gives
+is ``MechRow.declared``), and the replay ends at the final budget the certificate records.
+A laned certificate's steps replay from the ODP lane's share, and the kernel also decides its
+lanes (``lanesOk``, ``gaussiansOk``, ``odpShare``; see :func:`_lanes_part`). ``Odp.LedgerCore.checkCert_sound`` then gives
 ``replay budget (steps.map entry) = some final``, and ``Odp.Core.checkCert_certificate_sound``
 what that means for Theorem 7 (for a run of honest requests: the rows are exactly the
 accountant's, they fit the budget, and the run is (ε_t, δ_t)-DP).
@@ -84,8 +86,9 @@ def lean_certificate(cert: CertificateText, final: tuple[int, int], *, chunk: in
     steps = cert.steps
     pieces = [steps[i:i + chunk] for i in range(0, len(steps), chunk)] or [[]]
     # Chunk boundaries by the generated rules (arithmetic only; the kernel decides each claim).
-    bounds = [(cert.budget_eps, cert.budget_delta)]
-    s = rules.State(cert.budget_eps, cert.budget_delta)
+    # A laned certificate's steps replay from the ODP lane's share (``odpShare``).
+    bounds = [cert.odp_budget]
+    s = rules.State(*cert.odp_budget)
     for piece in pieces[:-1]:
         for st in piece:
             s = rules.update(s, rules.Entry(st.sup_eps, st.charged, st.delta))
@@ -131,12 +134,57 @@ def lean_certificate(cert: CertificateText, final: tuple[int, int], *, chunk: in
         f"some {_state(*final)} ∧ ∀ c ∈ steps, stepRowsOk c = true :=",
         "  checkCert_sound steps _ _ certificate_ok",
         "",
-        "end",
+    ]
+    if cert.lanes:
+        out += _lanes_part(cert, bounds[0], final)
+    out += ["end", "", "end OdpRun", ""]
+    return "\n".join(out)
+
+
+def _lanes_part(cert: CertificateText, start: tuple[int, int], final: tuple[int, int]
+                ) -> list[str]:
+    """A laned certificate's lanes as Lean data, and the kernel's claims about them: `lanesOk`
+    (the shares add up to the budget, every lane holds its charges), `gaussiansOk` (each
+    Gaussian charge is its noise's ρ), and that the steps replay from the ODP lane's share —
+    together the hypothesis `Odp.Core.Lanes.session_dp` takes from a certificate."""
+    from .export import lean_lanes
+
+    total, shares, slots, costs, gauss = lean_lanes(cert)
+    share_text = ", ".join(f"⟨{h.kind}, {h.eps}, {h.delta}⟩" for h in shares)
+    slot_text = ", ".join(f"⟨{x.lane}, {x.coord}, {x.budget}⟩" for x in slots)
+    cost_text = ",\n  ".join(f"⟨{c.lane}, {c.coord}, {c.amount}⟩" for c in costs)
+    gauss_text = ",\n  ".join(f"⟨{g.rho}, {g.m}, {g.s2}⟩" for g in gauss)
+    total_text = _state(total.eps, total.delta)
+    return [
+        f"def shares : List Share := [{share_text}]",
         "",
-        "end OdpRun",
+        f"def slots : List Slot := [{slot_text}]",
+        "",
+        f"def costs : List Cost := [\n  {cost_text}]" if costs else "def costs : List Cost := []",
+        "",
+        f"def gaussians : List GaussRow := [\n  {gauss_text}]" if gauss
+        else "def gaussians : List GaussRow := []",
+        "",
+        "/-- The lanes: their shares add up to the budget, every charge goes to a coordinate of",
+        "a lane's budget and every lane holds its charges. -/",
+        f"theorem lanes_ok : lanesOk {total_text} shares slots costs = true := by",
+        "  decide +kernel",
+        "",
+        "/-- Every Gaussian charge is the ρ of the discrete Gaussian it names. -/",
+        f"theorem gaussians_ok : gaussiansOk {cert.D} gaussians = true := by",
+        "  decide +kernel",
+        "",
+        "/-- The steps replay from the ODP lane's share. -/",
+        f"theorem odp_share_is : odpShare shares = {_state(*start)} := by",
+        "  decide +kernel",
+        "",
+        "/-- The laned certificate as `Odp.Core.Lanes.session_dp` takes it. -/",
+        f"theorem laned_certificate_ok : lanesOk {total_text} shares slots costs = true ∧",
+        f"    checkCert (odpShare shares) steps = some {_state(*final)} := by",
+        "  rw [odp_share_is]",
+        "  exact ⟨lanes_ok, certificate_ok⟩",
         "",
     ]
-    return "\n".join(out)
 
 
 def _ledger_core(tc: lt.Toolchain, say: Callable[[str], None]) -> Path:

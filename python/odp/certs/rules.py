@@ -55,6 +55,24 @@ MECH_RULES = (
 )
 
 
+LANES = "Odp/Core/Lanes.lean"
+#: A ``charge`` row (a round of a notion lane) and the session it is part of.
+LANE_RULES = (
+    ("Odp.LedgerCore.lanesOk", LEDGER,
+     "the lanes' shares add up to the budget and every lane holds its charges"),
+    ("Odp.LedgerCore.costSum", LEDGER, "a lane coordinate's charges, summed"),
+    ("Odp.Core.Lanes.session_dp", LANES,
+     "the session — the concurrent composition of its lanes — is (ε_t, δ_t)-DP, from the "
+     "lanes' filter theorems and Haney et al. 2023, Thm. 1.8, stated as named hypotheses"),
+)
+#: A zCDP-lane charge of odp's discrete Gaussian: the cost is the noise's ρ.
+GAUSSIAN_LANE_RULES = (
+    ("Odp.LedgerCore.gaussianRhoOk", LEDGER,
+     "the charge is ρ = m²/(2σ²) of the discrete Gaussian it names (Canonne–Kamath–Steinke "
+     "2020, Thm. 4)"),
+)
+
+
 def mech_rules(kind: str) -> list[tuple[str, str, str]]:
     """What a round's ``mech`` row cites: ``mechOk``, and the Lean theorem proving the named
     mechanism's guarantee when this build's sources have it (:mod:`odp.certs.mechanisms`)."""
@@ -75,5 +93,6 @@ def cite(rules: Iterable[tuple[str, str, str]]) -> list[dict[str, str]]:
 
 def all_cited() -> list[tuple[str, str]]:
     """(declaration, file) for every rule a certificate can cite."""
-    return [(n, p) for group in (STEP_RULES, BLOCKS_RULES, DP_RULES, DELTAS_RULES, MECH_RULES)
+    return [(n, p) for group in (STEP_RULES, BLOCKS_RULES, DP_RULES, DELTAS_RULES, MECH_RULES,
+                                 LANE_RULES, GAUSSIAN_LANE_RULES)
             for n, p, _ in group]

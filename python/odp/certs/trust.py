@@ -127,7 +127,7 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
         if sidecar.get("run_id") != genesis.ledger_id:
             return "the run id is not the ledger id the chain starts from", []
         verifier = ChainVerifier(genesis, where="certificate chain")
-        state = BudgetState(Budget._trusted(genesis.epsilon, genesis.delta))
+        state = BudgetState.for_genesis(genesis)
         hashes = []
         for entry in ledger["rows"]:
             if not isinstance(entry, list) or len(entry) != len(ROW_FIELDS) + 1:
@@ -142,8 +142,9 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
         text_version = sidecar.get("text_version", 1)
         if text_version not in TEXT_VERSIONS:
             return f"unknown certificate text version {text_version!r}", []
-        rebuilt = build_certificate(state.budget, list(state.rounds), genesis.ledger_id,
-                                    text_version=text_version)
+        rebuilt = build_certificate(state.total, list(state.rounds), genesis.ledger_id,
+                                    text_version=text_version,
+                                    lanes=None if state.lanes is None else state.lanes.lanes)
     except LedgerError as exc:
         return str(exc), []
     except OdpError as exc:
@@ -153,8 +154,8 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
     if rebuilt.text != text:
         return ("the certificate's text is not the one its chained rows produce (rows edited "
                 "without their chain?)"), []
-    for key in ("D", "expected_final", "rounds"):
-        if rebuilt.sidecar[key] != sidecar.get(key):
+    for key in ("D", "expected_final", "rounds", "lanes", "lane_rounds"):
+        if rebuilt.sidecar.get(key) != sidecar.get(key):
             return (f"the sidecar's {key!r} is not what its chained rows produce (edited "
                     "without the chain?)"), []
     return None, hashes

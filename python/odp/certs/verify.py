@@ -28,8 +28,9 @@ from .. import _lean_rules as lean
 from ..budget import Budget, display_named
 from ..errors import CertificateError, OdpError
 from . import mechanisms
-from .export import FORMAT, READABLE_VERSIONS, TEXT_VERSIONS, sidecar_path
-from .format import Step, parse
+from .export import (FORMAT, READABLE_VERSIONS, TEXT_VERSIONS, lanes_sidecar_failure,
+                     sidecar_path)
+from .format import CertificateText, Step, parse
 from .trust import Trust, TrustReport, assess
 
 
@@ -215,7 +216,7 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
         final_eps, final_delta = final.get("eps"), final.get("delta")
     except (KeyError, TypeError, ValueError, AttributeError, OdpError) as exc:
         return _not_a_certificate(f"malformed sidecar: {exc}", "sidecar")
-    s = lean.State(cert.budget_eps, cert.budget_delta)
+    s = lean.State(*cert.odp_budget)  # a laned certificate: from the ODP lane's share
     entries = []
     for i, step in enumerate(cert.steps, 1):
         if text_version >= 2 and step.mech is None:
@@ -238,7 +239,7 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     if len(cert.steps) != len(rounds):
         return _fail(f"the text has {len(cert.steps)} steps but the sidecar records "
                      f"{len(rounds)} rounds (truncated or padded)", rule="sidecar")
-    replayed = lean.replay(lean.State(cert.budget_eps, cert.budget_delta), entries)
+    replayed = lean.replay(lean.State(*cert.odp_budget), entries)
     if replayed != s:  # pragma: no cover - the generated replay is the same rule, row by row
         return _fail("the generated replay disagrees with the row-by-row check", rule="replay")
     if d != cert.D:
@@ -248,6 +249,9 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     if (s.eps, s.delta) != (final_eps, final_delta):
         return _fail(f"replay ends at eps={s.eps} delta={s.delta}, not the recorded "
                      f"eps={final_eps} delta={final_delta}", rule="Odp.LedgerCore.replay")
+    lanes = lanes_sidecar_failure(cert, sidecar)
+    if lanes is not None:
+        return _fail(lanes, rule="Odp.LedgerCore.lanesOk")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if digest != sidecar.get("text_sha256"):
         return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",
@@ -264,8 +268,18 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     left = (display_named("ε", remaining.epsilon, "down") + ", "
             + display_named("δ", remaining.delta, "down"))
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
-                              f"from Odp/LedgerCore.lean; remaining {left}",
+                              f"from Odp/LedgerCore.lean; remaining {left}"
+                              + _lanes_note(cert),
                         remaining=remaining, trust=report, guarantees=guarantees)
+
+
+def _lanes_note(cert: CertificateText) -> str:
+    """For a laned certificate: its lanes and charges hold (``lanesOk``), and ``remaining`` is
+    the ODP lane's."""
+    if not cert.lanes:
+        return ""
+    return (f" (of the ODP lane); {len(cert.lanes)} lane(s) and {len(cert.charges)} lane "
+            "charge(s) hold under Odp.LedgerCore.lanesOk")
 
 
 def _compare_round(d: int, step: Step, rnd: object, *, by_name: bool = False) -> str | None:

@@ -76,6 +76,13 @@ def register(subparsers: Subparsers) -> None:
     init.add_argument("--delta", default="0", help="total δ (default 0)")
     init.add_argument("--key-file", help="make the ledger keyed with this HMAC key file "
                                          "(odp ledger keygen)")
+    init.add_argument("--lane", action="append", metavar="[NAME=]NOTION:EPS[:DELTA[:MORE]]",
+                      help="divide the budget into lanes (repeat; shares must add up to the "
+                           "budget, the ODP lane first): odp:0.5:5e-6, zcdp:1.5:5e-6, "
+                           "renyi:1:1e-6:8,16 (its orders), advanced:1:1e-6[:TAIL_DELTA] "
+                           "(docs/filters.md, 'Composition lanes')")
+    init.add_argument("--composition", choices=("odp", "zcdp", "advanced"),
+                      help="one lane holding the whole budget (odp: no lanes, the default)")
     init.add_argument("--json", action="store_true", help="print as JSON")
     init.set_defaults(func=run_init)
 
@@ -145,25 +152,40 @@ def run_init(args: argparse.Namespace) -> int:
     from ..errors import LedgerError
     from ..ledger import SQLiteLedger, init_postgres_ledger, is_postgres_url
 
+    from ..errors import InvalidParameter
+    from ..ledger.lanes import check_lanes, parse_lane_spec, whole_budget_lane
+
     budget = Budget(args.epsilon, args.delta)
+    lanes = None
+    if args.lane and args.composition:
+        raise InvalidParameter("give --lane or --composition, not both")
+    if args.lane:
+        lanes = check_lanes([parse_lane_spec(text) for text in args.lane], budget)
+    elif args.composition:
+        lanes = whole_budget_lane(args.composition, budget)
     if is_postgres_url(args.path):
-        ledger_id = init_postgres_ledger(args.path, budget, key_file=args.key_file).ledger_id
+        ledger_id = init_postgres_ledger(args.path, budget, key_file=args.key_file,
+                                         lanes=lanes).ledger_id
     else:
         if not args.path:
             raise LedgerError("the ledger path is empty")
         if Path(args.path).exists():
             raise LedgerError(f"{args.path} already exists; not creating a ledger over it")
         check_output_path(args.path, "ledger")  # its directory exists and is writable
-        with SQLiteLedger(args.path, budget, key_file=args.key_file) as ledger:
+        with SQLiteLedger(args.path, budget, key_file=args.key_file, lanes=lanes) as ledger:
             ledger_id = ledger.ledger_id
     name = ledger_name(args.path)
     if args.json:
-        print_json({"ok": True, "ledger": name, "ledger_id": ledger_id,
-                    "budget": budget.to_json()})
+        out = {"ok": True, "ledger": name, "ledger_id": ledger_id, "budget": budget.to_json()}
+        if lanes is not None:
+            out["lanes"] = [lane.to_json() for lane in lanes]
+        print_json(out)
     else:
         print(f"created ledger {ledger_id} at {name} with budget "
               f"{display_named('ε', budget.epsilon, 'down')} "
               f"{display_named('δ', budget.delta, 'down')}")
+        for lane in lanes or ():
+            print(f"  lane {lane.describe()}")
     return 0
 
 
@@ -199,19 +221,28 @@ def _integrity_lines(info: IntegrityInfo) -> list[str]:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from ..ledger.lanes import ledger_statuses, session_totals
+
     ledger = _open(args)
     try:
         state = ledger.snapshot()
         rounds = list(state.rounds)
         budget, remaining = ledger.budget, state.remaining
+        statuses = ledger_statuses(state)
+        laned = state.lanes is not None
         info = _integrity(ledger)
     finally:
         ledger.close()
+    spent, session_left = session_totals(statuses, budget)
+    if laned:  # the session's (ε, δ): what the lanes have used, and the budget minus that
+        remaining = session_left
     if args.json:
         print_json({
             "path": ledger_name(args.path),
             "budget": budget.to_json(),
             "remaining": remaining.to_json(),
+            "spent": spent.to_json(),
+            "lanes": [s.to_json() for s in statuses],
             "integrity": info,
             "rounds": [r.to_json() for r in rounds],
         })
@@ -220,6 +251,12 @@ def run_show(args: argparse.Namespace) -> int:
     lines = [
         f"budget     {display_named('ε', budget.epsilon, 'down')}  "
         f"{display_named('δ', budget.delta, 'down')}",
+    ]
+    if laned:
+        lines += [f"lane       {s.describe()}" for s in statuses]
+        lines.append(f"spent      {display_named('ε', spent.epsilon)}  "
+                     f"{display_named('δ', spent.delta)} (the lanes' readings added up)")
+    lines += [
         f"remaining  {display_named('ε', remaining.epsilon, 'down')}  "
         f"{display_named('δ', remaining.delta, 'down')}",
         f"rounds     {len(rounds)} (ε refunded by ODP: "
@@ -228,10 +265,14 @@ def run_show(args: argparse.Namespace) -> int:
     table = ""
     if rounds:
         table = format_table(
-            ["#", "mechanism", "sup ε", "δ", "class", "charged ε", "status"],
-            [[r.index, r.mechanism, display_fraction(r.sup_epsilon, "up"),
-              display_fraction(r.delta, "up"), "" if r.label is None else r.label,
-              "" if r.charged is None else display_fraction(r.charged, "up"),
+            ["#", "mechanism", "lane", "sup ε", "δ", "class", "charged", "status"]
+            if laned else ["#", "mechanism", "sup ε", "δ", "class", "charged ε", "status"],
+            [[r.index, r.mechanism, *([r.lane or "odp"] if laned else []),
+              display_fraction(r.sup_epsilon, "up") if r.lane is None else "",
+              display_fraction(r.delta, "up") if r.lane is None else "",
+              "" if r.label is None else r.label,
+              (r.guarantee.describe() if r.lane is not None  # type: ignore[attr-defined]
+               else "" if r.charged is None else display_fraction(r.charged, "up")),
               r.reason or r.status] for r in rounds],
         )
     if any(mark in text for text in (*lines, table) for mark in "≤≥"):

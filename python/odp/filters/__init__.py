@@ -10,12 +10,16 @@ RDPFilter(α, ε)            Σ ε_i(α) ≤ ε at the fixed order α           
 ODPFilter()                Alg. 6 with the sum filter, as Accountant admission  002 App. A
 =========================  ===================================================================
 
+A durable, certified ledger can hold several of these at once as **lanes**
+(:class:`Lane`, :mod:`odp.ledger.lanes`; routing in :mod:`odp.filters.lanes`).
+
 Odometers: :class:`BasicOdometer`, :class:`WhitehouseOdometer`, :class:`ZCDPOdometer`,
 :class:`RDPOdometer`.  See ``docs/filters.md``.
 """
 
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 from .basic import BasicAccumulator, BasicFilter, BasicOdometer, parse_dp_cost
+from .lanes import Lane
 from .odp_filter import IncrementalFilter, ODPFilter, realised_sequence, sum_filter
 from .renyi import (
     RDP,
@@ -35,5 +39,5 @@ __all__ = [
     "WhitehouseAccumulator", "WhitehouseFilter", "WhitehouseOdometer",
     "ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
     "RDPFilter", "RDPOdometer",
-    "ODPFilter", "IncrementalFilter", "sum_filter", "realised_sequence",
+    "ODPFilter", "IncrementalFilter", "sum_filter", "realised_sequence", "Lane",
 ]

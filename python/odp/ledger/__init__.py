@@ -12,12 +12,14 @@
 from __future__ import annotations
 
 import os
+from typing import Sequence
 
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
 from .base import Admission, Ledger, MemoryLedger, sum_rule
 from .chain import ChainHead, EventRow, Genesis
 from .chained import ChainedLedger
+from .lanes import Lane, LaneBook, LaneCharge, LaneStatus, check_same_lanes
 from .records import (
     REASON_ABORTED,
     REASON_CLOSED,
@@ -47,26 +49,30 @@ __all__ = [
     "REASON_ABORTED", "REASON_OVERLAP", "REASON_UNCLASSIFIABLE", "REASON_CLOSED",
     "LedgerCorrupted", "ChainHead", "EventRow", "Genesis", "KEY_ENV", "LedgerHeadWarning",
     "upgrade_ledger", "reanchor_ledger", "restore_ledger", "PostgresLedger", "init_postgres_ledger",
-    "upgrade_postgres_ledger", "is_postgres_url", "open_readonly",
+    "upgrade_postgres_ledger", "is_postgres_url", "open_readonly", "Lane", "LaneBook",
+    "LaneCharge", "LaneStatus",
 ]
 
 
-def open_ledger(spec: object, budget: Budget | None) -> Ledger:
+def open_ledger(spec: object, budget: Budget | None,
+                lanes: Sequence[Lane] | None = None) -> Ledger:
     """``None`` → a new :class:`MemoryLedger`; a ``postgresql://`` URL → :class:`PostgresLedger`
     (created beforehand by ``odp ledger init URL``); a path → :class:`SQLiteLedger`; a ledger →
-    itself (its budget must match ``budget`` when one is given)."""
+    itself (its budget must match ``budget`` when one is given).  ``lanes``: the lanes of a new
+    ledger (:mod:`odp.ledger.lanes`), or those an existing one must have."""
     if spec is None:
         if budget is None:
             raise LedgerError("an in-memory ledger needs a budget")
-        return MemoryLedger(budget)
+        return MemoryLedger(budget, lanes)
     if isinstance(spec, Ledger):
         if budget is not None and spec.budget != budget:
             raise LedgerError(f"the ledger holds the budget {spec.budget}, not {budget}")
+        check_same_lanes(spec.lanes, lanes, "the ledger")
         return spec
     if is_postgres_url(spec):
-        return PostgresLedger(spec, budget)
+        return PostgresLedger(spec, budget, lanes=lanes)
     if isinstance(spec, (str, os.PathLike)):
-        return SQLiteLedger(spec, budget)
+        return SQLiteLedger(spec, budget, lanes=lanes)
     raise LedgerError(f"ledger must be None, a path, a postgresql:// URL or an odp Ledger, got "
                       f"{spec!r}")
 

@@ -6,14 +6,16 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any, Callable, Iterable, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeAlias, TypeVar
 
 from ..budget import Budget, float_hint, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
 from ..guarantees import GuaranteeRecord, Label
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis
+from .lanes import LaneCharge, is_lane_charge, lanes_json
 from .records import (
     REASON_ENFORCED,
+    REASON_LANE,
     REASON_OVERLAP,
     REASON_RELEASED,
     BudgetState,
@@ -52,6 +54,9 @@ ChargeItem: TypeAlias = tuple[RoundRequest, Label | None, Fraction]
 
 _T = TypeVar("_T")
 
+if TYPE_CHECKING:
+    from .lanes import Lane
+
 
 def realised_blocks(guarantee: GuaranteeRecord, label: Label | None
                     ) -> tuple[list[Fraction] | None, int | None]:
@@ -66,12 +71,35 @@ def realised_blocks(guarantee: GuaranteeRecord, label: Label | None
 
 
 def sum_rule(state: BudgetState, req: RoundRequest) -> bool:
-    """Alg. 1 line 4: sup ε ≤ ε_r and δ_i ≤ δ_r (the sum filter of Alg. 6, App. A)."""
+    """Alg. 1 line 4: sup ε ≤ ε_r and δ_i ≤ δ_r (the sum filter of Alg. 6, App. A).  A round
+    charged to a notion lane (:class:`~odp.ledger.lanes.LaneCharge`) is admitted by its lane's
+    rule instead (:meth:`~odp.ledger.lanes.LaneBook.admits`)."""
+    if type(req.guarantee) is not GuaranteeRecord and is_lane_charge(req.guarantee):
+        if state.lanes is None:
+            raise LedgerError("a lane charge to a ledger without lanes")
+        return state.lanes.admits(req.guarantee)  # type: ignore[arg-type]
     return state.admits(req.sup_epsilon, req.delta)
+
+
+def lane_exceeded(state: BudgetState, req: RoundRequest) -> BudgetExceeded:
+    """The refusal of a lane round: its lane's rule does not admit it (nothing recorded)."""
+    charge = req.guarantee
+    assert state.lanes is not None and isinstance(charge, LaneCharge)
+    lane = state.lanes.lane_of(charge)
+    spent = state.lanes.spent[lane.name]
+    sums = ", ".join(f"{format_fraction(s)} of {format_fraction(b)}"
+                     for s, b in zip(spent, lane.budget))
+    rule = "no order would stay within its budget" if lane.some_fit else "it would exceed"
+    return BudgetExceeded(
+        f"{req.mechanism} ({charge.describe()}) does not fit lane {lane.name!r} ({lane.notion}): "
+        f"{rule} (spent {sums}); nothing was drawn or recorded",
+        requested=None, remaining=None)
 
 
 def budget_exceeded(state: BudgetState, req: RoundRequest,
                     admit: Admission | None = None) -> BudgetExceeded:
+    if is_lane_charge(req.guarantee) and state.lanes is not None:
+        return lane_exceeded(state, req)
     rem = state.remaining
     if admit is not None:
         name = getattr(admit, "__name__", type(admit).__name__)
@@ -129,13 +157,29 @@ def settlement(state: BudgetState, round_id: str, label: Label | None, charged: 
     if interactive_rule and rec.interactive and state.reserved_after(round_id):
         return None, rec.sup_epsilon, REASON_OVERLAP, False
     validate_charge(rec.guarantee, rec.sup_epsilon, label, charged)
-    if check is not None:
+    if check is not None and not is_lane_charge(rec.guarantee):  # lane rounds: at reservation
         eps_r, delta_r = state.state_before(round_id)
         blocks, realized = realised_blocks(rec.guarantee, label)
         if not check(eps_r, delta_r, rec.sup_epsilon, charged, rec.delta, blocks, realized,
                      mechanism=rec.mechanism, params=rec.params):
             return None, rec.sup_epsilon, REASON_ENFORCED, True
     return label, charged, reason, False
+
+
+def check_lane(state: BudgetState, req: RoundRequest, check: TransitionCheck | None) -> None:
+    """With a transition check on, re-check a lane round's admission with the rules generated
+    from ``Odp/LedgerCore.lean`` before anything is written (:func:`odp.certs.enforce.
+    generated_lane_check`); a disagreement raises :class:`CertificateError` and records nothing
+    (no noise has been drawn: lane rounds are charged before their release)."""
+    if check is None or not is_lane_charge(req.guarantee):
+        return
+    from ..certs.enforce import generated_lane_check
+
+    assert state.lanes is not None and isinstance(req.guarantee, LaneCharge)
+    if not generated_lane_check(state.lanes, req.guarantee):
+        raise CertificateError(
+            f"round {req.round_id}: the certified lane rules disagree with the accountant's "
+            "lane admission; nothing was recorded — please report this as a bug")
 
 
 def reserve_each(state: BudgetState, reqs: Iterable[RoundRequest], admit: Admission | None,
@@ -230,6 +274,13 @@ class Ledger(ABC):
         """Up-to-date totals and rounds (re-reads what other processes wrote)."""
 
     @property
+    def lanes(self) -> tuple[Lane, ...] | None:
+        """The ledger's lanes (:mod:`odp.ledger.lanes`), or None for a ledger without lanes
+        (one Alg. 1 budget)."""
+        book = self.snapshot().lanes
+        return None if book is None else book.lanes
+
+    @property
     def remaining(self) -> Budget:
         return self.snapshot().remaining
 
@@ -271,13 +322,14 @@ class Ledger(ABC):
 class MemoryLedger(Ledger):
     """A ledger kept in memory (notebooks and tests).  Thread-safe; not durable."""
 
-    def __init__(self, budget: Budget):
+    def __init__(self, budget: Budget, lanes: Sequence[Lane] | None = None):
         import uuid
 
-        self._state = BudgetState(budget)
+        self._state = BudgetState(budget, lanes)
         self._lock = threading.Lock()
         self.ledger_id = uuid.uuid4().hex
-        self.genesis = Genesis(self.ledger_id, budget.epsilon, budget.delta)
+        self.genesis = Genesis(self.ledger_id, budget.epsilon, budget.delta,
+                               lanes=None if lanes is None else lanes_json(lanes))
         self._chain = ChainVerifier(self.genesis, where="in-memory ledger")
         # Rows not hashed yet, as the arguments of reserve_row / settle_row (one tuple per
         # write, not a closure: fewer objects for the garbage collector to scan per charge).
@@ -287,7 +339,7 @@ class MemoryLedger(Ledger):
 
     @property
     def budget(self) -> Budget:
-        return self._state.budget
+        return self._state.total
 
     def _next_seq(self) -> int:
         self._rows += 1
@@ -365,6 +417,9 @@ class MemoryLedger(Ledger):
         state = self._state
         if not (admit or sum_rule)(state, req):
             raise budget_exceeded(state, req, admit)
+        if is_lane_charge(req.guarantee):
+            check_lane(state, req, check)
+            reason, check = REASON_LANE, None
         if check is not None:  # (ε_r, δ_r) before the round = what is left before reserving
             eps_r, delta_r = state.eps_left, state.delta_left
             if not check(eps_r, delta_r, req.sup_epsilon, charged, req.delta, blocks, realized,

@@ -175,29 +175,43 @@ def encode_values(values: Sequence[Any]) -> bytes:
 
 @dataclass(frozen=True)
 class Genesis:
-    """What the chain starts from: the ledger's identity, its budget and its HMAC key id."""
+    """What the chain starts from: the ledger's identity, its budget, its HMAC key id and —
+    for a laned ledger (:mod:`odp.ledger.lanes`) — the canonical JSON text of its lanes, so the
+    division of the budget into lanes is bound by the genesis hash like the budget itself."""
 
     ledger_id: str
     epsilon: Fraction
     delta: Fraction
     key_id: str | None = None
+    lanes: str | None = None
 
     def encode(self) -> bytes:
-        return _GENESIS_TAG + b"".join(encode_value(v) for v in (
-            self.ledger_id, Fraction(self.epsilon), Fraction(self.delta), self.key_id))
+        """``tag + enc(ledger_id) + enc(ε_t) + enc(δ_t) + enc(key_id)``, then ``enc(lanes)``
+        for a laned ledger only (a ledger without lanes keeps the hash it always had)."""
+        values: tuple[Any, ...] = (self.ledger_id, Fraction(self.epsilon), Fraction(self.delta),
+                                   self.key_id)
+        if self.lanes is not None:
+            values += (self.lanes,)
+        return _GENESIS_TAG + b"".join(encode_value(v) for v in values)
 
     @property
     def hash(self) -> str:
         return hashlib.sha256(self.encode()).hexdigest()
 
     def to_json(self) -> dict[str, Any]:
-        return {"ledger_id": self.ledger_id, "epsilon": str(self.epsilon),
-                "delta": str(self.delta), "key_id": self.key_id, "hash": self.hash}
+        out = {"ledger_id": self.ledger_id, "epsilon": str(self.epsilon),
+               "delta": str(self.delta), "key_id": self.key_id, "hash": self.hash}
+        if self.lanes is not None:
+            out["lanes"] = self.lanes
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Genesis":
+        lanes = data.get("lanes")
+        if lanes is not None and not isinstance(lanes, str):
+            raise ValueError("the genesis records its lanes as JSON text")
         return cls(str(data["ledger_id"]), Fraction(data["epsilon"]), Fraction(data["delta"]),
-                   data.get("key_id"))
+                   data.get("key_id"), lanes)
 
 
 #: The hashed columns of a row, in encoding order (``seq`` first).

@@ -36,6 +36,7 @@ from .base import (
     SettleItem,
     TransitionCheck,
     budget_exceeded,
+    check_lane,
     enforcement_error,
     realised_blocks,
     reserve_each,
@@ -45,8 +46,10 @@ from .base import (
     validate_charge,
 )
 from .chain import ChainHead, ChainVerifier, EventRow, row_mac
+from .lanes import Lane, is_lane_charge
 from .records import (
     REASON_ENFORCED,
+    REASON_LANE,
     REASON_RECOVERED,
     REASON_RELEASED,
     BudgetState,
@@ -131,7 +134,7 @@ class ChainedLedger(Ledger):
     def _reload(self) -> None:
         """Rebuild the in-memory state and chain from the committed rows (after a failed
         transaction that had already appended rows in memory).  Caller holds _lock."""
-        self._state = BudgetState(self._budget)
+        self._state = BudgetState.for_genesis(self.genesis)
         self._verifier = ChainVerifier(self.genesis, self._verifier.key, self._where)
         self._refresh()
 
@@ -158,6 +161,16 @@ class ChainedLedger(Ledger):
     @property
     def budget(self) -> Budget:
         return self._budget
+
+    @property
+    def lanes_spec(self) -> tuple[Lane, ...] | None:
+        """The ledger's lanes as recorded (without refreshing; :attr:`lanes` refreshes)."""
+        book = self._state.lanes
+        return None if book is None else book.lanes
+
+    @property
+    def lanes(self) -> tuple[Lane, ...] | None:
+        return self.lanes_spec  # fixed when the ledger was made: no refresh needed
 
     @property
     def chain_head(self) -> ChainHead:
@@ -344,6 +357,9 @@ class ChainedLedger(Ledger):
         state = self._state
         if not (admit or sum_rule)(state, req):
             raise budget_exceeded(state, req, admit)
+        if is_lane_charge(req.guarantee):  # charged in full, before its release
+            check_lane(state, req, check)
+            return self._append_charge(req, label, charged, REASON_LANE, now=now, texts=texts)
         if check is not None:  # the round is not in the state yet: check against it directly
             blocks, realized = realised or realised_blocks(req.guarantee, label)
             if not check(state.eps_left, state.delta_left, req.sup_epsilon, charged, req.delta,

@@ -128,6 +128,9 @@ _TRIGGERS_V2 = {"odp_events_no_truncate": (EVENTS_TABLE, 2 | 32),
 
 META_KEYS = {"epsilon", "delta", "ledger_id", "created", "chain_version",
              "genesis_hash"}
+#: ``key_id`` for a keyed ledger; ``lanes`` for a laned one (:mod:`odp.ledger.lanes`: an odp
+#: without lanes refuses such a ledger as altered — it could not keep the lanes' budgets).
+OPTIONAL_META_KEYS = {"key_id", "lanes"}
 
 
 def expected(version: int) -> dict[str, str]:
@@ -278,7 +281,7 @@ def check_schema(conn: PgConnection, ns: int, version: int, meta: dict[str, str]
         raise LedgerCorrupted(f"{where}: unexpected schema objects {', '.join(extra)} were added "
                               "to the ledger outside odp; the ledger refuses to charge")
     keys = set(meta)
-    if not META_KEYS <= keys or keys - META_KEYS - {"key_id"}:
+    if not META_KEYS <= keys or keys - META_KEYS - OPTIONAL_META_KEYS:
         raise LedgerCorrupted(f"{where}: the ledger's metadata was altered outside odp (missing "
                               f"{sorted(META_KEYS - keys) or 'nothing'}, added "
-                              f"{sorted(keys - META_KEYS - {'key_id'}) or 'nothing'})")
+                              f"{sorted(keys - META_KEYS - OPTIONAL_META_KEYS) or 'nothing'})")

@@ -53,6 +53,7 @@ from . import pg_schema as S
 from .chain import CHAIN_VERSION, ChainVerifier, EventRow, Genesis, key_id
 from .chained import ChainedLedger, StoredRow, default_clock
 from .owner import owner_token
+from .lanes import Lane, check_lanes, check_same_lanes, lanes_json
 from .records import REASON_RECOVERED, BudgetState, RoundRecord, dumps
 from .schema import CHAIN_COLUMNS, ROW_COLUMNS
 
@@ -211,7 +212,8 @@ class PostgresLedger(ChainedLedger):
 
     def __init__(self, url: str, budget: Budget | None = None, *, readonly: bool = False,
                  key: bytes | None = None, key_file: str | os.PathLike[str] | None = None,
-                 connect_timeout: float = 10.0, _clock: Callable[[], float] | None = None):
+                 connect_timeout: float = 10.0, lanes: Sequence[Lane] | None = None,
+                 _clock: Callable[[], float] | None = None):
         _need_psycopg()
         import psycopg
 
@@ -242,7 +244,8 @@ class PostgresLedger(ChainedLedger):
             self.schema_version = version
             self._owner_key = _owner_lock_key(self._schema, self._owner)
             self._budget = self._open_meta(meta, budget)
-            self._state = BudgetState(self._budget)
+            self._state = BudgetState.for_genesis(self.genesis)
+            check_same_lanes(self.lanes_spec, lanes, self._where)
             with self._lock:
                 self._refresh()
             if not readonly:
@@ -614,11 +617,13 @@ class _CommitPhase(Exception):
 # ---------------------------------------------------------------------------- init, upgrade
 def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                          key_file: str | os.PathLike[str] | None = None,
+                         lanes: Sequence[Lane] | None = None,
                          _ledger_id: str | None = None) -> Genesis:
     """Create a ledger for ``budget`` in the URL's database (its current schema), applying
     every migration in one transaction.  Refuses a schema that already has a table, index or
-    function of the ledger's names (another program's, or an existing ledger).  Returns the
-    new ledger's genesis."""
+    function of the ledger's names (another program's, or an existing ledger).  ``lanes``: the
+    division of the budget into lanes (:mod:`odp.ledger.lanes`), recorded in the metadata and
+    bound by the genesis hash.  Returns the new ledger's genesis."""
     _need_psycopg()
     import psycopg
 
@@ -626,6 +631,7 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
     if not isinstance(budget, Budget):
         raise LedgerError("init needs the ledger's budget")
     key = _resolve_key(key, key_file)
+    lanes_text = None if lanes is None else lanes_json(check_lanes(lanes, budget))
     conn = net.connect()
     try:
         with conn.transaction():
@@ -642,7 +648,7 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                                   "nothing was created.  Use another database or schema "
                                   "(?options=-csearch_path%3DNAME)")
             genesis = Genesis(_ledger_id or uuid.uuid4().hex, budget.epsilon, budget.delta,
-                              key_id(key) if key else None)
+                              key_id(key) if key else None, lanes_text)
             for statements in S.MIGRATIONS:
                 for statement in statements:
                     conn.execute(statement)
@@ -655,6 +661,8 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                     ("chain_version", str(CHAIN_VERSION)), ("genesis_hash", genesis.hash)]
             if genesis.key_id:
                 meta.append(("key_id", genesis.key_id))
+            if lanes_text is not None:
+                meta.append(("lanes", lanes_text))
             for k, v in meta:
                 conn.execute(f"INSERT INTO {S.META_TABLE} (key, value) VALUES (%s, %s)", (k, v))
             S.check_schema(conn, ns, S.SCHEMA_VERSION, dict(meta), where=net.where)

@@ -18,12 +18,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 
 from ..budget import Budget, format_fraction
 from ..errors import InvalidGuarantee, LedgerError
 from ..guarantees import GuaranteeRecord, Label
-from .chain import EventRow
+from .chain import EventRow, Genesis
+
+if TYPE_CHECKING:
+    from .lanes import Lane, LaneBook
 
 #: Version of the SQLite ledger's schema (2: hash-chained rows; see :mod:`odp.ledger.schema`).
 SCHEMA_VERSION = 2
@@ -37,6 +40,7 @@ REASON_ABORTED = "aborted"  # the caller gave the reservation up: sup
 REASON_OVERLAP = "interactive-overlap"  # interactive round overlapped another reservation: sup
 REASON_ENFORCED = "enforcement-mismatch"  # the certified rules disagreed: sup
 REASON_CLOSED = "closed"  # an interactive child closed without reporting an ODP class: sup
+REASON_LANE = "lane"  # a round charged to a notion lane, in full, before its release
 SUP_REASONS = frozenset(
     {REASON_FAILED, REASON_UNCLASSIFIABLE, REASON_RECOVERED, REASON_ABORTED, REASON_OVERLAP,
      REASON_ENFORCED, REASON_CLOSED}
@@ -89,6 +93,12 @@ class RoundRecord:
         return self.charged if self.charged is not None else self.sup_epsilon
 
     @property
+    def lane(self) -> str | None:
+        """The notion lane this round was charged to (:mod:`odp.ledger.lanes`), or None for a
+        round of Alg. 1 (the ODP lane, or a ledger without lanes)."""
+        return getattr(self.guarantee, "lane", None) or None
+
+    @property
     def refund(self) -> Fraction:
         """sup − charged: the ε saved by ODP accounting (0 while pending)."""
         return self.sup_epsilon - self.charged if self.charged is not None else Fraction(0)
@@ -124,6 +134,9 @@ class RoundRecord:
         }
 
     def describe(self) -> str:
+        if self.lane is not None:
+            return (f"#{self.index} {self.mechanism}: lane {self.lane} "
+                    f"{self.guarantee.describe()}")  # type: ignore[attr-defined]
         charged = "pending" if self.charged is None else format_fraction(self.charged)
         return (f"#{self.index} {self.mechanism}: sup ε={format_fraction(self.sup_epsilon)} "
                 f"δ={format_fraction(self.delta)} charged ε={charged} ({self.reason or 'open'})")
@@ -157,9 +170,21 @@ class BudgetState:
     """
 
     __slots__ = ("budget", "eps_left", "delta_left", "rounds", "by_id", "last_reserve_seq",
-                 "last_seq", "_held_tree", "_delta_prefix", "_undo")
+                 "last_seq", "_held_tree", "_delta_prefix", "_undo", "total", "lanes")
 
-    def __init__(self, budget: Budget):
+    def __init__(self, budget: Budget, lanes: "LaneBook | Sequence[Lane] | None" = None):
+        """``budget``: the ledger's total (ε_t, δ_t).  With ``lanes`` (a laned ledger,
+        :mod:`odp.ledger.lanes`) the Alg. 1 state runs on the ODP lane's share — ``budget`` is
+        then that share and ``total`` the ledger's — and :attr:`lanes` holds the notion lanes'
+        sums."""
+        from .lanes import LaneBook
+
+        self.total = budget
+        if lanes is not None and not isinstance(lanes, LaneBook):
+            lanes = LaneBook(tuple(lanes))
+        self.lanes: LaneBook | None = lanes
+        if lanes is not None:
+            budget = lanes.odp_share
         self.budget = budget
         self.eps_left = budget.epsilon
         self.delta_left = budget.delta
@@ -202,12 +227,41 @@ class BudgetState:
                                 guarantee=req.guarantee, sup_epsilon=req.sup_epsilon,
                                 delta=req.delta, interactive=req.interactive, at=at)
 
+    @classmethod
+    def for_genesis(cls, genesis: Genesis) -> "BudgetState":
+        """The empty state of the ledger ``genesis`` starts (with its lanes, if any)."""
+        from ..errors import InvalidParameter
+        from .lanes import check_lanes, lanes_from_json
+
+        budget = Budget._trusted(genesis.epsilon, genesis.delta)
+        if genesis.lanes is None:
+            return cls(budget)
+        lanes = lanes_from_json(genesis.lanes)
+        try:
+            check_lanes(lanes, budget)
+        except InvalidParameter as exc:
+            raise LedgerError(f"the recorded lanes are not a division of the budget: {exc}"
+                              ) from None
+        return cls(budget, lanes)
+
+    def _charge_lane(self, guarantee: GuaranteeRecord) -> None:
+        """A lane round's cost goes to its lane's sums when it is reserved (lane rounds have no
+        refund); an ODP round's guarantee is not a :class:`~odp.ledger.lanes.LaneCharge`."""
+        if type(guarantee) is not GuaranteeRecord:
+            from .lanes import LaneCharge
+
+            if type(guarantee) is LaneCharge:
+                if self.lanes is None:
+                    raise LedgerError("a lane charge in a ledger without lanes")
+                self.lanes.apply(guarantee)
+
     def add_reserve(self, seq: int, round_id: str, mechanism: str, params: dict[str, Any], *,
                     guarantee: GuaranteeRecord, sup_epsilon: Fraction, delta: Fraction,
                     interactive: bool, at: float) -> RoundRecord:
         """:meth:`apply_reserve` from the fields themselves (no request object)."""
         if round_id in self.by_id:
             raise LedgerError(f"duplicate reservation for round {round_id}")
+        self._charge_lane(guarantee)
         rec = RoundRecord._of_fields((len(self.rounds) + 1, round_id, mechanism, params,
                                       guarantee, sup_epsilon, delta, interactive, at, "pending",
                                       None, None, None, None, seq, {}))
@@ -254,6 +308,7 @@ class BudgetState:
             raise LedgerError(f"duplicate reservation for round {round_id}")
         if not (0 <= charged <= sup_epsilon):
             raise LedgerError(f"round {round_id}: charge {charged} outside [0, sup]")
+        self._charge_lane(req.guarantee)
         n = len(rounds)
         rec = RoundRecord._of_fields((n + 1, round_id, req.mechanism, req.params,
                                       req.guarantee, sup_epsilon, delta, req.interactive, at,
@@ -329,11 +384,14 @@ class BudgetState:
         replay every row of the ledger — and re-raise."""
         mark = (len(self.rounds), self.eps_left, self.delta_left, self.last_reserve_seq,
                 self.last_seq)
+        lanes = self.lanes.mark() if self.lanes is not None else None
         self._undo = []
         try:
             result = fn()
         except BaseException:
             self._undo_to(mark)
+            if lanes is not None and self.lanes is not None:
+                self.lanes.restore(lanes)
             raise
         finally:
             self._undo = None
@@ -479,7 +537,12 @@ def apply_row(state: BudgetState, row: EventRow) -> RoundRecord:
         if type(params) is not dict or type(guarantee) is not dict:
             raise ValueError("params and guarantee must be JSON objects")
         try:
-            record = GuaranteeRecord.from_json(guarantee)
+            if guarantee.get("type") == "lane":
+                from .lanes import LaneCharge
+
+                record: GuaranteeRecord = LaneCharge.from_json(guarantee)
+            else:
+                record = GuaranteeRecord.from_json(guarantee)
         except InvalidGuarantee as exc:
             raise ValueError(f"the recorded guarantee is malformed: {exc}") from None
         rec = state.add_reserve(row.seq, row.round_id, row.mechanism, params,

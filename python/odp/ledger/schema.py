@@ -170,7 +170,7 @@ def check_schema(conn: sqlite3.Connection, version: int, meta: dict[str, str],
                               "added to the ledger outside odp; the ledger refuses to charge")
     keys = set(meta)
     wanted = _META_KEYS_V1 if version == 1 else _META_KEYS_V2
-    optional = {"key_id"} if version >= 2 else set()
+    optional = {"key_id", "lanes"} if version >= 2 else set()
     if not wanted <= keys or keys - wanted - optional:
         missing, added = sorted(wanted - keys), sorted(keys - wanted - optional)
         raise LedgerCorrupted(f"{where}: the ledger's metadata was altered outside odp "
@@ -181,7 +181,7 @@ def genesis_of(meta: dict[str, str], where: str) -> Genesis:
     """The chain's genesis from ``meta`` (its budget as recorded)."""
     try:
         return Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]),
-                       meta.get("key_id"))
+                       meta.get("key_id"), meta.get("lanes"))
     except (KeyError, ValueError, ZeroDivisionError) as exc:
         raise LedgerCorrupted(f"{where}: unreadable ledger metadata ({exc})") from None
 

@@ -51,6 +51,7 @@ from .head import (HeadRecord, check_head, fsync_dir, head_path, read_head, read
                    write_head)
 from .head import exclusive as head_exclusive
 from .owner import owner_is_dead, owner_token
+from .lanes import Lane, check_lanes, check_same_lanes, lanes_json
 from .records import BudgetState, RoundRecord, dumps
 
 #: Environment variable naming the HMAC key file of keyed ledgers (see docs/ledger.md).
@@ -127,6 +128,7 @@ class SQLiteLedger(ChainedLedger):
                  key_file: str | os.PathLike[str] | None = None,
                  anchors: Sequence[str | os.PathLike[str]] = (), checkpoint: str | None = None,
                  head_file: bool = True, head_sync: bool = True, settle_sync: bool = False,
+                 lanes: Sequence[Lane] | None = None,
                  _check_heads: bool = True, _clock: Callable[[], float] | None = None, _ledger_id: str | None = None):
         if checkpoint not in CHECKPOINT_MODES:
             raise LedgerError(f"checkpoint must be one of {CHECKPOINT_MODES}, got {checkpoint!r}")
@@ -138,6 +140,7 @@ class SQLiteLedger(ChainedLedger):
         self._where = str(self.path)
         self._clock = _clock or default_clock
         self._new_id = _ledger_id
+        self._new_lanes = None if lanes is None else tuple(lanes)
         self._lock = threading.Lock()
         self._readonly = readonly
         self._owner = dumps(owner_token())
@@ -212,7 +215,8 @@ class SQLiteLedger(ChainedLedger):
             if not readonly:
                 self._pragmas()
             self._budget = self._open_meta(meta, budget, where)
-            self._state = BudgetState(self._budget)
+            self._state = BudgetState.for_genesis(self.genesis)
+            check_same_lanes(self.lanes_spec, self._new_lanes, where)
             with self._lock:
                 self._refresh()
                 self._check_rowids(where)
@@ -340,8 +344,10 @@ class SQLiteLedger(ChainedLedger):
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             if schema.is_empty(self._conn):  # else another process created it meanwhile
+                lanes = None if self._new_lanes is None else lanes_json(
+                    check_lanes(self._new_lanes, budget))
                 genesis = Genesis(self._new_id or uuid.uuid4().hex, budget.epsilon, budget.delta,
-                                  key_id(self._key) if self._key else None)
+                                  key_id(self._key) if self._key else None, lanes)
                 rows = [("schema_version", str(schema.SCHEMA_VERSION)),
                         ("epsilon", str(budget.epsilon)), ("delta", str(budget.delta)),
                         ("ledger_id", genesis.ledger_id), ("created", repr(time.time())),
@@ -349,6 +355,8 @@ class SQLiteLedger(ChainedLedger):
                         ("genesis_hash", genesis.hash)]
                 if genesis.key_id:
                     rows.append(("key_id", genesis.key_id))
+                if lanes is not None:
+                    rows.append(("lanes", lanes))
                 schema.create(self._conn, rows)
             self._conn.execute("COMMIT")
         except BaseException:

@@ -333,6 +333,9 @@ class DPSGDRelease:
     params: np.ndarray
     model: Any = field(repr=False)
     steps_per_epoch: int = 1
+    #: In a Rényi lane: the run stopped at a stopping point because its lane refused to pay for
+    #: the next stretch of steps (:meth:`DPSGD.release_in_lane`), not by the stopping rule.
+    budget_stop: bool = False
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -657,6 +660,57 @@ class DPSGD(IterativeMechanism):
         """Alg. 3's ``M_k(history, x)`` (used by :meth:`release` through the same code path)."""
         x, y = self._arrays(data)
         return self.noisy_sum(self.iterates(history)[-1], x, y, rng)
+
+    # ------------------------------------------------------------------ Rényi lanes
+    def step_rdp(self, alpha: Any) -> Fraction:
+        """One step's RDP at the (integer) order α: the Poisson-subsampled discrete Gaussian,
+        add/remove neighbours (:func:`odp.composition.step_rdp`; module docstring), an exact
+        upper bound rounded up."""
+        from ..composition import step_rdp
+
+        return step_rdp(self._step_spec(self.stops[-1]), alpha)
+
+    def lane_guarantees(self) -> list[Any]:
+        """What a laned ledger may charge, best first: each step's RDP curve (a Rényi lane,
+        paid stretch by stretch as the run goes: :meth:`release_in_lane`), then the ODP
+        guarantee of the whole run (Lemma 11, the ODP lane).  Under replace-one neighbours only
+        the latter: the Rényi curve is an add/remove bound."""
+        if self.neighbours != "add-remove":
+            return [self.guarantee]
+        return [self.step_rdp, self.guarantee]
+
+    def release_in_lane(self, data: Data, rng: RandomSource, pay: Any) -> Release:
+        """Alg. 3 in a Rényi lane: before each stretch of steps up to the next stopping point,
+        ``pay(n)`` charges those ``n`` steps' RDP to the lane (the accountant's callback; it
+        raises :class:`~odp.errors.BudgetExceeded` when the lane refuses).  A run that stops —
+        by the stopping rule, or because the lane refused the next stretch (``budget_stop``) —
+        has paid for exactly the steps it ran; no δ is split over the stops (Lemma 11 is not
+        used).  A refusal before the first step draws nothing and is raised."""
+        from ..errors import BudgetExceeded
+        from ..progress import Reporter
+
+        x, y = self._arrays(data)
+        params = self.model.initial_params()
+        history: list[np.ndarray] = []
+        done, cut = 0, False
+        with Reporter(self.progress, self.stops[-1], "DP-SGD", unit="step") as bar:
+            for i, stop in enumerate(self.stops):
+                try:
+                    pay(stop - done)
+                except BudgetExceeded:
+                    if done == 0:
+                        raise
+                    cut = True
+                    break
+                for _ in range(done, stop):
+                    output = self.noisy_sum(params, x, y, rng)
+                    history.append(output)
+                    params = self.update(params, output)
+                    bar.advance()
+                done = stop
+                if i < len(self.stops) - 1 and self.stops_now(history):
+                    break
+        return DPSGDRelease(tuple(history), params, self.model, self.steps_per_epoch, cut)
 
     def release(self, data: Data, rng: RandomSource) -> Release:
         """Alg. 3: run the steps, evaluate the stopping rule at each stopping point but the last,

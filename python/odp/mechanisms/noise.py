@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 from ..budget import parse_delta, parse_epsilon, parse_positive, to_fraction
 from ..errors import InvalidParameter
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
-from ..guarantees import DP, Data, ODP, Release
+from ..guarantees import DP, Data, ODP, Release, ZCDP
 from ..readable import ExactValue
 from ..samplers import RandomSource, bernoulli_exp, discrete_gaussian, discrete_laplace
 from .base import BOTTOM, Mechanism, query_name
@@ -241,6 +241,20 @@ class GaussianMechanism(_GridMechanism):
     @property
     def guarantee(self) -> DP:
         return self._guarantee
+
+    @property
+    def zcdp(self) -> ZCDP:
+        """The exact zCDP of the noise actually drawn: ρ = m²/(2σ²) for the discrete Gaussian
+        of variance ``sigma2_units`` with integer sensitivity ``m`` on the grid (Canonne, Kamath,
+        Steinke 2020, Thm. 4; Thm. 14 for vectors) — what a zCDP lane charges
+        (:mod:`odp.filters.lanes`)."""
+        m = Fraction(self.units)
+        return ZCDP(m * m / (2 * self.sigma2_units))
+
+    def lane_guarantees(self) -> list[ZCDP | DP]:
+        """The guarantees a laned ledger may charge, best first: the exact ρ (zCDP or Rényi
+        lane), then the declared (ε, δ) (ODP or advanced-composition lane)."""
+        return [self.zcdp, self._guarantee]
 
     @property
     def sigma(self) -> float:
