@@ -28,6 +28,8 @@ EXAMPLES: dict[str, tuple[list[str], int, str | None]] = {
     "own_mechanism.py": ([], 50, None),  # the secure CSPRNG: fresh draws every run
     "opendp_laplace.py": (["{tmp}/run{seed}.db"], 10, "opendp"),  # OpenDP draws its noise
     "dpsgd_breast_cancer.py": (["--seed", "{seed}"], 20, "sklearn"),
+    # the CSPRNG: fresh Gaussian draws every run; the number that fits is exact (21)
+    "gaussian_session.py": (["{tmp}/gaussian{seed}.db"], 5, None),
 }
 
 
