@@ -481,13 +481,19 @@ def argHeads : List Expr → List String
   | [] => []
   | a :: r => headStr a :: argHeads r
 
+/-- The arguments of an application, in order (`Expr.getAppArgs` uses library code this
+interpreted file cannot run). -/
+def appArgs : Expr → List Expr → List Expr
+  | .app f a, acc => appArgs f (a :: acc)
+  | _, acc => acc
+
 /-- An instance constant's class (the head of its type's conclusion) and the heads of the
 class's arguments (`_` for a variable): `C on A, B`. -/
 def instanceOf (env : Environment) (c : Name) : String :=
   match env.find? c with
   | some ci =>
     let body := ci.type.getForallBody
-    headStr body ++ " on " ++ strJoin (argHeads body.getAppArgs.toList)
+    headStr body ++ " on " ++ strJoin (argHeads (appArgs body []))
   | none => "? on (none)"
 
 /-- The names of the instances a module declares: the entries of
