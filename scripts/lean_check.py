@@ -834,7 +834,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _readable_toolchain(base: Path) -> None:
     """Let other users read (not write) the toolchain: the sandboxed compiles run as users of
-    their own. The cache above it stays owned by the user and unwritable by others."""
+    their own. The cache above it stays owned by the user and unwritable by others. Every
+    directory above the cache must let others pass (``o+x``), else the compiles cannot reach
+    the toolchain: that is refused, naming the directory."""
+    for p in base.parent.parents:
+        if not os.stat(p).st_mode & 0o001:
+            raise sandbox.SandboxError(
+                f"the sandboxed compiles cannot reach the toolchain in {base}: {p} does not let "
+                "other users pass (mode o-x); set ODP_LEAN_CACHE to a directory under /tmp")
     for p in (base.parent, base):
         p.chmod(0o755)
     for d, _, files in os.walk(base):
