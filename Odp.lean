@@ -1,8 +1,10 @@
 /-
 Copyright (c) 2025 The odp authors. Released under Apache 2.0.
 
-Root of the `Odp` library: the formal core of the ODP paper (Sec. 3 and App. B) and the ledger
-rules used by the accountant's certificates. See `Odp/NOTES.md` for the paper → Lean map.
+Root of the `Odp` library (lake): the checked modules — the formal core of the ODP paper
+(Sec. 3 and App. B), the ledger rules used by the accountant's certificates, the mechanisms and
+the certificate link. The Mathlib layer (stated only) is the separate library `OdpMathlib`.
+See `Odp/NOTES.md` for the paper → Lean map.
 -/
 import Odp.Core.Field
 import Odp.Core.Sum
@@ -13,14 +15,7 @@ import Odp.Core.Lemma20
 import Odp.Core.Composition
 import Odp.Core.Ledger
 import Odp.Core.Spec
-import Odp.Real
-import Odp.Prob
-import Odp.Defs
-import Odp.Lemmas
-import Odp.Lemma20
-import Odp.Composition
 import Odp.LedgerCore
-import Odp.Rules
 import Odp.Certs.Example
 import Odp.Mech.Basic
 import Odp.Mech.Enum
@@ -47,6 +42,5 @@ import Odp.Certs.LinkIter
 import Odp.Certs.Link
 import Odp.Certs.Spec
 import Odp.Certs.Witness
-import Odp.Axioms
 
 set_option autoImplicit false

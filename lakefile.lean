@@ -11,6 +11,10 @@ require mathlib from git
 @[default_target]
 lean_lib «Odp»
 
+/-- The Mathlib layer (stated only on our machines; this workflow builds it). -/
+@[default_target]
+lean_lib «OdpMathlib»
+
 /-- `lake exe odpcheck LEDGER`: replays an exported ledger with the rules of `Odp.LedgerCore`.
 It imports no Mathlib, so it compiles in seconds. -/
 lean_exe odpcheck where

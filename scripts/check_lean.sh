@@ -22,7 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${ODP_LEAN_NPM:-0}" = 1 ] || ! command -v lake >/dev/null 2>&1; then
-  exec python3 scripts/lean_check.py "$@"
+  # -I -S: the interpreter imports nothing from the tree (no script directory on sys.path, no
+  # PYTHON* variables, no site packages); scripts/lean_check.py loads its trusted modules by path.
+  exec python3 -I -S scripts/lean_check.py "$@"
 fi
 
 stage="${1:-all}"
@@ -36,7 +38,7 @@ unfinished="declaration uses [\`']sorry[\`']"
 # Every Lean file is a checked module or listed as external, and the modules pass the source
 # scan (no toolchain needed; the same rules as the WebAssembly branch).
 scan() {
-  python3 scripts/lean_check.py --scan-only
+  python3 -I -S scripts/lean_check.py --scan-only
 }
 
 build() {
@@ -92,7 +94,7 @@ examples() {
 }
 
 axioms() {
-  lake env lean Odp/Axioms.lean 2>&1 | tee "$logdir/axioms.log"
+  lake env lean OdpMathlib/Axioms.lean 2>&1 | tee "$logdir/axioms.log"
   if grep -nE "sorryAx|ofReduceBool|ofReduceNat|trustCompiler" "$logdir/axioms.log"; then
     echo "error: a main theorem depends on sorryAx, native evaluation or trustCompiler" >&2
     exit 1

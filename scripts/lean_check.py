@@ -1,30 +1,55 @@
 #!/usr/bin/env python3
 """Compile, scan, audit and kernel-replay the Mathlib-free Lean modules (WebAssembly Lean).
 
-    python3 scripts/lean_check.py [--src DIR] [--only MODULE] [--audit] [--jobs N] [--keep]
-                                  [--cache | --no-cache] [--no-audit] [--no-source-scan]
+    python3 -I -S scripts/lean_check.py [--src DIR] [--only MODULE] [--audit] [--jobs N]
+                                        [--keep] [--cache | --no-cache] [--no-audit]
+                                        [--no-source-scan] [--scan-only]
 
-1. **Every file is checked or refused.** Each ``.lean`` file under ``DIR/Odp`` and at the top of
-   ``DIR`` is either a ``module`` (its first non-comment word), which is compiled, or one of the
-   external files of :data:`EXTERNAL` (the Mathlib layer, stated only, and the lake files), which
-   are not compiled here. Any other file fails the check, named. A checked module may import
-   only checked modules (``Odp.*``) and the core library's ``Init``/``Std``.
-2. **Source scan** of every checked module (comments skipped; string literals read as units, so
-   a comment mark inside one hides nothing): the rules of :data:`RULES` — no ``sorry``,
-   ``admit``, ``native_decide``, ``+native``, ``implemented_by``, ``extern``, ``axiom``,
-   ``unsafe``, ``partial``, ``prelude``, ``export``, no ``set_option`` outside
-   :data:`ALLOWED_OPTIONS`, no metaprogramming (``run_cmd``, ``#eval``, ``elab``, ``macro``,
-   ``syntax``, ``notation``, ``initialize``, ``addDecl``, …) and no attribute that runs or
-   replaces code (:func:`attribute_problems`). Each hit is a line naming the file, the line and
-   the reason.
-3. **Compile** the modules in dependency order, ``--jobs`` at a time; a module fails on any
-   error and on an unfinished proof (the warning "declaration uses `sorry`").
-4. **Audit and replay** (``scripts/lean/AxiomAudit.lean``, given the list of modules compiled):
-   no declaration of ours is unsafe, partial or an axiom, or reaches an axiom other than
-   ``propext``, ``Classical.choice``, ``Quot.sound``; every declaration is sent through the
-   kernel again (a replay, as lean4checker does); the theorems of ``scripts/lean/pinned.txt``
-   exist and reach exactly the axioms pinned there. ``Odp/Core/Spec.lean`` (the statements in
-   the paper's words) is one of the compiled modules, so every statement it pins is checked.
+The check assumes that every file of the tree it checks may be adversarial except its
+**trusted base** (docs/lean.md, "The trusted base"): the toolchain (pinned by hash, checked on
+every run), this script, ``scripts/check_lean.sh``, ``scripts/lean/*`` (the lexer, the sandbox,
+the audit, the pins), ``python/odp/lean_toolchain.py`` (loaded by path, standard library only)
+and the statement files (:data:`STATEMENT_FILES`). Run it with ``python3 -I -S`` (as
+``check_lean.sh`` does), so that no file of the tree is imported in its place.
+
+1. **The trusted base is read first.** The audit program, the pins and every source file are
+   read into memory and hashed before anything is compiled; the hashes are printed. Every later
+   step uses these in-memory copies, never the files again.
+2. **Every file is checked or refused.** Each ``.lean`` file under ``DIR/Odp`` and at the top of
+   ``DIR`` is either a ``module``, which is compiled, or one of :data:`EXTERNAL` (the Mathlib
+   layer in ``OdpMathlib/`` and the lake files), which is not. Any other file fails the check,
+   named; so does a symbolic link. The statement files must all be there.
+3. **Imports** are read from the header by a tokenizer (``scripts/lean/lexer.py``: a comment or
+   a line break between ``public`` and ``import`` changes nothing): a checked module may import
+   only checked modules (``Odp.*``) and the core library's ``Init``; no ``meta`` import. The
+   compiler enforces the same: it is given a library path holding only ``Init`` and the
+   compiled ``Odp`` modules. The audit then prints each module's imports as its ``.olean``
+   records them, and they must equal what the tokenizer read.
+4. **Source scan** of the tokens (comments skipped, «quoted names» normalised, so
+   ``«command_elab»`` is ``command_elab``): the words of ``lexer.REFUSED_WORDS`` and
+   ``lexer.REFUSED_PREFIXES``, every ``#`` command (``#eval``, ``#exit``, ``#print``, …),
+   options outside ``lexer.ALLOWED_OPTIONS`` and attributes outside
+   ``lexer.ALLOWED_ATTRIBUTES``. The scan is a first line that names the problem early; the
+   layers below do not rely on it.
+5. **Compile in a sandbox** (``scripts/lean/sandbox.py``): each module, in dependency order,
+   ``--jobs`` at a time, under a user id of its own (as root) or in a read-only mount namespace
+   (otherwise), able to write only its own fresh output directory. When it has exited (and
+   every process it left has been killed), its ``.olean`` files — regular files of its own,
+   nothing else — are copied into the checker's store, which no compile can write. A module
+   fails on any error, on an unfinished proof, and (a statement file) on any warning.
+6. **Audit and replay** (``scripts/lean/AxiomAudit.lean``, from the in-memory copy, written to
+   a fresh directory after every compile has exited, run in a fresh sandboxed process that
+   loads only the stored ``.olean`` files and the pinned core library, with extensions not
+   loaded, so no code of the tree runs): no declaration of ours is unsafe, partial or an
+   axiom, or reaches an axiom other than ``propext``, ``Classical.choice``, ``Quot.sound``;
+   **every** constant of every checked module is sent through the kernel again (lean4checker's
+   replay); only ``Init`` is loaded from outside ``Odp``; each module's environment-extension
+   entries are of the kinds of :data:`ALLOWED_EXTENSIONS` (no macros, elaborators, parsers,
+   initialisers, aliases, coercions); every instance of a class from outside ``Odp`` is pinned
+   in ``scripts/lean/instances.txt``; the theorems of ``scripts/lean/pinned.txt`` exist and
+   reach exactly the axioms pinned there.
+7. The toolchain is checked against its pinned tree hashes before the first compile and again
+   before the audit.
 
 ``--cache`` reuses a module's compiled files from the toolchain cache when they were built from
 the same source bytes (of the module and of everything it imports) by the same toolchain, with
@@ -33,96 +58,97 @@ and the replay still run on every declaration. It is on by default with ``--only
 one module), off by default for a full run (what CI runs).
 
 Exit status: 0 when everything checked, 1 when a check failed, 2 when the toolchain could not be
-obtained or its cache is not safe to use (never a silent skip).
+obtained, its cache is not safe to use, or no sandbox can be set up (never a silent skip).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
+import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
 
 
-def _load_toolchain_module():
-    """``python/odp/lean_toolchain.py`` by its path: it uses the standard library only, so this
-    script runs without odp (or numpy) installed."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "odp_lean_toolchain", REPO / "python" / "odp" / "lean_toolchain.py")
+def _load(name: str, path: Path):
+    """A module of the trusted base by its path (never through ``sys.path``)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
 
 
-lt = _load_toolchain_module()
+lt = _load("odp_lean_toolchain", REPO / "python" / "odp" / "lean_toolchain.py")
+lexer = _load("odp_lean_lexer", HERE / "lean" / "lexer.py")
+sandbox = _load("odp_lean_sandbox", HERE / "lean" / "sandbox.py")
 
-AUDIT = REPO / "scripts" / "lean" / "AxiomAudit.lean"
-PINNED = REPO / "scripts" / "lean" / "pinned.txt"
-#: The module that states every claimed result in full; a full run requires it.
+AUDIT = HERE / "lean" / "AxiomAudit.lean"
+PINNED = HERE / "lean" / "pinned.txt"
+INSTANCES = HERE / "lean" / "instances.txt"
+#: The module that states the core's claimed results in full; every run requires it.
 SPEC = "Odp.Core.Spec"
+#: The statement files: each states a layer's results in full (docs/lean.md). A full run
+#: requires every one, compiles it in full and fails on any warning in it.
+STATEMENT_FILES = ("Odp/Core/Spec.lean", "Odp/Mech/Spec.lean", "Odp/Certs/Spec.lean")
 
 #: Lean files that are not compiled here, and why. Everything else must be a ``module``.
 EXTERNAL = {
-    **{f"Odp/{name}.lean": "Mathlib layer (stated only; the external lake/Mathlib workflow)"
-       for name in ("Prob", "Defs", "Lemmas", "Lemma20", "Composition", "Rules", "Axioms", "Real")},
+    **{f"OdpMathlib/{name}.lean": "Mathlib layer (stated only; the external lake/Mathlib "
+                                   "workflow, never compiled here)"
+       for name in ("Prob", "Defs", "Lemmas", "Lemma20", "Composition", "Rules", "Axioms",
+                    "Real")},
+    "OdpMathlib.lean": "the Mathlib layer's library root (lake)",
     "OdpCheck.lean": "the odpcheck executable (lake; imports Odp.LedgerCore only)",
-    "Odp.lean": "the lake library root (imports the Mathlib layer)",
+    "Odp.lean": "the lake library root of the checked modules",
     "lakefile.lean": "the lake build configuration",
 }
 
-#: Options a checked module may set. Anything else (``debug.skipKernelTC`` first of all) is
-#: refused.
-ALLOWED_OPTIONS = re.compile(r"(?:autoImplicit|relaxedAutoImplicit|maxRecDepth|maxHeartbeats"
-                             r"|linter(?:\.[A-Za-z_][\w]*)+)")
-
 #: Where a checked module may import from, besides the checked ``Odp`` modules.
-ALLOWED_IMPORT_ROOTS = ("Init", "Std")
+ALLOWED_IMPORT_ROOTS = ("Init",)
 
-_T = r"(?<![\w'!?.])"  # start of a token: not inside or right after an identifier
-_E = r"(?![\w'!?])"    # end of a token
+#: Environment extensions a checked module may have entries in (printed by the audit from the
+#: ``.olean`` files). Anything else — macros, elaborators, parsers, notation, initialisers,
+#: aliases, coercions, default instances, unification hints — fails the audit, naming it.
+ALLOWED_EXTENSIONS = frozenset({
+    # declarations and their metadata
+    "Lean.declRangeExt", "Lean.docStringExt", "_private.Lean.DocString.Extension.0.Lean.moduleDocExt",
+    "Lean.namespacesExt", "Lean.protectedExt", "_private.Lean.AddDecl.0.Lean.privateConstKindsExt",
+    "Lean.extraModUses", "_private.Lean.Compiler.ModPkgExt.0.Lean.modPkgExt",
+    "Lean.Linter.deprecatedAttr", "Lean.Meta.completionBlackListExt",
+    # what the elaborator derives from inductive types, structures, recursion and matches
+    "recExt", "Lean.auxRecExt", "Lean.noConfusionExt", "_private.Lean.Structure.0.Lean.structureExt",
+    "Lean.projectionFnInfoExt", "Lean.classExtension", "Lean.Elab.Structural.eqnInfoExt",
+    "Lean.Meta.Match.Extension.extension", "Lean.Meta.congrKindsExt",
+    "_private.Lean.AuxRecursor.0.Lean.sparseCasesOnExt",
+    "_private.Lean.Meta.Constructions.SparseCasesOn.0.Lean.Meta.sparseCasesOnInfoExt",
+    "Lean.Elab.WF.eqnInfoExt", "Lean.Meta.Eqns.eqnsExt", "Lean.Elab.Term.elabAsElim",
+    # reducibility, simp and grind sets, rfl lemmas (how proofs search, not what they prove)
+    "reducibilityCore", "Lean.defeqAttr", "Lean.Meta.simpExtension", "Lean.Meta.Grind.grindExt",
+    "symbolFrequency", "sineQueNon",
+    # instances (each also checked against scripts/lean/instances.txt)
+    "Lean.Meta.instanceExtension", "Lean.Meta.globalInstanceExtension",
+    # the code generator's data (run only inside the sandboxed compiles)
+    "Lean.IR.declMapExt", "Lean.Compiler.LCNF.baseExt", "Lean.Compiler.LCNF.monoExt",
+    "Lean.Compiler.LCNF.UnreachableBranches.functionSummariesExt", "Lean.Compiler.inlineAttrs",
+    "Lean.Compiler.LCNF.specExtension", "Lean.Compiler.LCNF.Specialize.specCacheExt",
+})
 
-#: (pattern, reason) for the source scan, applied to the code without comments.
-RULES: list[tuple[re.Pattern[str], str]] = [(re.compile(p, re.M), why) for p, why in [
-    (_T + r"sorry" + _E, "`sorry`: an unfinished proof"),
-    (_T + r"admit" + _E, "`admit`: an unfinished proof"),
-    (r"native_decide", "`native_decide`: trusts compiled code (Lean.ofReduceBool)"),
-    (r"\+\s*native" + _E, "`decide +native`: trusts compiled code (Lean.ofReduceBool)"),
-    (_T + r"implemented_by" + _E, "`implemented_by`: replaces a definition's code"),
-    (_T + r"extern" + _E, "`extern`: a definition implemented outside Lean"),
-    (_T + r"axiom" + _E, "`axiom`: a new axiom (hypotheses are theorem arguments)"),
-    (_T + r"unsafe" + _E, "`unsafe`: declarations the kernel does not check"),
-    (_T + r"partial" + _E, "`partial`: a definition opaque to the kernel"),
-    (_T + r"opaque" + _E, "`opaque`: a constant the kernel cannot unfold"),
-    (_T + r"prelude" + _E, "`prelude`: a module without the core library"),
-    (_T + r"export" + _E, "`export`: aliases (or exported code) in the theory"),
-    (_T + r"(?:builtin_)?initialize" + _E, "`initialize`: code run when the module is loaded"),
-    (_T + r"(?:run_cmd|run_elab|run_meta|run_tac|by_elab)" + _E,
-     "metaprogramming (runs code while elaborating)"),
-    (r"#eval!?" + _E, "`#eval`: runs code while elaborating (it can change the environment)"),
-    (_T + r"(?:elab|elab_rules|macro|macro_rules|syntax|notation|infix|infixl|infixr|prefix"
-     r"|postfix|simproc|dsimproc|register_\w+|declare_\w+)" + _E,
-     "new syntax, notation, macros or elaborators (they change what the source reads as)"),
-    (r"(?<![\w'!?])(?:addDecl|addAndCompile|Lean\.Elab|Lean\.Meta|Lean\.Environment|Lean\.Kernel"
-     r"|Lean\.Compiler)" + _E, "metaprogramming (the environment or the kernel from code)"),
-]]
-
-#: Attributes that run code, replace code, or change how the source is parsed or elaborated.
-_BAD_ATTRIBUTES = re.compile(
-    r"(?:builtin_\w*|init|export|extern|implemented_by|csimp|never_extract|macro|elab|tactic"
-    r"|\w*_elab|\w*_parser|\w*delab|\w*unexpander|\w*formatter|\w*parenthesizer|\w*simproc"
-    r"|\w*_code_action|code_action|env_extension|command_elab|term_elab|widget\w*|cpass)")
-_ATTRIBUTE_BLOCK = re.compile(r"@\[(.*?)\]|" + _T + r"attribute\s*\[(.*?)\]", re.S)
+#: Kept for the tests and the lake branch: the options and attribute allow-lists live in the
+#: lexer.
+ALLOWED_OPTIONS = lexer.ALLOWED_OPTIONS
 
 
 @dataclass
@@ -131,6 +157,8 @@ class Module:
     path: Path
     imports: list[str]  # every module it imports
     odp_imports: list[str] = field(default_factory=list)
+    text: str = ""  # the source, read once
+    statement: bool = False  # one of STATEMENT_FILES
 
 
 @dataclass
@@ -141,166 +169,65 @@ class Tree:
     refused: list[tuple[str, str]]
 
 
-def strip_comments(text: str, problems: list[tuple[int, str]] | None = None) -> str:
-    """Lean source without comments: each comment character becomes a space (newlines stay, so
-    line numbers hold). Nested block comments, doc comments and line comments are comments;
-    string literals (with escapes), raw strings ``r#"…"#``, character literals and «quoted
-    names» are kept verbatim but read as units, so that a comment mark inside one is not taken
-    for a comment (Lean reads them the same way).
-
-    One construct could make this reading differ from Lean's: an interpolated string
-    (``s!"…{term}…"``), where the term may hold its own strings and comment marks. So a string
-    literal with ``{`` in it is reported in ``problems`` (position, reason) and the scan refuses
-    it: up to the first such string, this reading and Lean's agree. Unterminated comments and
-    strings are reported too."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    report = problems.append if problems is not None else (lambda item: None)
-
-    def blank(j: int, k: int) -> None:
-        out.append("".join("\n" if c == "\n" else " " for c in text[j:k]))
-
-    while i < n:
-        c = text[i]
-        prev = text[i - 1] if i else ""
-        ident_before = prev.isalnum() or prev in "_'!?.»"
-        if text.startswith("/-", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            if depth:
-                report((i, "an unterminated comment"))
-            blank(i, j)
-            i = j
-        elif text.startswith("--", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            blank(i, j)
-            i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            if j >= n:
-                report((i, "an unterminated string literal"))
-            elif "{" in text[i:j]:
-                report((i, "a string literal with `{` (an interpolated string can hold terms, "
-                           "strings and comment marks, so the scan could not tell where it ends)"))
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif c == "r" and not ident_before and re.match(r'r#*"', text[i:]):
-            hashes = len(re.match(r"r(#*)", text[i:]).group(1))
-            close = '"' + "#" * hashes
-            j = text.find(close, i + 2 + hashes)
-            j = n if j < 0 else j + len(close)
-            out.append(text[i:j])
-            i = j
-        elif c == "'" and not ident_before and (m := re.match(r"'(?:\\(?:u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'", text[i:])):
-            out.append(m.group(0))
-            i += len(m.group(0))
-        elif c == "'" and prev == "»":
-            report((i, "`»'` (whether this starts a character literal is unclear)"))
-            out.append(c)
-            i += 1
-        elif c == "«":
-            j = text.find("»", i)
-            j = n if j < 0 else j + 1
-            out.append(text[i:j])
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def is_module(text: str) -> bool:
-    return re.match(r"\s*module" + _E, strip_comments(text)) is not None
+    return lexer.header(text).is_module
+
+
+def imports(text: str) -> list[str]:
+    """The modules a file imports, read from its header's tokens."""
+    return [imp.module for imp in lexer.header(text).imports]
+
+
+def escape_hatches(text: str) -> list[tuple[int, str]]:
+    """(line, reason) for every rule the source breaks (``lexer.scan``)."""
+    return lexer.scan(text)
 
 
 def module_name(src: Path, path: Path) -> str:
     return ".".join(path.relative_to(src).with_suffix("").parts)
 
 
-_IMPORT = re.compile(r"^[ \t]*(?:(?:public|private|meta)[ \t]+)*import[ \t]+(?:all[ \t]+)?([^\n]*)", re.M)
-
-
-def imports(text: str) -> list[str]:
-    """The modules a file imports (``public``/``meta``/``import all`` forms included)."""
-    found = []
-    for m in _IMPORT.finditer(strip_comments(text)):
-        found += m.group(1).split()
-    return found
-
-
-def _line(code: str, pos: int) -> int:
-    return code.count("\n", 0, pos) + 1
-
-
-def attribute_problems(code: str) -> list[tuple[int, str]]:
-    """Attributes (``@[…]``, ``attribute […]``) that run code, replace code, or change parsing
-    or elaboration (:data:`_BAD_ATTRIBUTES`)."""
-    hits = []
-    for m in _ATTRIBUTE_BLOCK.finditer(code):
-        body = m.group(1) if m.group(1) is not None else m.group(2)
-        for entry in body.split(","):
-            words = [w for w in re.split(r"[\s←→=]+", entry.strip()) if w]
-            while words and words[0] in ("local", "scoped", "-"):
-                words = words[1:]
-            if words and _BAD_ATTRIBUTES.fullmatch(words[0].lstrip("-")):
-                hits.append((_line(code, m.start()),
-                             f"attribute `{words[0]}`: it runs or replaces code, or changes how "
-                             "the source is parsed or elaborated"))
-    return hits
-
-
-def escape_hatches(text: str) -> list[tuple[int, str]]:
-    """(line, reason) for every rule the source breaks (comments excluded)."""
-    lexing: list[tuple[int, str]] = []
-    code = strip_comments(text, lexing)
-    hits = [(_line(text, pos), why) for pos, why in lexing]
-    for pattern, why in RULES:
-        for m in pattern.finditer(code):
-            hits.append((_line(code, m.start()), f"{why} ({m.group(0).strip()!r})"))
-    for m in re.finditer(_T + r"set_option" + _E + r"\s*([^\s]*)", code):
-        option = m.group(1)
-        if not ALLOWED_OPTIONS.fullmatch(option):
-            hits.append((_line(code, m.start()),
-                         f"`set_option {option}` is not on the allow-list (autoImplicit, "
-                         "relaxedAutoImplicit, maxRecDepth, maxHeartbeats, linter.*)"))
-    hits += attribute_problems(code)
-    return sorted(set(hits))
-
-
 def lean_files(src: Path) -> list[Path]:
-    """Every Lean file the project holds: under ``Odp/`` and at the top of the tree."""
-    files = sorted(p for p in src.glob("*.lean") if p.is_file())
-    files += sorted(p for p in (src / "Odp").rglob("*.lean")
-                    if ".lake" not in p.relative_to(src).parts)
+    """Every Lean file the project holds: under ``Odp/`` and ``OdpMathlib/`` and at the top of
+    the tree (symbolic links included: :func:`collect` refuses them)."""
+    files = sorted(p for p in src.glob("*.lean") if p.is_file() or p.is_symlink())
+    for folder in ("Odp", "OdpMathlib"):
+        files += sorted(p for p in (src / folder).rglob("*.lean")
+                        if ".lake" not in p.relative_to(src).parts)
     return files
 
 
 def collect(src: Path) -> Tree:
     """Sort every Lean file of the project: a ``module`` is compiled; an external file
-    (:data:`EXTERNAL`) is not; any other file is refused. Imports are checked too."""
+    (:data:`EXTERNAL`) is not; any other file is refused, and so is a symbolic link. Imports
+    are read from the tokens and checked against the allow-list."""
     modules: dict[str, Module] = {}
     external, refused = [], []
     for path in lean_files(src):
         rel = path.relative_to(src).as_posix()
+        if path.is_symlink() or any((src / p).is_symlink()
+                                    for p in path.relative_to(src).parents if p.parts):
+            refused.append((rel, "a symbolic link: the check reads only plain files of the tree"))
+            continue
         text = path.read_text(encoding="utf-8")
-        if is_module(text):
-            name = module_name(src, path)
-            modules[name] = Module(name, path, imports(text))
-        elif rel in EXTERNAL:
+        head = lexer.header(text)
+        if rel in EXTERNAL:
             external.append((rel, EXTERNAL[rel]))
+        elif head.is_module and rel.startswith("Odp/"):
+            name = module_name(src, path)
+            modules[name] = Module(name, path, [imp.module for imp in head.imports], text=text,
+                                   statement=rel in STATEMENT_FILES)
+            for problem in head.problems:
+                refused.append((rel, f"line {problem.line}: {problem.reason}"))
+            for imp in head.imports:
+                if "meta" in imp.modifiers:
+                    refused.append((rel, f"line {imp.line}: `meta import {imp.module}`: a meta "
+                                         "import brings code to run while elaborating"))
         else:
-            refused.append((rel, "not a `module` file and not on the external list (the Mathlib "
-                                 "layer), so it would be neither compiled nor checked; make it a "
-                                 "`module` (first line `module`) or remove it"))
+            refused.append((rel, "not a `module` file and not on the external list (the "
+                                 "Mathlib layer in OdpMathlib/, the lake files), so it "
+                                 "would be neither compiled nor checked; make it a `module` "
+                                 "(first line `module`) or remove it"))
     for mod in modules.values():
         rel = mod.path.relative_to(src).as_posix()
         for imp in mod.imports:
@@ -310,13 +237,14 @@ def collect(src: Path) -> Tree:
                     mod.odp_imports.append(imp)
                 else:
                     file = "/".join(imp.split(".")) + ".lean"
-                    why = ("is external (not compiled here)" if file in EXTERNAL
-                           else "has no file" if not (src / file).exists()
+                    why = ("has no file" if not (src / file).exists()
                            else "is not a checked module")
                     refused.append((rel, f"imports {imp}, which {why}"))
             elif root not in ALLOWED_IMPORT_ROOTS:
                 refused.append((rel, f"imports {imp}: a checked module may import only Odp "
-                                     f"modules and the core library's {'/'.join(ALLOWED_IMPORT_ROOTS)}"))
+                                     f"modules and the core library's "
+                                     f"{'/'.join(ALLOWED_IMPORT_ROOTS)} (not Lean, Std, Lake: "
+                                     "no metaprogramming library)"))
     return Tree(modules, external, refused)
 
 
@@ -344,7 +272,41 @@ def report(result, limit: int = 40) -> None:
             print("      stderr: " + line)
 
 
-# --- pinned theorems ---------------------------------------------------------------------------
+# --- the trusted base, read once -----------------------------------------------------------------
+
+class TrustedBaseError(Exception):
+    """The checker's own files are not safe to run from (the message says why)."""
+
+
+@dataclass(frozen=True)
+class TrustedBase:
+    """The checker's own files, read (and hashed) before anything of the tree is compiled."""
+    audit: str
+    pinned: str
+    instances: str
+    digests: tuple[tuple[str, str], ...]
+
+    FILES = ("scripts/lean_check.py", "scripts/check_lean.sh", "scripts/lean/lexer.py",
+             "scripts/lean/sandbox.py", "scripts/lean/AxiomAudit.lean", "scripts/lean/pinned.txt",
+             "scripts/lean/instances.txt", "python/odp/lean_toolchain.py")
+
+    @classmethod
+    def read(cls) -> TrustedBase:
+        for rel in cls.FILES:  # a file others may write could be changed for the next run
+            for p in [REPO / rel, *(REPO / rel).parents]:
+                if p == REPO.parent:
+                    break
+                if os.stat(p).st_mode & 0o002:
+                    raise TrustedBaseError(f"{p} can be written by every user: the checker's own "
+                                           "files must not be (chmod o-w)")
+        files = {rel: (REPO / rel).read_bytes() for rel in cls.FILES}
+        digests = tuple((rel, hashlib.sha256(data).hexdigest()) for rel, data in files.items())
+        return cls(files["scripts/lean/AxiomAudit.lean"].decode("utf-8"),
+                   files["scripts/lean/pinned.txt"].decode("utf-8"),
+                   files["scripts/lean/instances.txt"].decode("utf-8"), digests)
+
+
+# --- pinned theorems and instances ------------------------------------------------------------
 
 @dataclass
 class Pin:
@@ -353,9 +315,10 @@ class Pin:
     label: str
 
 
-def read_pins(path: Path = PINNED) -> list[Pin]:
+def read_pins(path: Path = PINNED, text: str | None = None) -> list[Pin]:
     pins = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    text = path.read_text(encoding="utf-8") if text is None else text
+    for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -368,9 +331,22 @@ def read_pins(path: Path = PINNED) -> list[Pin]:
     return pins
 
 
-def audit_source(modules: list[str], theorems: list[str]) -> str:
-    """``AxiomAudit.lean`` with its two lists filled in."""
-    text = AUDIT.read_text(encoding="utf-8")
+def read_instances(text: str) -> dict[str, str]:
+    """``scripts/lean/instances.txt``: ``name | class`` per line — the instances of classes from
+    outside ``Odp`` that the checked modules may declare (each changes how a statement about
+    that class elaborates, so each is reviewed and pinned)."""
+    out = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            name, _, cls = (p.strip() for p in line.partition("|"))
+            out[name] = cls
+    return out
+
+
+def audit_source(modules: list[str], theorems: list[str], text: str | None = None) -> str:
+    """``AxiomAudit.lean`` (the in-memory copy) with its two lists filled in."""
+    text = AUDIT.read_text(encoding="utf-8") if text is None else text
     for marker, names in (("@odp-audit-modules", modules), ("@odp-audit-theorems", theorems)):
         pattern = re.compile(r"^(def \w+ : List Name :=) \[\] -- " + re.escape(marker) + "$", re.M)
         if len(pattern.findall(text)) != 1:
@@ -380,14 +356,33 @@ def audit_source(modules: list[str], theorems: list[str]) -> str:
     return text
 
 
-def audit(tc, modules: list[str], work: Path, partial: bool = False) -> bool:
-    """Run the audit and the replay on the compiled modules. With ``partial`` (a subset of the
-    modules), pinned theorems outside them are not required."""
-    pins = read_pins()
-    path = work / "audit" / AUDIT.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(audit_source(sorted(modules), [p.name for p in pins]), encoding="utf-8")
-    res = tc.compile(path, lean_path=[work / "build"])
+def _list_after(lines: list[str], prefix: str) -> dict[str, list[str]]:
+    """``PREFIX module: a, b, c`` lines as {module: [a, b, c]} (``(none)`` is empty)."""
+    out = {}
+    for line in lines:
+        if line.startswith(prefix):
+            name, _, rest = line[len(prefix):].partition(": ")
+            out[name] = [] if rest in ("", "(none)") else rest.split(", ")
+    return out
+
+
+def audit(tc, modules: list[str], work: Path, *, trusted: TrustedBase, box, store: Path,
+          mods: dict[str, Module], partial: bool = False) -> bool:
+    """Run the audit and the replay on the stored modules, in a fresh sandboxed process. With
+    ``partial`` (a subset of the modules), pinned theorems outside them are not required."""
+    pins = read_pins(text=trusted.pinned)
+    allowed_instances = read_instances(trusted.instances)
+    folder = Path(tempfile.mkdtemp(prefix="audit.", dir=work))
+    folder.chmod(0o755)
+    path = folder / AUDIT.name
+    path.write_text(audit_source(sorted(modules), [p.name for p in pins], trusted.audit),
+                    encoding="utf-8")
+    path.chmod(0o644)
+    uid = box.identity()
+    cmd, env = tc.command(path, lean_path=[store])
+    t0 = time.monotonic()
+    proc = box.run(cmd, uid=uid, writable=None, env=env, cwd="/tmp", timeout=3600)
+    res = tc.result(path, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - t0)
     lines = res.output.splitlines()
     fails = [line for line in lines if line.startswith("AUDIT-FAIL")
              and not (partial and line.startswith("AUDIT-FAIL main theorem") and "not found" in line)]
@@ -395,15 +390,60 @@ def audit(tc, modules: list[str], work: Path, partial: bool = False) -> bool:
     for line in lines:
         if line.startswith("AXIOMS "):
             name, _, rest = line[len("AXIOMS "):].partition(": ")
-            listed, _, trusted = rest.partition(" (and ")
+            listed, _, trusted_count = rest.partition(" (and ")
             axioms[name] = (frozenset() if listed == "(none)" else frozenset(listed.split(", ")),
-                            trusted.rstrip(")"))
+                            trusted_count.rstrip(")"))
     loaded = next((line for line in lines if line.startswith("AUDIT modules ")), "")
     loaded_set = set(loaded[len("AUDIT modules "):].split(", ")) if loaded else set()
     problems = []
     if loaded_set != set(modules):
         problems.append(f"the audit loaded {sorted(loaded_set)}, not the compiled modules "
                         f"{sorted(modules)}")
+    # what the compiler read: each module's imports as its .olean records them
+    lean_imports = _list_after(lines, "AUDIT imports ")
+    for m in modules:
+        if m not in lean_imports:
+            problems.append(f"the audit printed no imports for {m}")
+            continue
+        recorded = [i.split(" [")[0] for i in lean_imports[m]]
+        flags = [i for i in lean_imports[m] if "[meta]" in i]
+        expected = set(mods[m].imports) | {"Init"}  # every module but a `prelude` imports Init
+        if set(recorded) != expected:
+            problems.append(f"{m}: its .olean records the imports {sorted(set(recorded))}, but "
+                            f"its header reads {sorted(expected)} (with Init)")
+        if flags:
+            problems.append(f"{m}: meta import(s) {flags}")
+    outside = next((line for line in lines if line.startswith("AUDIT outside ")), None)
+    if outside is None:
+        problems.append("the audit printed no list of the modules loaded from outside Odp")
+    else:
+        foreign = [n for n in outside[len("AUDIT outside "):].split(", ")
+                   if n and n != "(none)" and n.split(".")[0] not in ALLOWED_IMPORT_ROOTS]
+        if foreign:
+            problems.append("modules from outside Odp and Init were loaded: "
+                            + ", ".join(foreign[:10]))
+    for m, entries in _list_after(lines, "AUDIT entries ").items():
+        for entry in entries:
+            ext = entry.split("=")[0]
+            if ext not in ALLOWED_EXTENSIONS:
+                problems.append(f"{m} has entries in the environment extension {ext}, which a "
+                                "checked module may not use (macros, elaborators, parsers, "
+                                "notation, initialisers, aliases and coercions are refused; "
+                                "ALLOWED_EXTENSIONS in scripts/lean_check.py)")
+    if not any(line.startswith("AUDIT entries ") for line in lines) and modules:
+        problems.append("the audit printed no environment-extension entries")
+    for line in lines:
+        if line.startswith("AUDIT instance "):
+            name, _, rest = line[len("AUDIT instance "):].partition(" of ")
+            cls, _, args = rest.partition(" on ")
+            # an instance of an Odp class, or one that applies only to an Odp type, is part of
+            # the theory like any definition; any other instance of a core class is pinned
+            if cls.startswith("Odp.") or any(a.startswith("Odp.") for a in args.split(", ")):
+                continue
+            if allowed_instances.get(name) != cls:
+                problems.append(f"instance {name} of the class {cls} on ({args}) is not pinned "
+                                "in scripts/lean/instances.txt: an instance of a core class "
+                                "on a type from outside Odp can change what a statement means")
     for pin in pins:
         if pin.name not in axioms:
             if not partial:
@@ -433,11 +473,11 @@ def audit(tc, modules: list[str], work: Path, partial: bool = False) -> bool:
     if res.errors or res.returncode or (not good and not fails and not problems):
         report(res)
     labels = {p.name: p for p in pins}
-    for name, (got, trusted) in axioms.items():
+    for name, (got, count) in axioms.items():
         pin = labels.get(name)
         mark = "" if pin is None or pin.axioms == got else "   ← pinned: " + (
             ", ".join(sorted(pin.axioms)) or "(none)")
-        print(f"      {name}: {', '.join(sorted(got)) or '(none)'} (and {trusted})"
+        print(f"      {name}: {', '.join(sorted(got)) or '(none)'} (and {count})"
               + (f"   [{pin.label}]" if pin else "") + mark)
     return good
 
@@ -454,7 +494,7 @@ def module_keys(mods: dict[str, Module], selected: set[str]) -> dict[str, str]:
             h = hashlib.sha256()
             h.update(lt.LEAN_PACKAGE[2].encode())
             h.update(m.encode() + b"\0")
-            h.update(hashlib.sha256(mods[m].path.read_bytes()).digest())
+            h.update(hashlib.sha256(mods[m].text.encode("utf-8")).digest())
             for dep in sorted(mods[m].odp_imports):
                 h.update(key(dep).encode())
             keys[m] = h.hexdigest()
@@ -463,12 +503,6 @@ def module_keys(mods: dict[str, Module], selected: set[str]) -> dict[str, str]:
     for m in selected:
         key(m)
     return keys
-
-
-def _outputs(build: Path, m: str) -> list[Path]:
-    base = build / Path(*m.split("."))
-    return sorted(p for p in base.parent.glob(base.name + ".*")
-                  if p.is_file() and p.name.split(".")[0] == base.name)
 
 
 class ModuleCache:
@@ -481,21 +515,30 @@ class ModuleCache:
     def __init__(self, root: Path):
         self.root = lt.secure_dir(root)
 
-    def fetch(self, m: str, key: str, build: Path) -> bool:
+    def fetch(self, m: str, key: str, build: Build) -> bool:
+        """Take a cached build of ``m`` into the store (only its expected file names)."""
         entry = self.root / key[:32]
         if lt.stamp_problem(entry, key) is not None:
             return False
-        for f in sorted(entry.rglob("*")):
-            if f.is_file() and f.name != lt.STAMP:
-                dest = build / f.relative_to(entry)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(f, dest)
-        # the copies must be the files the record describes
-        same = all(lt.sha256_file(build / f.relative_to(entry)) == lt.sha256_file(f)
-                   for f in entry.rglob("*") if f.is_file() and f.name != lt.STAMP)
-        if same:
-            (entry / lt.STAMP).touch()  # recently used
-        return same
+        rel = str(Path(*m.split(".")))
+        files = {}
+        for suffix in OUTPUT_SUFFIXES:
+            f = entry / (rel + suffix)
+            if f.is_file() and not f.is_symlink():
+                files[rel + suffix] = f.read_bytes()
+        if rel + ".olean" not in files:
+            return False
+        for name, data in files.items():
+            dest = build.store / name
+            _mkdirs(dest.parent, build.store)
+            dest.write_bytes(data)
+            dest.chmod(0o644)
+            build.digests[name] = hashlib.sha256(data).hexdigest()
+        # the copies must be the files the record describes (stamp_problem checked them above)
+        if lt.stamp_problem(entry, key) is not None:
+            return False
+        (entry / lt.STAMP).touch()  # recently used
+        return True
 
     def prune(self) -> None:
         entries = sorted((p for p in self.root.iterdir()
@@ -504,17 +547,19 @@ class ModuleCache:
         for old in entries[self.KEEP:]:
             shutil.rmtree(old, ignore_errors=True)
 
-    def store(self, m: str, key: str, build: Path) -> None:
+    def store(self, m: str, key: str, build: Build) -> None:
         entry = self.root / key[:32]
-        outputs = _outputs(build, m)
+        rel = str(Path(*m.split(".")))
+        outputs = [name for name in (rel + suffix for suffix in OUTPUT_SUFFIXES)
+                   if name in build.digests]
         if not outputs:
             return
         staging = Path(tempfile.mkdtemp(prefix=key[:32] + ".", dir=self.root))
         try:
-            for f in outputs:
-                dest = staging / f.relative_to(build)
+            for name in outputs:
+                dest = staging / name
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(f, dest)
+                shutil.copyfile(build.store / name, dest)
             lt.write_stamp(staging, key, module=m)
             with lt.file_lock(self.root / (key[:32] + ".lock")):
                 if lt.stamp_problem(entry, key) is None:
@@ -525,6 +570,137 @@ class ModuleCache:
                 self.prune()
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+# --- the sandboxed build ---------------------------------------------------------------------
+
+#: What the compiler writes for a module ``M``: ``M.olean`` (required) and these beside it.
+OUTPUT_SUFFIXES = (".olean", ".olean.private", ".olean.server", ".ilean", ".ir")
+
+
+class Build:
+    """The work directory of one run: ``src/`` (the sources, from memory), ``initlib/`` (the
+    core library's ``Init`` only: what a checked module may import), ``store/`` (the compiled
+    modules, written only by this process, after each compile has exited) and one fresh
+    output directory per compile, writable by that compile alone."""
+
+    def __init__(self, tc, box, work: Path, mods: dict[str, Module]):
+        self.tc, self.box, self.work = tc, box, work
+        work.chmod(0o755)  # the sandboxed compiles must reach src/, initlib/ and store/
+        self.src = work / "src"
+        self.store = work / "store"
+        self.initlib = work / "initlib"
+        for d in (self.src, self.store, self.initlib, work / "out"):
+            d.mkdir(mode=0o755)
+            d.chmod(0o755)
+        for m in mods.values():
+            rel = Path(*m.name.split(".")).with_suffix(".lean")
+            dest = self.src / rel
+            _mkdirs(dest.parent, self.src)
+            dest.write_text(m.text, encoding="utf-8")  # the bytes read at the start, not again
+            dest.chmod(0o644)
+            m.path = dest
+        self._link_init(Path(tc.lib))
+        self.digests: dict[str, str] = {}
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def _link_init(self, lib: Path) -> None:
+        """``initlib/``: hard links (copies where impossible) to the pinned core library's
+        ``Init`` files, so that ``import Lean`` (or Std, Lake) finds nothing."""
+        def link(a: str, b: str) -> None:
+            try:
+                os.link(a, b)
+            except OSError:
+                shutil.copy2(a, b)
+        for name in ("Init.olean", "Init.olean.private", "Init.olean.server", "Init.ilean",
+                     "Init.ir"):
+            if (lib / name).exists():
+                link(str(lib / name), str(self.initlib / name))
+        shutil.copytree(lib / "Init", self.initlib / "Init", copy_function=link)
+        for d, _, _ in os.walk(self.initlib):
+            os.chmod(d, 0o755)
+
+    def compile(self, m: Module):
+        """Compile ``m`` in the sandbox and take its outputs into the store."""
+        with self._lock:
+            self._count += 1
+            uid = self.box.identity()
+            out = self.box.make_writable_dir(self.work / "out" / str(self._count), uid)
+        rel = Path(*m.name.split("."))
+        target = out / rel.with_suffix(".olean")
+        parent = out
+        for part in rel.parts[:-1]:
+            parent = parent / part
+            parent.mkdir(mode=0o700)
+            if self.box.kind == "uid":
+                os.chown(parent, uid, uid)
+        cmd, env = self.tc.command(m.path, root=self.src, out=target, lean_path=[self.store],
+                                   library=self.initlib)
+        t0 = time.monotonic()
+        proc = self.box.run(cmd, uid=uid, writable=out, env=env, cwd="/tmp", timeout=3600)
+        res = self.tc.result(m.path, proc.returncode, proc.stdout, proc.stderr,
+                             time.monotonic() - t0)
+        if res.ok:
+            with self._lock:
+                problem = self._take(out, rel, uid)
+            if problem:
+                res.returncode = res.returncode or 1
+                res.output += "\n" + problem
+                res.taken = problem
+        shutil.rmtree(out, ignore_errors=True)
+        return res
+
+    def _take(self, out: Path, rel: Path, uid: int) -> str | None:
+        """Copy the compile's outputs into the store: only the expected file names, each a
+        regular file owned by the compile's user with one link (never a symbolic link or a link
+        to someone else's file); the ``.olean`` must be there."""
+        for suffix in OUTPUT_SUFFIXES:
+            src = out / (str(rel) + suffix)
+            try:
+                fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
+            except FileNotFoundError:
+                if suffix == ".olean":
+                    return f"the compile wrote no {rel}.olean"
+                continue
+            except OSError as exc:
+                return f"{rel}{suffix} could not be read safely: {exc}"
+            with os.fdopen(fd, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or (
+                        self.box.kind == "uid" and st.st_uid != uid):
+                    return (f"{rel}{suffix} is not a plain file of the compile's own "
+                            "(a link, or owned by someone else): refused")
+                data = handle.read()
+            dest = self.store / (str(rel) + suffix)
+            _mkdirs(dest.parent, self.store)
+            dest.write_bytes(data)
+            dest.chmod(0o644)
+            self.digests[str(rel) + suffix] = hashlib.sha256(data).hexdigest()
+        return None
+
+    def store_intact(self) -> str | None:
+        """Whether the store still holds exactly the files this process wrote into it."""
+        found = {p.relative_to(self.store).as_posix(): p for p in self.store.rglob("*")
+                 if not p.is_dir()}
+        if set(found) != set(self.digests):
+            return f"the store holds {sorted(set(found) ^ set(self.digests))[:3]} unexpectedly"
+        for rel, digest in self.digests.items():
+            if found[rel].is_symlink() or lt.sha256_file(found[rel]) != digest:
+                return f"{rel} in the store changed after it was written"
+        return None
+
+
+def _mkdirs(path: Path, top: Path) -> None:
+    """``path`` and its parents below ``top``, each mode 0755."""
+    missing = []
+    p = path
+    while p != top and not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        d.mkdir(mode=0o755)
+        d.chmod(0o755)
 
 
 # --- main --------------------------------------------------------------------------------------
@@ -540,8 +716,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--audit", action="store_true",
                     help="with --only: also audit and replay the selected modules")
     ap.add_argument("--no-source-scan", action="store_true",
-                    help="skip the source scan (only to test that the compiler, the audit and "
-                         "the replay catch what it would have caught)")
+                    help="skip the source scan (only to test that the sandbox, the compiler, "
+                         "the audit and the replay catch what it would have caught)")
     cache = ap.add_mutually_exclusive_group()
     cache.add_argument("--cache", dest="cache", action="store_true", default=None,
                        help="reuse compiled modules built from the same source (default with --only)")
@@ -553,6 +729,11 @@ def main(argv: list[str] | None = None) -> int:
                          "lake branch of scripts/check_lean.sh runs this first)")
     args = ap.parse_args(argv)
 
+    try:
+        trusted = TrustedBase.read()
+    except (TrustedBaseError, OSError) as exc:
+        print(f"  FAIL the checker's trusted base: {exc}")
+        return 2
     src = args.src.resolve()
     tree = collect(src)
     mods = tree.modules
@@ -565,6 +746,12 @@ def main(argv: list[str] | None = None) -> int:
     use_cache = bool(args.only) if args.cache is None else args.cache
     print(f"Lean check: {len(selected)} module(s) from {src / 'Odp'} with Lean {lt.LEAN_VERSION} "
           "(WebAssembly, no Mathlib)")
+    print("  trusted base read: " + ", ".join(f"{rel} {digest[:12]}"
+                                             for rel, digest in trusted.digests))
+    statements = {f"{rel} {hashlib.sha256(mods[module_name(src, src / rel)].text.encode()).hexdigest()[:12]}"
+                  for rel in STATEMENT_FILES if module_name(src, src / rel) in mods}
+    if statements:
+        print("  statement files read: " + ", ".join(sorted(statements)))
     if tree.external:
         print("  external, not compiled here: " + ", ".join(rel for rel, _ in tree.external))
 
@@ -572,13 +759,15 @@ def main(argv: list[str] | None = None) -> int:
     for rel, why in tree.refused:
         print(f"  FAIL {rel}: {why}")
         bad = True
-    if not args.only and SPEC not in mods:
-        print(f"  FAIL {SPEC} is missing: the statements of every claimed result must be "
-              "compiled (Odp/Core/Spec.lean)")
-        bad = True
+    if not args.only:
+        for rel in STATEMENT_FILES:
+            if module_name(src, src / rel) not in mods:
+                print(f"  FAIL {rel} is missing: every statement file must be compiled in a "
+                      "full run (STATEMENT_FILES in scripts/lean_check.py)")
+                bad = True
     for m in sorted(selected) if not args.no_source_scan else []:
         rel = mods[m].path.relative_to(src).as_posix()
-        for line, why in escape_hatches(mods[m].path.read_text(encoding="utf-8")):
+        for line, why in escape_hatches(mods[m].text):
             print(f"  FAIL {rel}:{line}: {why}")
             bad = True
     if bad:
@@ -591,23 +780,39 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         tc = lt.ensure_toolchain(say=lambda s: print("  " + s, flush=True))
+        lt.verify_toolchain(tc, again=True)
         module_cache = ModuleCache(lt.cache_root() / "modules") if use_cache else None
+        box = sandbox.Sandbox.detect()
+        if box.kind == "uid":  # the compiles' users must read the toolchain
+            _readable_toolchain(Path(tc.lib).parent.parent)
     except lt.ToolchainError as exc:
         print(f"  FAIL no Lean toolchain: {exc}")
         return 2
+    except sandbox.SandboxError as exc:
+        print(f"  FAIL no sandbox for the compiles: {exc}")
+        return 2
+    print(f"  toolchain checked against its pinned hashes; compiles sandboxed "
+          f"({'a user id of their own each' if box.kind == 'uid' else 'read-only mount namespace'})",
+          flush=True)
 
     work = Path(tempfile.mkdtemp(prefix="odp-lean-check."))
     try:
-        for m in selected:
-            path = mods[m].path
-            dest = work / "src" / path.relative_to(src)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, dest)
-            mods[m] = Module(m, dest, mods[m].imports, mods[m].odp_imports)
+        build = Build(tc, box, work, {m: mods[m] for m in selected})
         keys = module_keys(mods, selected)
-        ok = compile_all_copied(tc, mods, selected, work, args.jobs, module_cache, keys)
+        ok = compile_all(build, mods, selected, args.jobs, module_cache, keys)
+        box.reap_all()
+        if ok:
+            problem = build.store_intact()
+            try:
+                lt.verify_toolchain(tc, again=True)
+            except lt.ToolchainError as exc:
+                problem = problem or str(exc)
+            if problem:
+                print(f"  FAIL after the compiles: {problem}")
+                ok = False
         if ok and not args.no_audit and (args.audit or not args.only):
-            ok = audit(tc, sorted(selected), work, partial=bool(args.only))
+            ok = audit(tc, sorted(selected), work, trusted=trusted, box=box,
+                       store=build.store, mods=mods, partial=bool(args.only))
     finally:
         if args.keep:
             print(f"  build kept in {work}")
@@ -615,24 +820,44 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     total = time.monotonic() - t0
     if ok:
-        print(f"Lean check passed in {total:.0f} s: every module compiled with no error and no "
-              "unfinished proof" + ("" if args.only and not args.audit or args.no_audit else
-                                     "; the audit found no unsafe or partial declaration and no "
-                                     "axiom beyond propext, Classical.choice, Quot.sound, the "
-                                     "pinned axiom sets hold, and the kernel replay accepted "
-                                     "every declaration"))
+        print(f"Lean check passed in {total:.0f} s: every module compiled in a sandbox with no "
+              "error and no unfinished proof" + (
+                  "" if args.only and not args.audit or args.no_audit else
+                  "; the audit found no unsafe or partial declaration, no axiom beyond "
+                  "propext, Classical.choice, Quot.sound, no import beyond Init, no extension "
+                  "or instance outside the allow-lists; the pinned axiom sets hold, and the "
+                  "kernel replay accepted every declaration"))
         return 0
     print(f"Lean check FAILED after {total:.0f} s")
     return 1
 
 
-def compile_all_copied(tc, mods: dict[str, Module], selected: set[str], work: Path, jobs: int,
-                       module_cache: ModuleCache | None = None,
-                       keys: dict[str, str] | None = None) -> bool:
-    """Compile the selected modules (their files copied to ``work/src``) in dependency order,
-    ``jobs`` at a time; a module whose imports failed is skipped and counted as failed. With a
-    cache, a module whose key is cached is taken from it instead."""
-    build = work / "build"
+def _readable_toolchain(base: Path) -> None:
+    """Let other users read (not write) the toolchain: the sandboxed compiles run as users of
+    their own. The cache above it stays owned by the user and unwritable by others. Every
+    directory above the cache must let others pass (``o+x``), else the compiles cannot reach
+    the toolchain: that is refused, naming the directory."""
+    for p in base.parent.parents:
+        if not os.stat(p).st_mode & 0o001:
+            raise sandbox.SandboxError(
+                f"the sandboxed compiles cannot reach the toolchain in {base}: {p} does not let "
+                "other users pass (mode o-x); set ODP_LEAN_CACHE to a directory under /tmp")
+    for p in (base.parent, base):
+        p.chmod(0o755)
+    for d, _, files in os.walk(base):
+        os.chmod(d, 0o755)
+        for f in files:
+            path = os.path.join(d, f)
+            mode = os.lstat(path).st_mode
+            os.chmod(path, 0o755 if mode & 0o111 else 0o644)
+
+
+def compile_all(build: Build, mods: dict[str, Module], selected: set[str], jobs: int,
+                module_cache: ModuleCache | None = None,
+                keys: dict[str, str] | None = None) -> bool:
+    """Compile the selected modules in dependency order, ``jobs`` at a time, each in the
+    sandbox; a module whose imports failed is skipped and counted as failed. With a cache, a
+    module whose key is cached is taken from it instead."""
     done: set[str] = set()
     failed: set[str] = set()
     pending = set(selected)
@@ -660,9 +885,7 @@ def compile_all_copied(tc, mods: dict[str, Module], selected: set[str], work: Pa
                 continue
             for m in ready[: max(0, jobs - len(running))]:
                 pending.discard(m)
-                out = build / Path(*m.split(".")).with_suffix(".olean")
-                running[pool.submit(tc.compile, mods[m].path, root=work / "src", out=out,
-                                    lean_path=[build])] = m
+                running[pool.submit(build.compile, mods[m])] = m
             if not running:
                 if pending:
                     print(f"  FAIL cannot order {sorted(pending)} (import cycle or missing file)")
@@ -672,11 +895,16 @@ def compile_all_copied(tc, mods: dict[str, Module], selected: set[str], work: Pa
             for fut in finished:
                 m = running.pop(fut)
                 res = fut.result()
-                if res.ok:
+                warnings = [d for d in res.diagnostics if d.severity == "warning"]
+                if res.ok and mods[m].statement and warnings:
+                    res.returncode = 1  # a statement file compiles with no warning at all
+                    note = "a statement file must compile with no warning"
+                else:
+                    note = ""
+                if res.ok and not note:
                     done.add(m)
-                    warnings = [d for d in res.diagnostics if d.severity == "warning"]
-                    note = f"  ({len(warnings)} warning(s))" if warnings else ""
-                    print(f"  ok   {m:<28} {res.seconds:6.1f} s{note}", flush=True)
+                    extra = f"  ({len(warnings)} warning(s))" if warnings else ""
+                    print(f"  ok   {m:<28} {res.seconds:6.1f} s{extra}", flush=True)
                     if warnings:
                         report(res, limit=20)
                     if module_cache is not None and keys:
@@ -686,10 +914,11 @@ def compile_all_copied(tc, mods: dict[str, Module], selected: set[str], work: Pa
                             print(f"      (not kept in the cache: {exc})")
                 else:
                     failed.add(m)
-                    why = ("an unfinished proof (declaration uses `sorry`)"
-                           if res.unfinished and not res.errors
-                           else f"{len(res.errors)} error(s)" if res.errors
-                           else f"exit status {res.returncode}")
+                    why = (note or getattr(res, "taken", None)
+                           or ("an unfinished proof (declaration uses `sorry`)"
+                               if res.unfinished and not res.errors
+                               else f"{len(res.errors)} error(s)" if res.errors
+                               else f"exit status {res.returncode}"))
                     print(f"  FAIL {m:<28} {res.seconds:6.1f} s: {why}", flush=True)
                     report(res)
     return not failed

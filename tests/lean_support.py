@@ -33,9 +33,11 @@ def toolchain() -> lt.Toolchain:
 
 
 def copy_tree(dest: Path) -> Path:
-    """A copy of every Lean file of the project (``Odp/`` and the top-level ``*.lean``) under
+    """A copy of every Lean file of the project (``Odp/``, ``OdpMathlib/`` and the top-level
+    ``*.lean``) under
     ``dest`` (which must be under /tmp or /home, where the WebAssembly Lean reads files)."""
     shutil.copytree(ROOT / "Odp", dest / "Odp", ignore=shutil.ignore_patterns(".lake"))
+    shutil.copytree(ROOT / "OdpMathlib", dest / "OdpMathlib")
     for path in ROOT.glob("*.lean"):
         shutil.copy(path, dest / path.name)
     return dest

@@ -17,6 +17,7 @@ import shutil
 import tarfile
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_every_lean_file_is_checked_or_listed_as_external():
     checked = {mod.path.relative_to(ROOT).as_posix() for mod in mods.values()}
     assert files == external | checked and not external & checked
     # the Mathlib layer is the external workflow's; the list is explicit
-    assert {"Odp/Composition.lean", "Odp/Rules.lean", "OdpCheck.lean"} <= external
+    assert {"OdpMathlib/Composition.lean", "OdpMathlib/Rules.lean", "OdpCheck.lean"} <= external
     assert external <= set(check.EXTERNAL)
     # the ledger link reaches every theory module; the statement file reaches everything
     assert check.closure(mods, ["Odp.Core.Ledger"]) == set(CORE) - {"Odp.Core.Spec"} | {"Odp.LedgerCore"}
@@ -116,7 +117,8 @@ def test_comments_are_not_code():
 ])
 def test_strings_do_not_hide_code_from_the_scan(hidden):
     assert check.escape_hatches(hidden), hidden
-    assert check.strip_comments("theorem h' : True := trivial -- '\"\n").startswith("theorem h'")
+    tokens, problems = check.lexer.tokenize("theorem h' : True := trivial -- '\"\n")
+    assert [t.name for t in tokens[:2]] == ["theorem", "h'"] and not problems
 
 
 SCAN_PLANTS = [
@@ -133,7 +135,13 @@ SCAN_PLANTS = [
     ("partial def loop (n : Nat) : Nat := loop n", "`partial`"),
     ("opaque secret : Nat", "`opaque`"),
     ("run_cmd pure ()", "metaprogramming"),
-    ("#eval 1 + 1", "`#eval`"),
+    ("#eval 1 + 1", "(#eval)"),
+    ("#exit", "(#exit)"),
+    ("#print axioms Nat.add", "(#print)"),
+    ("@[«command_elab» Lean.Parser.Command.check] def h : Nat := 0", "attribute `command_elab`"),
+    ("attribute [«command_elab» Lean.Parser.Command.check] Nat.add", "attribute `command_elab`"),
+    ("meta def m : Nat := 0", "`meta`"),
+    ("def w : IO Unit := IO.FS.writeFile \"/tmp/x\" \"\"", "I/O"),
     ("elab \"x\" : term => pure (Lean.mkConst ``Nat)", "new syntax"),
     ("macro \"x\" : term => `(1)", "new syntax"),
     ("syntax \"x\" : term", "new syntax"),
@@ -201,23 +209,42 @@ def test_a_file_neither_compiled_nor_external_fails_the_check(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("imported,why", [
-    ("Odp.Prob", "which is external"),
+    ("OdpMathlib.Prob", "a checked module may import only Odp modules"),
     ("Odp.Nowhere", "which has no file"),
     ("Lean", "a checked module may import only Odp modules"),
+    ("Std", "a checked module may import only Odp modules"),
+    # the import of the attack: `public import` and the module name on two lines
+    ("\n  Lean", "a checked module may import only Odp modules"),
 ])
 def test_checked_modules_import_only_checked_modules(tmp_path, capsys, imported, why):
     root = copy_tree(tmp_path)
     plant(root, "Odp/Core/Sum.lean", "public import Odp.Core.Field", f"public import {imported}")
     assert check.main(["--src", str(root), "--scan-only"]) == 1
     line = next(l for l in capsys.readouterr().out.splitlines() if "FAIL Odp/Core/Sum.lean" in l)
-    assert f"imports {imported}" in line and why in line
+    assert f"imports {imported.strip()}" in line and why in line
 
 
 def test_the_statement_file_is_required(tmp_path, capsys):
     root = copy_tree(tmp_path)
     (root / "Odp" / "Core" / "Spec.lean").unlink()
     assert check.main(["--src", str(root), "--scan-only"]) == 1
-    assert "FAIL Odp.Core.Spec is missing" in capsys.readouterr().out
+    assert "FAIL Odp/Core/Spec.lean is missing" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("rel", ["Odp/Mech/Spec.lean", "Odp/Certs/Spec.lean"])
+def test_every_statement_file_is_required(tmp_path, capsys, rel):
+    """Deleting a statement file fails the check, naming it (it used to pass)."""
+    root = copy_tree(tmp_path)
+    (root / rel).unlink()
+    assert check.main(["--src", str(root), "--scan-only"]) == 1
+    assert f"FAIL {rel} is missing" in capsys.readouterr().out
+
+
+def test_a_symbolic_link_is_refused(tmp_path, capsys):
+    root = copy_tree(tmp_path)
+    (root / "Odp" / "Core" / "Extra.lean").symlink_to(root / "Odp" / "Core" / "Sum.lean")
+    assert check.main(["--src", str(root), "--scan-only"]) == 1
+    assert "FAIL Odp/Core/Extra.lean: a symbolic link" in capsys.readouterr().out
 
 
 # --- the cache: ownership, mode, build records ------------------------------------------------
@@ -323,6 +350,14 @@ def test_build_records_catch_any_change(tmp_path):
     assert lt.stamp_problem(build, "ab" * 32) == "no build record beside it"
 
 
+def _build(path: Path) -> SimpleNamespace:
+    """What ModuleCache reads of a run's build: its store and the files written into it."""
+    path.mkdir(parents=True, exist_ok=True)
+    digests = {p.relative_to(path).as_posix(): lt.sha256_file(p)
+               for p in path.rglob("*") if p.is_file()}
+    return SimpleNamespace(store=path, digests=digests)
+
+
 def test_module_cache_reuses_only_identical_builds(tmp_path):
     cache = check.ModuleCache(tmp_path / "modules")
     build = tmp_path / "build"
@@ -331,16 +366,18 @@ def test_module_cache_reuses_only_identical_builds(tmp_path):
         (build / "Odp" / "Core" / f"Field.{ext}").write_bytes(f"field {ext}".encode())
     (build / "Odp" / "Core" / "Fields.olean").write_bytes(b"another module")
     key = "12" * 32
-    cache.store("Odp.Core.Field", key, build)
+    cache.store("Odp.Core.Field", key, _build(build))
     entry = tmp_path / "modules" / key[:32]
     assert sorted(p.name for p in (entry / "Odp" / "Core").iterdir()) == [
         "Field.ir", "Field.olean", "Field.olean.private"]
-    fresh = tmp_path / "fresh"
+    fresh = _build(tmp_path / "fresh")
     assert cache.fetch("Odp.Core.Field", key, fresh)
-    assert (fresh / "Odp" / "Core" / "Field.olean").read_bytes() == b"field olean"
-    assert not cache.fetch("Odp.Core.Field", "34" * 32, tmp_path / "other")
+    assert (tmp_path / "fresh" / "Odp" / "Core" / "Field.olean").read_bytes() == b"field olean"
+    assert set(fresh.digests) == {"Odp/Core/Field.olean", "Odp/Core/Field.olean.private",
+                                  "Odp/Core/Field.ir"}
+    assert not cache.fetch("Odp.Core.Field", "34" * 32, _build(tmp_path / "other"))
     (entry / "Odp" / "Core" / "Field.olean").write_bytes(b"tampered")
-    assert not cache.fetch("Odp.Core.Field", key, tmp_path / "again")
+    assert not cache.fetch("Odp.Core.Field", key, _build(tmp_path / "again"))
 
 
 def test_module_cache_keeps_the_recently_used_entries(tmp_path, monkeypatch):
@@ -350,12 +387,12 @@ def test_module_cache_keeps_the_recently_used_entries(tmp_path, monkeypatch):
     keys = [f"{i:02d}" * 32 for i in range(3)]
     for i, key in enumerate(keys):
         (build / "Odp" / "M.olean").write_bytes(bytes([i]))
-        cache.store("Odp.M", key, build)
+        cache.store("Odp.M", key, _build(build))
         os.utime(tmp_path / "modules" / key[:32] / lt.STAMP, (1000 + i, 1000 + i))
     monkeypatch.setattr(cache, "KEEP", 2)
-    assert cache.fetch("Odp.M", keys[0], tmp_path / "use")  # the oldest, used again: kept
+    assert cache.fetch("Odp.M", keys[0], _build(tmp_path / "use"))  # the oldest, used again: kept
     (build / "Odp" / "M.olean").write_bytes(b"x")
-    cache.store("Odp.M", "99" * 32, build)
+    cache.store("Odp.M", "99" * 32, _build(build))
     left = sorted(p.name for p in (tmp_path / "modules").iterdir() if p.is_dir())
     assert left == sorted([keys[0][:32], ("99" * 32)[:32]])
 

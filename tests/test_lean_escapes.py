@@ -16,7 +16,12 @@ escapes also go through the compiler and the audit with the scan switched off
 
 from __future__ import annotations
 
-from lean_support import copy_tree, plant, replace, toolchain  # noqa: F401  (fixture)
+import shutil
+import tempfile
+from pathlib import Path
+
+from lean_support import ROOT, copy_tree, plant, replace, scratch_cache, toolchain  # noqa: F401
+from script_support import load_module
 from test_lean_check import check
 
 #: The proof of `False` of issue 24: an unsafe loop, admitted by skipping the kernel's check.
@@ -89,7 +94,7 @@ def test_eval_and_run_cmd_are_refused_even_when_they_compile(tmp_path, capsys):
     code, out = _run(["--src", str(root), "--only", "Odp.Certs.Example", "--audit"], capsys)
     assert code == 1
     lines = [l for l in out.splitlines() if l.startswith("  FAIL Odp/Certs/Example.lean:")]
-    assert any("`#eval`" in l for l in lines) and any("metaprogramming" in l for l in lines)
+    assert any("(#eval)" in l for l in lines) and any("metaprogramming" in l for l in lines)
 
 
 def test_a_non_module_file_with_an_axiom_and_sorry_fails_the_check(tmp_path, capsys):
@@ -117,3 +122,99 @@ def test_a_weakened_statement_fails_the_statement_file(toolchain, tmp_path, caps
     spec = next(line for line in out.splitlines() if "FAIL Odp.Core.Spec" in line)
     assert spec.endswith(": 1 error(s)"), spec
     assert "checkCert_certificate_sound" in out
+
+
+# --- issue 30: the attacks on the checker itself ------------------------------------------------
+
+def _scratch_checker(root: Path):
+    """A copy of the checker's own files (scripts/, python/odp/lean_toolchain.py) beside a
+    scratch tree, loaded from there: its trusted base is then the scratch copy, so a planted
+    compile-time write aims at files of the test, never at this repository's."""
+    shutil.copytree(ROOT / "scripts", root / "scripts")
+    (root / "python" / "odp").mkdir(parents=True)
+    shutil.copy2(ROOT / "python" / "odp" / "lean_toolchain.py",
+                 root / "python" / "odp" / "lean_toolchain.py")
+    return load_module(root / "scripts" / "lean_check.py", "lean_check_scratch")
+
+
+def test_a_compile_time_write_into_the_checker_or_the_toolchain_is_refused(
+        toolchain, tmp_path, capsys, monkeypatch, request):  # noqa: F811
+    """The attack of issue 30: while Lean compiles a module, its code rewrites a line of the
+    audit program (which the old checker read only after compiling) and drops a file into the
+    downloaded toolchain. Each module is now compiled in a sandbox that can write only its own
+    output directory: both writes are refused, the module fails, and the audit program and the
+    toolchain are as they were. (The scan is switched off, so the compiler runs the code.)"""
+    root = copy_tree(tmp_path / "tree")
+    scratch = _scratch_checker(root)
+    # the sandboxed compiles run as other users: the scratch cache must be reachable by them
+    # (pytest's tmp_path sits below a directory only its owner may enter)
+    reachable = Path(tempfile.mkdtemp(prefix="odp-lean-cache-test."))
+    reachable.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(reachable, ignore_errors=True))
+    cache = scratch_cache(reachable / "cache", toolchain)
+    monkeypatch.setenv("ODP_LEAN_CACHE", str(cache))
+    audit = root / "scripts" / "lean" / "AxiomAudit.lean"
+    before = audit.read_bytes()
+    lib = cache / toolchain.lib.parent.parent.name / "lean" / "lib"
+    evil = lib / "Init" / "Evil.olean"
+    plant(root, "Odp/Certs/Example.lean", "end Odp.Certs.Example",
+          f'#eval IO.FS.writeFile "{audit}" "-- the replay stops here"\n\n'
+          f'#eval IO.FS.writeFile "{evil}" "not the core library"')
+    code = scratch.main(["--src", str(root), "--only", "Odp.Certs.Example", "--audit",
+                         "--no-source-scan", "--no-cache"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "FAIL Odp.Certs.Example" in out
+    assert out.count("permission denied") >= 2, out
+    assert audit.read_bytes() == before
+    assert not evil.exists()
+
+
+def test_new_syntax_and_an_instance_of_a_core_class_fail_the_audit(toolchain, tmp_path, capsys):  # noqa: F811
+    """Without the scan, notation (a parser and a macro: they change what a statement file
+    reads as) and an instance that makes `≤` on Nat mean `True` compile; the audit reads each
+    module's environment-extension entries and instances from its .olean and refuses both."""
+    root = copy_tree(tmp_path)
+    plant(root, "Odp/Certs/Example.lean", "end Odp.Certs.Example",
+          'notation "⟪" x "⟫" => x\n\n'
+          "instance (priority := high) hijack : LE Nat := ⟨fun _ _ => True⟩")
+    code, out = _run(["--src", str(root), "--only", "Odp.Certs.Example", "--audit",
+                      "--no-source-scan"], capsys)
+    assert code == 1, out
+    assert "ok   Odp.Certs.Example" in out  # the compiler let both through
+    assert "AUDIT-FAIL Odp.Certs.Example has entries in the environment extension" in out
+    assert ("AUDIT-FAIL instance Odp.Certs.Example.hijack of the class LE on (Nat) is not "
+            "pinned") in out
+
+
+def test_exit_in_a_statement_file_fails(toolchain, tmp_path, capsys):  # noqa: F811
+    """`#exit` in a statement file stops Lean reading it (a warning only): the statements
+    after it were never checked. The scan refuses it; without the scan, a statement file must
+    compile with no warning at all."""
+    root = copy_tree(tmp_path)
+    replace(root, "Odp/Core/Spec.lean", "\nend OdpSpec", "\n#exit\n\nend OdpSpec")
+    code, out = _run(["--src", str(root), "--only", "Odp.Core.Spec"], capsys)
+    assert code == 1 and "FAIL Odp/Core/Spec.lean:" in out and "(#exit)" in out
+    code, out = _run(["--src", str(root), "--only", "Odp.Core.Spec", "--no-source-scan"], capsys)
+    assert code == 1, out
+    assert "a statement file must compile with no warning" in out
+
+
+def test_the_compiler_sees_only_init(toolchain, tmp_path):  # noqa: F811
+    """Beside the import allow-list of the header, the compiles get a library path that holds
+    only `Init` and the checked modules: a module that imports `Lean` (the metaprogramming
+    library) does not compile, whatever its header looks like to a reader."""
+    box = check.sandbox.Sandbox.detect()
+    work = Path(tempfile.mkdtemp(prefix="odp-lean-check-test."))
+    work.chmod(0o755)  # the sandboxed compile must reach what the Build puts below it
+    try:
+        text = "module\npublic import\n  Lean\n\ntheorem t : True := trivial\n"
+        mods = {"Odp.X": check.Module("Odp.X", work / "X.lean", ["Lean"], text=text)}
+        (work / "w").mkdir()
+        build = check.Build(toolchain, box, work / "w", mods)
+        res = build.compile(mods["Odp.X"])
+        assert not res.ok
+        assert "unknown module prefix" in res.output or "Lean" in res.output, res.output
+        assert "Odp/X.olean" not in build.digests
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

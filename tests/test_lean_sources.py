@@ -23,6 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ODP_DIR = ROOT / "Odp"
+MATHLIB_DIR = ROOT / "OdpMathlib"
+MATHLIB_ROOT = ROOT / "OdpMathlib.lean"
 NOTES = ODP_DIR / "NOTES.md"
 EXE_ROOT = ROOT / "OdpCheck.lean"
 LIB_ROOT = ROOT / "Odp.lean"
@@ -38,7 +40,8 @@ DECL = re.compile(
 
 
 def lean_files() -> list[Path]:
-    files = [LIB_ROOT, EXE_ROOT] + sorted(ODP_DIR.rglob("*.lean"))
+    files = [LIB_ROOT, MATHLIB_ROOT, EXE_ROOT] + sorted(ODP_DIR.rglob("*.lean")) \
+        + sorted(MATHLIB_DIR.rglob("*.lean"))
     return [f for f in files if f.exists() and ".lake" not in f.parts]
 
 
@@ -99,7 +102,8 @@ def notes_declarations() -> list[str]:
 
 def test_lean_files_exist():
     for rel in ["lean-toolchain", "lakefile.lean", "lake-manifest.json", "Odp.lean", "OdpCheck.lean",
-                "Odp/NOTES.md", "Odp/Certs/Example.lean", "Odp/Axioms.lean", "Odp/LedgerCore.lean"]:
+                "Odp/NOTES.md", "Odp/Certs/Example.lean", "OdpMathlib/Axioms.lean",
+                "Odp/LedgerCore.lean", "OdpMathlib.lean"]:
         assert (ROOT / rel).exists(), rel
 
 
@@ -121,6 +125,7 @@ def test_lakefile_and_pin():
     assert f'@ "{PIN}"' in lakefile
     assert "lean_exe odpcheck" in lakefile and "root := `OdpCheck" in lakefile
     assert "@[default_target]\nlean_lib «Odp»" in lakefile
+    assert "@[default_target]\nlean_lib «OdpMathlib»" in lakefile
     assert (ROOT / "lean-toolchain").read_text().strip() == f"leanprover/lean4:{PIN}"
     manifest = json.loads((ROOT / "lake-manifest.json").read_text())
     assert manifest["name"] == "odp"
@@ -136,9 +141,9 @@ def test_notes_declarations_exist():
     assert not missing, f"named in Odp/NOTES.md but not declared: {missing}"
 
 
-def test_library_imports_every_module():
+def _reached(root: str) -> set[str]:
     reached: set[str] = set()
-    todo = ["Odp"]
+    todo = [root]
     while todo:
         mod = todo.pop()
         if mod in reached:
@@ -146,11 +151,23 @@ def test_library_imports_every_module():
         reached.add(mod)
         path = ROOT.joinpath(*mod.split(".")).with_suffix(".lean")
         assert path.exists(), f"imported module {mod} has no file"
-        todo += [m for m in imports_of(path) if m.split(".")[0] == "Odp"]
+        todo += [m for m in imports_of(path) if m.split(".")[0] in ("Odp", "OdpMathlib")]
+    return reached
+
+
+def test_library_imports_every_module():
+    """`Odp.lean` reaches every checked module and nothing of the Mathlib layer; `OdpMathlib.lean`
+    reaches every file of the Mathlib layer (the layout keeps the two apart)."""
+    reached = _reached("Odp")
     modules = {module_of(p) for p in ODP_DIR.rglob("*.lean") if not is_run_certificate(p)}
     assert not modules - reached, f"not imported from Odp.lean: {sorted(modules - reached)}"
     assert "Odp.Certs.Example" in reached
     assert "OdpCheck" not in reached
+    assert not any(m.startswith("OdpMathlib") for m in reached), reached
+    mathlib = {module_of(p) for p in MATHLIB_DIR.rglob("*.lean")}
+    assert not mathlib - _reached("OdpMathlib"), "not imported from OdpMathlib.lean"
+    for path in MATHLIB_DIR.rglob("*.lean"):  # the Mathlib layer is not a checked `module`
+        assert not re.match(r"\s*module\b", path.read_text(encoding="utf-8")), path
 
 
 def test_executable_and_ledger_core_are_core_only():

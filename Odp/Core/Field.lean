@@ -7,7 +7,7 @@ Probabilities, privacy parameters and costs live in an ordered field `R` with an
 function `exp`. Only four facts about `exp` are used anywhere in the core:
 `exp (a + b) = exp a * exp b`, `exp 0 = 1`, `0 < exp a`, and monotonicity. The real numbers with
 `Real.exp` satisfy them — the instance `Odp.realExpField` is written in the Mathlib layer
-`Odp/Real.lean`, which needs Mathlib and is not compiled here (stated only) — so every theorem of
+`OdpMathlib/Real.lean`, which needs Mathlib and is not compiled here (stated only) — so every theorem of
 `Odp.Core` is meant to apply to the real numbers; the core itself never needs analysis.
 
 The order/field structure is Lean core's `Lean.Grind` classes, so that `grind` can do the linear

@@ -50,7 +50,7 @@ open Odp.Core Odp.Core.ExpField Odp.LedgerCore
 exactly: Lean core's ordered-field classes, and a function `exp` with
 `exp (a + b) = exp a * exp b`, `exp 0 = 1`, `exp a > 0` and monotonicity. Nothing else is
 assumed (this is the type of `ExpField`'s only constructor). The real numbers with `Real.exp` are
-one (`Odp/Real.lean`, in the Mathlib layer: stated only, not compiled here). -/
+one (`OdpMathlib/Real.lean`, in the Mathlib layer: stated only, not compiled here). -/
 def expField_is : ∀ {R : Type} [Lean.Grind.Field R] [LE R] [LT R] [Std.IsLinearOrder R]
     [Std.LawfulOrderLT R] [Lean.Grind.OrderedRing R] (exp : R → R),
     (∀ a b : R, exp (a + b) = exp a * exp b) → exp 0 = 1 → (∀ a : R, 0 < exp a) →

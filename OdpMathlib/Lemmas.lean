@@ -14,8 +14,8 @@ The cost-form variants (`odpCost_of_dp`, `dp_of_odpCost`) are used by the compos
 The costs may be any real numbers here (the paper asks `ℰ ≥ 0`, which is never needed).
 -/
 import Mathlib
-import Odp.Prob
-import Odp.Defs
+import OdpMathlib.Prob
+import OdpMathlib.Defs
 
 set_option autoImplicit false
 

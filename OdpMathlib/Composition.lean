@@ -18,9 +18,9 @@ output `o` it continues as `cont o` (the paper's `𝒜_r(v)`). The budget bookke
   the coins (`odp_composition_randomized`).
 -/
 import Mathlib
-import Odp.Prob
-import Odp.Defs
-import Odp.Lemma20
+import OdpMathlib.Prob
+import OdpMathlib.Defs
+import OdpMathlib.Lemma20
 
 set_option autoImplicit false
 

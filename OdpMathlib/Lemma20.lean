@@ -15,8 +15,8 @@ For probability mass functions the positive part `μ₊` is the pointwise excess
 Unlike the paper, no hypothesis `ℰ(P_k) ≤ ε_t` is needed.
 -/
 import Mathlib
-import Odp.Prob
-import Odp.Defs
+import OdpMathlib.Prob
+import OdpMathlib.Defs
 
 set_option autoImplicit false
 

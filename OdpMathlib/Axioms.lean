@@ -7,13 +7,13 @@ Each line prints the axioms a theorem depends on. The expected answer is a subse
 `[propext, Classical.choice, Quot.sound]` (the ledger lemmas use none or `propext` only).
 CI runs `lake env lean Odp/Axioms.lean` and fails if `sorryAx` or `Lean.ofReduceBool` appears.
 -/
-import Odp.Prob
-import Odp.Defs
-import Odp.Lemmas
-import Odp.Lemma20
-import Odp.Composition
+import OdpMathlib.Prob
+import OdpMathlib.Defs
+import OdpMathlib.Lemmas
+import OdpMathlib.Lemma20
+import OdpMathlib.Composition
 import Odp.LedgerCore
-import Odp.Rules
+import OdpMathlib.Rules
 import Odp.Certs.Example
 
 set_option autoImplicit false
