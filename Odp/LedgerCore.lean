@@ -19,7 +19,7 @@ denominators), so the rules of Alg. 1 become linear facts over `Nat`:
 * `checkCert`: a whole certificate (what `odp verify --kernel` has the kernel decide).
 
 `Odp/Core/Ledger.lean` relates these rules to Theorem 7 (compiled with this file in CI);
-`Odp/Rules.lean` relates them to the real and `ℝ≥0∞` budgets of the Mathlib statement (stated
+`OdpMathlib/Rules.lean` relates them to the real and `ℝ≥0∞` budgets of the Mathlib statement (stated
 only: never compiled here).
 
 The definitions between the GENERATOR SUBSET markers are read by `scripts/gen_rules.py` and
