@@ -255,3 +255,34 @@ def test_a_schedule_run_and_its_settlement_seam():
     assert run.current() == (26, Fraction(1, 20), Fraction(2))
     assert run.stop().label == 40
     assert settlement.details() == {"settlement": "lemma11"}
+
+
+# ----------------------------------------------------------------------------- the example
+
+
+def test_the_training_loop_example_stops_early_and_its_ledger_and_certificate_verify(tmp_path):
+    import re
+    import subprocess
+    import sys
+
+    from script_support import ROOT
+
+    env = {"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "dpsgd_training_loop.py"),
+                           "--seed", "1", "--dir", str(tmp_path)], capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    steps = int(re.search(r"stopped after (\d+) steps", out).group(1))
+    assert steps < 1500  # stopped early
+    charged, reserved = map(float, re.search(r"charged epsilon ([0-9.]+) .* reserved ([0-9.]+)",
+                                             out).groups())
+    assert charged < reserved
+    assert "odp ledger verify: OK" in out and "odp verify --ledger: OK" in out
+    assert "consistent with Poisson sampling" in out
+    # the files it left verify again, independently of the script
+    again = subprocess.run([sys.executable, "-c", "import sys; from odp.cli import main; "
+                            "sys.exit(main())", "verify", str(tmp_path / "training.cert"),
+                            "--ledger", str(tmp_path / "training.ledger")],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 0, again.stdout + again.stderr

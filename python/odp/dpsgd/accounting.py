@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..buckets import Interval
 from ..budget import format_fraction, parse_delta
-from ..composition import BucketsComposition, Lemma11, PrefixComposition, RDPComposition, \
+from ..composition import BucketsComposition, PrefixComposition, RDPComposition, \
     ReplaceOneComposition
 from ..errors import InvalidBudget, InvalidParameter, OdpError
 from ..guarantees import ODP
@@ -151,8 +151,12 @@ class Lemma11Settlement(Settlement):
         comp: PrefixComposition = (ReplaceOneComposition(self.inner)
                                    if neighbours == "replace-one" else self.inner)
         share = delta / len(stops) * _SHARE_MARGIN
-        costs = [comp.epsilon_upper(schedule.prefix(k), share) for k in stops]
-        deltas = Lemma11(comp).per_stop(stops, schedule, costs)
+        costs: list[Fraction] = []
+        deltas: list[Fraction] = []
+        for k in stops:  # in increasing order: an incremental COMP composes each step once
+            prefix = schedule.prefix(k)
+            costs.append(comp.epsilon_upper(prefix, share))
+            deltas.append(Fraction(comp.delta_upper(prefix, costs[-1])))  # Lemma 11's δ^{k_i}
         total = sum(deltas, Fraction(0))
         if total > delta:  # pragma: no cover - each per-stop δ is at most its share
             raise InvalidParameter(
