@@ -126,6 +126,11 @@ class Settlement(ABC):
         """What the ledger records about the settlement (JSON)."""
         return {"settlement": self.name}
 
+    @property
+    def round_id(self) -> str | None:
+        """The ledger round the run is recorded in (``None`` before :meth:`open`)."""
+        return None
+
 
 class Lemma11Settlement(Settlement):
     """Alg. 3 with Lemma 11 (Hartmann et al. 2022): an ODP round whose classes are the stops.
@@ -201,6 +206,10 @@ class Lemma11Settlement(Settlement):
     @property
     def reserved(self) -> tuple[Fraction, Fraction]:
         return self.costs[-1], self.delta
+
+    @property
+    def round_id(self) -> str | None:
+        return None if self._reservation is None else self._reservation.round_id
 
 
 def _stops(stops: Any, max_steps: int, epoch: int) -> list[int]:
@@ -322,6 +331,11 @@ class Accounting:
     def reserved(self) -> tuple[Fraction, Fraction]:
         """``(ε, δ)`` held in the ledger until :meth:`stop`."""
         return self.settlement.reserved
+
+    @property
+    def round_id(self) -> str | None:
+        """The ledger round of this run."""
+        return self.settlement.round_id
 
     def _check_open(self) -> None:
         if self.record is not None:
