@@ -47,8 +47,8 @@ def test_tilted_convolution_errors_are_within_their_bounds(theta):
     z_labels = (2 * start + np.arange(2 * n - 1)) * h
     wz = tilt_weights(z_labels, theta, 0.0)
     eta = weight_error(float(np.max(np.abs(z_labels))) + h, theta, 0.0)
-    out = convolve_tilted(rows, (y, y, y), (wx, wx, wx), (wy, wy, wy), (wz, wz, wz), eta,
-                          theta * h)
+    out = convolve_tilted(rows, (y, y, y), wxs=(wx, wx, wx), wys=(wy, wy, wy),
+                          wzs=(wz, wz, wz), eta=eta, theta_h=theta * h)
     assert out is not None
     z, l1, wn, norms = out
     exact = _exact_convolution(x, y)

@@ -106,12 +106,13 @@ def _flush(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(small, 0.0, a), small.sum(axis=-1)
 
 
-def _l2_bound(n2x: float, n1x: float, n2y: float, n1y: float, length: int) -> float:
-    """:func:`fft_error_l2` from the operands' ℓ2 and ℓ1 norms."""
+def _l2_bound(x: tuple[float, float], y: tuple[float, float], length: int) -> float:
+    """:func:`fft_error_l2` from the operands' ``(ℓ2, ℓ1)`` norms."""
+    (n2x, n1x), (n2y, n1y) = x, y
     return FFT_ERROR_CONSTANT * U * (math.log2(length) + 2) * (n2x * n1y + n1x * n2y) * (1 + 1e-6)
 
 
-def convolve_tilted(xs, ys, wxs, wys, wzs, eta: float, theta_h: float,
+def convolve_tilted(xs, ys, *, wxs, wys, wzs, eta: float, theta_h: float,
                     tags: tuple = (None, None)):
     """:func:`convolve` in double precision, with the part of each result row whose output
     weight is at least 1 taken from the convolution of the *tilted* rows ``x·w_x`` and ``y·w_y``
@@ -131,10 +132,11 @@ def convolve_tilted(xs, ys, wxs, wys, wzs, eta: float, theta_h: float,
     the caller adds :func:`tilt_rel` to the relative bound.  ``tags``: for each operand, what
     determines its weights (``None``: do not reuse a kept transform)."""
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
-        return _convolve_tilted(xs, ys, wxs, wys, wzs, eta, theta_h, tags)
+        return _convolve_tilted(xs, ys, wxs=wxs, wys=wys, wzs=wzs, eta=eta, theta_h=theta_h,
+                                tags=tags)
 
 
-def _convolve_tilted(xs, ys, wxs, wys, wzs, eta: float, theta_h: float, tags: tuple):
+def _convolve_tilted(xs, ys, *, wxs, wys, wzs, eta: float, theta_h: float, tags: tuple):
     rows, nx = len(xs), xs[0].size
     ny = nx if ys is None else ys[0].size
     n_out = nx + ny - 1
@@ -195,8 +197,8 @@ def _convolve_tilted(xs, ys, wxs, wys, wzs, eta: float, theta_h: float, tags: tu
     for k in range(rows):
         w = wzs[k]
         t = rows + k
-        f0 = _l2_bound(n2x[k], n1x[k], n2y[k], n1y[k], length)
-        ft = _l2_bound(n2x[t], n1x[t], n2y[t], n1y[t], length) * (1 + eta) ** 2
+        f0 = _l2_bound((n2x[k], n1x[k]), (n2y[k], n1y[k]), length)
+        ft = _l2_bound((n2x[t], n1x[t]), (n2y[t], n1y[t]), length) * (1 + eta) ** 2
         # the tilted result serves the entries of weight at least max(1, ft/f0): there its
         # round-off, divided by the weight, is at most the plain one's, so the plain ℓ1 bound
         # stays that of a plain convolution whatever the tilt (weights increase along the row)
@@ -299,8 +301,8 @@ def compose(
         wxs, wys, wzs, eta = tilt
         tag = lambda st: (st.start, st.size, st.bshift, st.h, st.theta, st.wref)  # noqa: E731
         done = convolve_tilted((x.pa, x.ma, x.bh), None if y is None else (y.pa, y.ma, y.bh),
-                               wxs, None if y is None else wys, wzs, eta, x.theta * x.h,
-                               (tag(x), None if y is None else tag(y)))
+                               wxs=wxs, wys=None if y is None else wys, wzs=wzs, eta=eta,
+                               theta_h=x.theta * x.h, tags=(tag(x), None if y is None else tag(y)))
     if done is not None:
         out, fft_l1, fft_w, nw = done
         extra_rel = tilt_rel(eta)
