@@ -23,10 +23,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     pytest.skip(f"OPACUS TESTS NOT RUN: {exc} (set ODP_REQUIRE_OPACUS=1 to fail instead)",
                 allow_module_level=True)
 
-import odp
-from odp.certs import verify
-from odp.dpsgd import Accounting, StepLimitReached
-from odp.dpsgd.opacus import OpacusAccountant, attach
+import odp  # noqa: E402  (after the skip: this module needs torch and Opacus)
+from odp.certs import verify  # noqa: E402
+from odp.dpsgd import Accounting, StepLimitReached  # noqa: E402
+from odp.dpsgd.opacus import OpacusAccountant, attach  # noqa: E402
 
 
 def _setup(batches: int = 10, records: int = 200, seed: int = 0):
