@@ -254,35 +254,45 @@ def build_state(
     return fit(state, buckets=buckets, tail=tail, rounding=rounding)
 
 
-def cell_moments(c: Any) -> tuple[float, float]:
-    """About the mean and variance of one run's finite privacy loss under A, from its buckets
-    (bucket tops as the losses): only chooses the tilt (any tilt is sound)."""
+def cell_losses(c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """One run's finite privacy losses under A (bucket tops) and their masses, from its
+    buckets (subnormal masses dropped): only for choosing the tilt (any tilt is sound)."""
     loss = (c.first + np.arange(c.a.size)) * c.h
     mass = np.maximum(c.a, 0.0) + np.maximum(c.atom, 0.0)
-    mass[mass < 1e-290] = 0.0  # subnormal floats would make the sums many times slower
-    total = float(mass.sum())
-    if not total > 0:
-        return 0.0, 0.0
-    mean = float(np.dot(mass, loss)) / total
-    var = float(np.dot(mass, (loss - mean) ** 2)) / total
-    return mean, var
+    keep = mass >= 1e-290  # subnormal floats would make the sums many times slower
+    return loss[keep], mass[keep]
 
 
-#: The tilt chosen by ``tilt="auto"``: θ = TILT_Z / (standard deviation of the composed loss),
-#: about the Chernoff tilt of a loss 3-4 standard deviations above its mean (where δ is about
-#: 1e-4…1e-6; measured best for the lower bound of DP-SGD at δ = 1e-5); capped so that
-#: θ·(|mean| + TILT_SPAN·sd) stays below TILT_EXPONENT.
-TILT_Z = 3.0
-TILT_SPAN = 12.0
-TILT_EXPONENT = 150.0
+#: ``tilt="auto"`` chooses, among θ = 2^(k/4), the one whose Chernoff bound on the composed
+#: loss reaches ``TILT_LEVEL`` at the smallest ε: at that ε the tilted round-off is about
+#: relative to a δ of that size.  θ stays below TILT_MAX_EXPONENT / (largest one-run loss).
+TILT_LEVEL = 1e-4
+TILT_GRID = tuple(2.0 ** (k / 4) for k in range(-32, 29))
+TILT_MAX_EXPONENT = 600.0
 
 
-def choose_tilt(mean: float, var: float) -> float:
-    """The tilt for a composed loss of about this mean and variance (0: none)."""
-    if not (var > 0 and math.isfinite(var) and math.isfinite(mean)):
+def choose_tilt(items: Sequence[tuple[np.ndarray, np.ndarray, int]]) -> float:
+    """The tilt for a composition of ``items`` = ``(losses, masses, count)`` per mechanism:
+    the θ of :data:`TILT_GRID` minimising the Chernoff ε at :data:`TILT_LEVEL`,
+    ``(Σ count·ln E[e^{θL}] − ln TILT_LEVEL) / θ`` (0 when none is usable)."""
+    best_eps, best = math.inf, 0.0
+    log_level = math.log(TILT_LEVEL)
+    items = [(loss, mass, n) for loss, mass, n in items if loss.size]
+    if not items:
         return 0.0
-    sd = math.sqrt(var)
-    return min(TILT_Z / sd, TILT_EXPONENT / (abs(mean) + TILT_SPAN * sd + 1.0))
+    top = max(float(np.max(np.abs(loss))) for loss, _, _ in items)
+    for theta in TILT_GRID:
+        if theta * top > TILT_MAX_EXPONENT:
+            break
+        total = 0.0
+        for loss, mass, n in items:
+            x = theta * loss
+            m = float(np.max(x))
+            total += n * (m + math.log(float(np.dot(mass, np.exp(x - m)))))
+        eps = (total - log_level) / theta
+        if eps < best_eps:
+            best_eps, best = eps, theta
+    return best
 
 
 @dataclass
@@ -305,6 +315,13 @@ class PrivacyBucketsAccountant:
     :data:`ROUNDOFF_SHARE`; ``"extended"``: all steps, ~3x slower, for the tightest bounds at
     tiny δ; ``"double"``: fastest).
 
+    ``tilt`` (``"auto"``, a number θ >= 0 or ``None``) sets the tilt of the weighted round-off
+    bounds (:mod:`odp.buckets.state`); ``"auto"`` chooses it, once, from the composition
+    composed at the first query, or from ``tilt_for`` (mechanisms or ``(mechanism, count)``
+    pairs) when given — for an accountant that will be extended and queried repeatedly, pass
+    the whole composition it will reach.  ``scout`` bounds the dominated direction of an
+    asymmetric composition with a coarse window only (docs/buckets.md, "Scout").
+
     Limits and progress: the pending composition is estimated before it runs
     (:meth:`estimate`) and refused with :class:`~odp.limits.ResourceLimitExceeded` if it needs
     more than ``max_memory`` (bytes or ``"8G"``; default 4 GiB) or ``max_seconds`` (default
@@ -318,6 +335,7 @@ class PrivacyBucketsAccountant:
     rounding: str = "split"
     precision: str = "auto"
     tilt: Any = "auto"
+    tilt_for: Any = None
     scout: bool = True
     max_memory: Any = None
     max_seconds: Any = None
@@ -479,12 +497,17 @@ class PrivacyBucketsAccountant:
         self._done = len(self._ledger)
         self._seconds += time.perf_counter() - t0
 
-    def _cells(self, i: int, reverse: bool, anchor: float) -> tuple[Any, Any]:
-        """The buckets of ledger entry ``i`` in one direction, built once (kept while the
-        accountant lives: a recomputation in another precision reuses them)."""
-        mech = self._ledger[i][0]
+    def _cells(self, i: int | PLDMechanism, reverse: bool, anchor: float) -> tuple[Any, Any]:
+        """The buckets of ledger entry ``i`` (or of a mechanism) in one direction, built once
+        per mechanism (kept while the accountant lives: a recomputation in another precision,
+        and later entries of the same mechanism, reuse them)."""
+        mech = self._ledger[i][0] if isinstance(i, int) else i
         use_rev = reverse and not mech.symmetric
-        key = (i, use_rev, anchor)
+        try:
+            key: Any = (mech, use_rev, anchor)
+            hash(key)
+        except TypeError:  # an unhashable mechanism: one entry per ledger position
+            key = (i if isinstance(i, int) else id(mech), use_rev, anchor)
         if key not in self._cell_cache:
             self._cell_cache[key] = build_cells(mech, reverse=use_rev, anchor=anchor,
                                                 buckets=self.buckets, tail=self.tail_mass,
@@ -515,16 +538,20 @@ class PrivacyBucketsAccountant:
         steps = self._steps(pending, asymmetric) * len(directions) // (2 if asymmetric else 1)
         thetas = self._thetas
         tilted = self.precision == "auto" and self._mode == "tilted" and self.tilt is not None
-        if tilted and thetas is None:  # chosen once, from the whole ledger so far
-            moments = {False: [0.0, 0.0], True: [0.0, 0.0]}
-            for i, (_mech, n) in enumerate(self._ledger):
-                for reverse in directions:
-                    c = self._cells(i, reverse, anchor)
-                    m, v = cell_moments(c[0])
-                    moments[reverse][0] += n * m
-                    moments[reverse][1] += n * v
+        if tilted and thetas is None:  # chosen once, from tilt_for or the whole ledger so far
+            horizon: list[tuple[Any, int]] = (
+                [(i, n) for i, (_, n) in enumerate(self._ledger)] if self.tilt_for is None
+                else as_sequence(list(self.tilt_for)))
             if self.tilt == "auto":
-                thetas = (choose_tilt(*moments[False]), choose_tilt(*moments[True]))
+                chosen = []
+                for reverse in (False, True):
+                    if reverse not in directions:
+                        chosen.append(0.0)
+                        continue
+                    items = [(*cell_losses(self._cells(i, reverse, anchor)[0]), n)
+                             for i, n in horizon]
+                    chosen.append(choose_tilt(items))
+                thetas = (chosen[0], chosen[1])
             else:
                 thetas = (float(self.tilt), float(self.tilt))
         if not tilted or thetas is None or not all(
@@ -640,7 +667,7 @@ class PrivacyBucketsAccountant:
         return out
 
     # ------------------------------------------------------------------ scouting
-    def _scouted(self, per_direction) -> tuple[list[float], list[float]] | None:
+    def _scouted(self, per_direction, at) -> tuple[list[float], list[float]] | None:
         """The query's per-direction bounds with the dominated direction only bracketed by a
         coarse scout, or ``None`` (then the caller computes both directions in full).
 
@@ -650,8 +677,16 @@ class PrivacyBucketsAccountant:
         window; the other keeps its coarse bounds.  The answer ``[max lowers, max uppers]`` is
         then the same as with both in full (the dominated direction's true value, and so its
         full bounds, lie below the dominant one's lower bound).  ``per_direction(state)`` gives
-        ``(lower, upper)`` for one direction's state.  Only for a fresh, asymmetric composition
-        under ``precision="auto"`` whose states have not been computed yet."""
+        ``(lower, upper)`` for one direction's state, ``at(bounds)`` the query's ε for them.
+        Only for a fresh, asymmetric composition under ``precision="auto"`` whose states have
+        not been computed yet.
+
+        The scout also predicts whether the tilted round-off bounds will do at full resolution:
+        if its own round-off at the query exceeds :data:`ROUNDOFF_WIDTH_SHARE` of its width
+        divided by ``SCOUT_FACTOR²`` (the discretisation is second order in the grid step), the
+        full computation runs with the early convolutions in extended precision at once
+        (the first escalation step of :meth:`_escalated`, without first paying for a tilted
+        run that would be discarded)."""
         if not (self.scout and self._fwd is None and self.precision == "auto"
                 and self._mode == "tilted" and self.buckets >= SCOUT_FACTOR * SCOUT_MIN_BUCKETS
                 and any(not m.symmetric for m, _ in self._ledger)):
@@ -672,6 +707,14 @@ class PrivacyBucketsAccountant:
         if len(states) != 2:
             return None
         bounds = [per_direction(st) for st in states]
+        for st, b in zip(states, bounds):
+            e = at(b)
+            if st.theta > 0 and math.isfinite(e):
+                err = max(round_off_up(st, e), round_off_low(st, e))
+                width = delta_upper(st, e) - delta_lower(st, e)
+                if err > ROUNDOFF_WIDTH_SHARE * width / SCOUT_FACTOR**2:
+                    self._mode = "classic"
+                    break
         for dom in (0, 1):
             other = 1 - dom
             if bounds[other][1] < bounds[dom][0]:
@@ -697,7 +740,8 @@ class PrivacyBucketsAccountant:
         if not self._ledger:
             raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
         scouted = self._scouted(lambda st: (delta_lower(st, float_up(eps)),
-                                            delta_upper(st, float_down(eps))))
+                                            delta_upper(st, float_down(eps))),
+                                lambda b: float(eps))
         if scouted is not None and self._single_ok(max(scouted[1]), float_down(eps),
                                                     float_up(eps)):
             lows, ups = scouted
@@ -730,7 +774,8 @@ class PrivacyBucketsAccountant:
         if not self._ledger:
             raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
         scouted = self._scouted(lambda st: (epsilon_lower(st, float_up(d)),
-                                            epsilon_upper(st, float_down(d))))
+                                            epsilon_upper(st, float_down(d))),
+                                lambda b: (b[0] + b[1]) / 2)
         if scouted is not None and self._single_ok(float(d), max(scouted[1]),
                                                     max(scouted[0])):
             lows, ups = scouted

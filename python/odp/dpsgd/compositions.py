@@ -35,6 +35,11 @@ from .schedule import Schedule, as_schedule
 
 __all__ = ["ScheduleRDP", "ScheduleBuckets", "composition_of", "COMPOSITIONS"]
 
+#: :class:`ScheduleBuckets` extends its accountant for a longer prefix only up to this many
+#: times the length it was made for (the tilt of its round-off bounds is chosen for that
+#: length; far longer compositions get a fresh accountant and tilt).
+REFRESH_FACTOR = 2
+
 #: The names :func:`composition_of` accepts.
 COMPOSITIONS = ("rdp", "buckets")
 
@@ -62,14 +67,18 @@ class ScheduleRDP(RDPComposition):
 
 class ScheduleBuckets(BucketsComposition):
     """Privacy buckets as COMP for a schedule (module docstring).  ``options`` go to
-    :class:`odp.buckets.PrivacyBucketsAccountant` (``buckets``, ``precision``, …)."""
+    :class:`odp.buckets.PrivacyBucketsAccountant` (``buckets``, ``precision``, …); ``horizon``:
+    the longest schedule it will be asked about (the tilt of the round-off bounds is then
+    chosen for it; default: for the schedule of the first query)."""
 
     name = "privacy-buckets"
 
-    def __init__(self, **options: Any):
+    def __init__(self, *, horizon: Schedule | None = None, **options: Any):
         super().__init__(**options)
+        self.horizon = horizon
         self._acc: PrivacyBucketsAccountant | None = None
         self._done: Schedule | None = None  # the prefix composed in ``_acc``
+        self._base = 0  # its length when ``_acc`` was made
 
     def check(self, steps: Sequence[StepSpec]) -> None:
         as_schedule(steps)
@@ -80,8 +89,15 @@ class ScheduleBuckets(BucketsComposition):
         schedule = as_schedule(steps)
         done = self._done
         if self._acc is None or done is None or len(schedule) < len(done) or \
+                len(schedule) > REFRESH_FACTOR * self._base or \
                 schedule.prefix(len(done)) != done:
-            self._acc, self._done = PrivacyBucketsAccountant(**self.options), None
+            # the tilt of the round-off bounds is chosen once per accountant, for the longest
+            # schedule it will be asked about (``horizon``) when known, else for this one; a
+            # schedule more than REFRESH_FACTOR times longer gets a new accountant
+            tilt_for = None if self.horizon is None else self.horizon.buckets_mechanisms()
+            self._acc = PrivacyBucketsAccountant(**{"tilt_for": tilt_for, **self.options})
+            self._done = None
+            self._base = len(schedule)
             rest = schedule
         elif len(schedule) == len(done):
             return self._acc
