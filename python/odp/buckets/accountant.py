@@ -288,7 +288,7 @@ def choose_tilt(items: Sequence[tuple[np.ndarray, np.ndarray, int]]) -> float:
         for loss, mass, n in items:
             x = theta * loss
             m = float(np.max(x))
-            total += n * (m + math.log(float(np.dot(mass, np.exp(x - m)))))
+            total += n * (m + math.log(float((mass * np.exp(x - m)).sum())))  # no BLAS call
         eps = (total - log_level) / theta
         if eps < best_eps:
             best_eps, best = eps, theta

@@ -156,7 +156,8 @@ def _convolve_tilted(xs, ys, *, wxs, wys, wzs, eta: float, theta_h: float, tags:
         n1 = (buf.sum(axis=1) * (1 + (math.log2(max(n, 2)) + 4) * U)).tolist()
         if not max(n1[rows:]) <= MAX_TILTED:
             return None
-        n2 = (np.sqrt(np.einsum("ij,ij->i", buf, buf)) * (1 + (n + 4) * U)).tolist()
+        # (buf * buf).sum, not a BLAS product: threaded BLAS spins on a shared machine
+        n2 = (np.sqrt((buf * buf).sum(axis=1)) * (1 + (n + 4) * U)).tolist()
         return buf, [float(n)] * (2 * rows), n1, n2
 
     def spectrum(v, w, n: int, tag):

@@ -173,15 +173,6 @@ def weight_error(labels_bound: float, theta: float, ref: float) -> float:
     return (ELEMENTARY_ULPS + 8) * U * (1.0 + x)
 
 
-def weighted_norm(v: np.ndarray, w: np.ndarray, eta: float) -> float:
-    """An upper bound on ``Σ_j v_j W_j`` for non-negative ``v`` and exact weights ``W`` whose
-    computed values ``w`` are within relative ``eta`` (summation error included; weights that
-    underflowed to 0 stand for at most the smallest normal float each)."""
-    total = float(np.dot(v, w))
-    n = v.size
-    return (total * (1 + eta) + n * 2.3e-308) * (1 + (n + 4) * U)
-
-
 def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None,
                theta: float = 0.0) -> BucketState:
     """Build the state of a single pair from its buckets (see the module docstring).
