@@ -344,7 +344,7 @@ def dpsgd_section(args, R, T, log):
         if odp_rec and odp_rec[2].out:
             o = odp_rec[2].out
             line = (f"- DP-SGD q=0.01 σ=1.1 T={steps:,}: odp [{o['lower']:.6f}, {o['upper']:.6f}] "
-                    f"(relative width {(o['upper'] - o['lower']) / o['upper']:.1e}) in "
+                    f"(relative width {(o['upper'] - o['lower']) / o['upper']:.3g}) in "
                     f"{fmt_t(odp_rec[2])}")
             if fast and fast[2].out:
                 f_ = fast[2].out

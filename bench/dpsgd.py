@@ -267,7 +267,7 @@ def table_rows(steps, peers, opacus, repeats, timeout, quick, log=None):
             odp_lo, odp_up, base = out["lower"], out["upper"], t
         width = (None if out["lower"] is None or out["upper"] is None
                  else out["upper"] - out["lower"])
-        rel = "–" if width is None else f"{width / out['upper']:.1e}"
+        rel = "–" if width is None else f"{width / out['upper']:.3g}"
         where = "–" if not is_peer or odp_lo is None else inside(out, odp_lo, odp_up)
         r = "–" if base is None or t is base else ratio(t, base)
         extra = ""
@@ -297,7 +297,7 @@ def speed_goals(recs) -> list[str]:
         rel = (o["upper"] - o["lower"]) / o["upper"]
         faster = a[2].cpu < b[2].cpu
         out.append(f"odp [{o['lower']:.6f}, {o['upper']:.6f}] (width {o['upper'] - o['lower']:.2g}, "
-                   f"relative {rel:.1e}) in CPU {fmt_s(a[2].cpu)} vs dp-accounting PLD at {what} "
+                   f"relative {rel:.3g}) in CPU {fmt_s(a[2].cpu)} vs dp-accounting PLD at {what} "
                    f"{b[2].out['value']:.6f} in CPU {fmt_s(b[2].cpu)}: odp "
                    f"{'faster' if faster else 'SLOWER'} ({b[2].cpu / a[2].cpu:.2f}× odp's speed)")
     return out
