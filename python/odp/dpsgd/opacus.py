@@ -1,6 +1,6 @@
 """An accountant Opacus's ``PrivacyEngine`` accepts, backed by :class:`odp.dpsgd.Accounting`.
 
-Opacus (``pip install "odp-accounting[opacus]"``; torch is never a dependency of odp itself)
+Opacus (the ``opacus`` extra; torch is never a dependency of odp itself)
 trains with ``PrivacyEngine.make_private``, which hooks its accountant's ``step`` into the
 ``DPOptimizer``: after the noise is added to a step's gradients and *before* the parameters are
 updated.  :func:`attach` puts an :class:`OpacusAccountant` there instead of Opacus's own, so
