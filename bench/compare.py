@@ -12,9 +12,9 @@ For example, in a fresh virtualenv::
 
 Every workload runs odp and every installed peer in this one process run (peer cells in a
 forked child with a time limit, so that one runaway cell cannot stall the table), and the
-results go to ``docs/benchmarks.md``: times (median of ``--repeats``; cells slower than 10 s
-run once), ratios (peer time / odp time), interval widths, settings, machine, load average and
-versions.  Workloads (issue 17):
+results go to ``docs/benchmarks.md``: wall and CPU times of every cell (median of ``--repeats``;
+cells slower than 2 s run once; ``bench/common.py``), ratios of CPU time (peer / odp), interval
+widths, settings, machine, load average and versions.  Workloads (issue 17):
 
 * **Accounting**: 2,000 and 6,000 pure-DP charges of ε = 1e-4 (budget 1), each decided before
   the next (a filter): odp ``Accountant.charge`` in memory with the generated-rule
@@ -31,7 +31,10 @@ versions.  Workloads (issue 17):
   σ = 1.1, T = 10,000 and 100,000 steps, ε at δ = 1e-5: odp's rigorous interval against
   dp-accounting's PLD (connect-the-dots) and RDP, prv-accountant and Opacus's RDP analysis (its
   ``analysis/rdp.py`` alone, loaded by path from the Opacus wheel: torch is never imported),
-  each peer's number marked by whether it lies inside odp's interval.
+  each peer's number marked by whether it lies inside odp's interval; odp's
+  ``--target-width 1e-3`` run; the two speed goals of issue 33 (odp's default interval against
+  PLD at 1e-4, the target-width run against PLD at 1e-3, in CPU time); noise calibration for
+  ε = 3 (odp, Opacus, dp-accounting), each σ judged by odp's rigorous interval.
 * **OptDel**: homogeneous ε = 0.1 with 10 stops (k = 1,000: δ_k = 1e-10; k = 10,000:
   δ_k = 1e-12; Lemma-11 costs for a total δ of 1e-6), Thm. 15 bracket, Lemma 11 bound and the
   CLI end to end; a single stop (= optimal composition of 1,000 × (0.1, 1e-10)) against
@@ -43,21 +46,31 @@ from __future__ import annotations
 
 import argparse
 import math
-import multiprocessing as mp
 import os
-import platform
 import random
-import statistics
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
 from fractions import Fraction
-from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (  # noqa: E402  (bench/common.py: timing, formatting, peers, machine)
+    PEERS,
+    ROOT,
+    fmt_s,
+    fmt_t,
+    fmt_x,
+    machine,
+    preload_peers,
+    ratio,
+    run_cell,
+    version,
+)
+
 sys.path.insert(0, str(ROOT / "python"))
 
 import odp  # noqa: E402
@@ -66,67 +79,6 @@ from odp.filters import IncrementalFilter, ODPFilter  # noqa: E402
 warnings.simplefilter("ignore")
 DELTA = 1e-5
 EPS_CHARGE = "0.0001"
-
-
-def version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-PEERS = {name: version(dist) for name, dist in [
-    ("OpenDP", "opendp"), ("dp-accounting", "dp-accounting"),
-    ("prv-accountant", "prv-accountant"), ("diffprivlib", "diffprivlib")]}
-
-
-# ----------------------------------------------------------------------------------- timing
-def _median_runs(fn, repeats):
-    """Median of ``repeats`` timed runs after one warm-up run (imports, caches), for every
-    library alike; a cell whose warm-up took over 2 s is timed by that run alone."""
-    t = time.perf_counter()
-    out = fn()
-    first = time.perf_counter() - t
-    if first > 2 or repeats <= 1:
-        return first, out, 1
-    if first < 0.2:  # short cells are the noisiest: take the median of more runs
-        repeats = max(repeats, 11)
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out, len(times)
-
-
-def _child(conn, fn, repeats):
-    try:
-        conn.send(("ok",) + _median_runs(fn, repeats))
-    except BaseException as exc:  # report, never hang the parent
-        conn.send(("error", f"{type(exc).__name__}: {str(exc)[:200]}"))
-    finally:
-        conn.close()
-
-
-def run_cell(fn, repeats, timeout=None):
-    """``(seconds, result, runs, note)``; with ``timeout`` the cell runs in a forked child."""
-    if timeout is None:
-        s, out, n = _median_runs(fn, repeats)
-        return s, out, n, ""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, fn, repeats))
-    proc.start()
-    child.close()
-    if parent.poll(timeout):
-        msg = parent.recv()
-        proc.join()
-        if msg[0] == "ok":
-            return msg[1], msg[2], msg[3], ""
-        return None, None, 0, msg[1]
-    proc.kill()
-    proc.join()
-    return None, None, 0, f"stopped after {timeout:.0f} s"
 
 
 # ----------------------------------------------------------------------------- accounting
@@ -287,16 +239,19 @@ def optdel_homogeneous(k, delta_k):
 
 
 def optdel_cli(k, delta_k):
+    """The CLI end to end in a new process; returns the child's CPU time (``cpu``)."""
     def fn():
         cmd = [sys.executable, "-c", "import sys; from odp.cli import main; sys.exit(main())",
                "optdel", "--epsilon", "0.1", "--delta", delta_k,
                "--k", str(k), "--stops", f"{k // 10},{2 * k // 10},...,{k}",
                "--costs", "lemma11:1e-6"]
         env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if out.returncode != 0:
             raise RuntimeError(out.stderr.strip()[-300:])
-        return out.stdout
+        return {"cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
     return fn
 
 
@@ -364,63 +319,71 @@ DPSGD_HEADING = "## DP-SGD: Poisson-subsampled Gaussian, ε at δ = 1e-5 (`bench
 
 def dpsgd_section(args, R, T, log):
     """The DP-SGD section: ``(markdown lines, README lines, notes, Opacus version)``."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    import dpsgd
+    import dpsgd  # bench/dpsgd.py (it imports bench/common.py, not this module)
 
     opacus, opacus_version = dpsgd.opacus_rdp(args.opacus_wheel)
     load = os.getloadavg()
     md = [DPSGD_HEADING, "",
           "Sampling rate q = 0.01, noise multiplier σ = 1.1, add/remove neighbours.  odp: the "
-          "rigorous interval (both directions composed, the worse reported), wall time and, in "
-          "parentheses, its CPU time (what an idle machine would take; the machine is shared).  "
-          "Peers: their bracket where they give one (dp-accounting's optimistic…pessimistic PLD, "
-          "prv-accountant's error bounds), else the one number they report (an upper "
-          "estimate); *inside* says where that number lies relative to odp's interval.  "
+          "rigorous interval (both directions bounded, the worse reported).  Peers: their bracket "
+          "where they give one (dp-accounting's optimistic…pessimistic PLD, prv-accountant's "
+          "error bounds), else the one number they report (an upper estimate); *inside* says "
+          "where that number lies relative to odp's interval.  Times: wall (CPU); the ratio is "
+          "of CPU time, against odp's default cell.  "
           f"Opacus: analysis/rdp.py of {opacus_version}.  Load average at the start of this "
-          f"section: {load[0]:.2f}.", "",
-          "| workload | library | settings | ε lower | reported ε | ε upper | rel. width | inside "
-          "odp's interval | time | peer time / odp |", "|---|---|---|---|---|---|---|---|---|---|"]
+          f"section: {load[0]:.2f}.", "", *dpsgd.TABLE_HEAD]
     readme: list[str] = []
     notes: list[str] = []
+    goals: list[str] = []
     for steps in ((10_000,) if args.quick else (10_000, 100_000)):
-        rows, recs = dpsgd.table_rows(steps, PEERS, opacus, R, T, args.quick, run_cell=run_cell,
-                                      fmt_s=fmt_s, fmt_x=fmt_x, log=log)
+        rows, recs = dpsgd.table_rows(steps, PEERS, opacus, R, T, args.quick, log=log)
         md += rows
         by = {(r[0], r[1]): r for r in recs}
-        odp_rec = by.get(("odp", "buckets, defaults (32768 buckets; rigorous)"))
+        odp_rec = by.get(("odp", dpsgd.ODP_DEFAULT))
         fast = by.get(("odp", "buckets, 8192 buckets (rigorous)"))
-        if odp_rec and odp_rec[3]:
-            o = odp_rec[3]
+        if odp_rec and odp_rec[2].out:
+            o = odp_rec[2].out
             line = (f"- DP-SGD q=0.01 σ=1.1 T={steps:,}: odp [{o['lower']:.6f}, {o['upper']:.6f}] "
-                    f"(relative width {(o['upper'] - o['lower']) / o['upper']:.1e}) in "
-                    f"{fmt_s(odp_rec[2])} (CPU {fmt_s(o['cpu'])})")
-            if fast and fast[3]:
-                f_ = fast[3]
+                    f"(relative width {(o['upper'] - o['lower']) / o['upper']:.3g}) in "
+                    f"{fmt_t(odp_rec[2])}")
+            if fast and fast[2].out:
+                f_ = fast[2].out
                 line += (f"; 8192 buckets: relative width "
-                         f"{(f_['upper'] - f_['lower']) / f_['upper']:.1e} in {fmt_s(fast[2])} "
-                         f"(CPU {fmt_s(f_['cpu'])})")
-            for key, name in ((("dp-accounting", "PLDAccountant, connect-the-dots, vdi 1e-4"),
-                               "dp-accounting PLD"),
+                         f"{(f_['upper'] - f_['lower']) / f_['upper']:.1e} in {fmt_t(fast[2])}")
+            for key, name in ((("dp-accounting", dpsgd.PLD_FINE), "dp-accounting PLD 1e-4"),
+                              (("dp-accounting", dpsgd.PLD_COARSE), "PLD 1e-3"),
                               (("prv-accountant", "eps_error 0.1, delta_error δ/1000"), "prv 0.1"),
                               (("Opacus", "analysis/rdp.py, default orders (RDP)"), "Opacus RDP")):
                 rec = by.get(key)
-                if rec and rec[3]:
-                    v = rec[3]["value"] if rec[3]["value"] is not None else rec[3]["upper"]
-                    line += f"; {name} {v:.6f} ({fmt_s(rec[2])}, inside: {rec[5]})"
+                if rec and rec[2].out:
+                    v = rec[2].out["value"] if rec[2].out["value"] is not None \
+                        else rec[2].out["upper"]
+                    line += f"; {name} {v:.6f} ({fmt_t(rec[2])}, inside: {rec[3]})"
                 elif rec:
-                    line += f"; {name} failed ({rec[4][:60]})"
+                    line += f"; {name} failed ({rec[2].note[:60]})"
             readme.append(line + ".")
-        for lib, setting, s, out, note, where in recs:
-            if out is None and note and "stopped" not in note:
+        for line in dpsgd.speed_goals(recs):
+            goals.append(f"- T={steps:,}: {line}.")
+        for lib, setting, t, where in recs:
+            if t.out is None and t.note and "stopped" not in t.note:
                 notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})** failed: "
-                             f"{note.rstrip('.')}.")
+                             f"{t.note.rstrip('.')}.")
             if "below odp's lower bound" in where:
                 notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})**: its ε is below odp's "
                              "rigorous lower bound, so it is not an upper bound here.")
             if "disjoint from odp's" in where:
                 notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})**: its bracket "
-                             f"[{out['lower']:.9g}, {out['upper']:.9g}] does not meet odp's "
+                             f"[{t.out['lower']:.9g}, {t.out['upper']:.9g}] does not meet odp's "
                              "rigorous interval.")
+    md += ["", "**Speed goals (issue 33), CPU time in this run:**", "", *goals, ""]
+    readme += [f"- DP-SGD speed, {g[2:]}" for g in goals]
+    if not args.quick:
+        rows, cal_readme = dpsgd.calibration_rows(PEERS, R, T, log=log)
+        md += ["### Noise calibration: σ for ε = 3 at δ = 1e-5, q = 0.01, T = 10,000", "",
+               "Each library's σ, and odp's rigorous interval of ε at that σ (privacy buckets, "
+               "default window): a σ whose interval lies above 3 does not reach the target, one "
+               "whose interval straddles 3 is undecided at this precision.", "", *rows, ""]
+        readme += [f"- {r}" for r in cal_readme]
     md.append("")
     return md, readme, notes, opacus_version
 
@@ -442,38 +405,14 @@ def splice_dpsgd(text: str, md: list[str], readme: list[str], notes: list[str],
     else:
         j = next(k for k, ln in enumerate(lines) if ln.startswith("## OptDel"))
         lines[j:j] = md
-    lines = drop(lambda ln: ln.startswith("DP-SGD q=") or ln.startswith("- **DP-SGD")
-                 or ln.startswith("- DP-SGD section:"))
+    lines = drop(lambda ln: ln.startswith(("DP-SGD q=", "DP-SGD speed", "Calibration (",
+                                           "- **DP-SGD", "- DP-SGD section:")))
     k = next(k for k, ln in enumerate(lines) if ln.startswith("OptDel, homogeneous"))
     lines[k:k] = [r.lstrip("- ") for r in readme]
     k = next(k for k, ln in enumerate(lines) if ln.startswith("- Versions:"))
     lines[k + 1:k + 1] = [settings]
     lines += notes
     return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------------------------- table
-def fmt_s(s):
-    if s is None:
-        return "–"
-    return f"{s * 1000:.1f} ms" if s < 1 else f"{s:.2f} s"
-
-
-def fmt_x(x, digits=6):
-    return "–" if x is None or not math.isfinite(x) else f"{x:.{digits}g}"
-
-
-def machine():
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "platform": platform.platform(), "load": os.getloadavg()}
 
 
 def main() -> int:
@@ -491,6 +430,7 @@ def main() -> int:
                     help="dpsgd: run only the DP-SGD section and splice it into the existing "
                          "--out file (the other sections keep their last run)")
     args = ap.parse_args()
+    preload_peers()  # forked peer cells must not time their library's import
     R, T = args.repeats, args.timeout
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.section == "dpsgd":
@@ -543,21 +483,20 @@ def main() -> int:
             cells.append(("diffprivlib", "BudgetAccountant(epsilon=1).spend(1e-4, 0)",
                           diffprivlib_spend(n), T))
         for lib, method, fn, timeout in cells:
-            s, out, runs, note = run_cell(fn, R, timeout)
-            acc_rows.append((n, lib, method, s, runs, note))
-            log(f"accounting n={n} {lib:12s} {fmt_s(s):>10s} {note}")
+            t = run_cell(fn, R, timeout)
+            acc_rows.append((n, lib, method, t.wall, t.runs, t.note, t))
+            log(f"accounting n={n} {lib:12s} {fmt_t(t):>24s} {t.note}")
     md += ["## Accounting: pure-DP charges of ε = 1e-4 against ε_t = 1, one at a time", "",
-           "| charges | library | what runs | time | charges/s | peer time / odp in-memory |",
-           "|---|---|---|---|---|---|"]
+           "| charges | library | what runs | time (CPU) | charges/s (wall) | peer CPU / odp "
+           "in-memory CPU |", "|---|---|---|---|---|---|"]
     for n in (2000, 6000):
-        base = next(r[3] for r in acc_rows if r[0] == n and r[2].startswith("Accountant.charge, in"))
-        for rn, lib, method, s, runs, note in acc_rows:
+        base = next(r[6] for r in acc_rows if r[0] == n and r[2].startswith("Accountant.charge, in"))
+        for rn, lib, method, s, runs, note, t in acc_rows:
             if rn != n:
                 continue
-            ratio = "–" if s is None or base is None else f"{s / base:.1f}×"
             rate = "–" if s is None else f"{n / s:,.0f}"
-            md.append(f"| {n:,} | {lib} | {method} | {fmt_s(s)}{' (' + note + ')' if note else ''}"
-                      f" | {rate} | {ratio} |")
+            md.append(f"| {n:,} | {lib} | {method} | {fmt_t(t)}{' (' + note + ')' if note else ''}"
+                      f" | {rate} | {ratio(t, base)} |")
     md.append("")
     # The physical limit of one durable commit per charge, measured now on the same file system.
     sys.path.insert(0, str(ROOT / "bench"))
@@ -568,6 +507,8 @@ def main() -> int:
         commit = sqlite_commit_rate(tmp)
     sq = next(r[3] for r in acc_rows if r[0] == 2000 and "SQLite ledger (" in r[2])
     cpu = next((r[3] for r in acc_rows if r[0] == 2000 and "on tmpfs" in r[2]), None)
+    mem_t = {n: next(r[6] for r in acc_rows if r[0] == n
+                     and r[2].startswith("Accountant.charge, in")) for n in (2000, 6000)}
     if sq is not None:
         sq_rate = 2000 / sq
         md += ["The disk's limit, measured in the same run on the same file system "
@@ -608,11 +549,11 @@ def main() -> int:
     readme.append(f"- Custom ODP filter (`IncrementalFilter`): {fmt_s(inc[2000])} for 2,000 "
                   f"charges, {fmt_s(inc[6000])} for 6,000 (linear).")
     for peer in ("OpenDP", "diffprivlib"):
-        rows = {r[0]: r[3] for r in acc_rows if r[1] == peer}
-        if rows and all(v is not None for v in rows.values()):
-            readme.append(f"- {peer} on the same charges: {fmt_s(rows[2000])} / {fmt_s(rows[6000])}"
-                          f" ({rows[2000] / mem[2000]:.0f}× / {rows[6000] / mem[6000]:.0f}× "
-                          "odp's time).")
+        rows = {r[0]: r[6] for r in acc_rows if r[1] == peer}
+        if rows and all(v.cpu is not None for v in rows.values()):
+            readme.append(f"- {peer} on the same charges: {fmt_t(rows[2000])} / "
+                          f"{fmt_t(rows[6000])} ({ratio(rows[2000], mem_t[2000])} / "
+                          f"{ratio(rows[6000], mem_t[6000])} odp's CPU time).")
 
     # ------------------------------------------------------------------ buckets
     md += ["## Privacy buckets: ε at δ = 1e-5 (sensitivity 1)", "",
@@ -620,7 +561,7 @@ def main() -> int:
            "pessimistic PLD, prv-accountant's its own error bounds.  Exact values: the analytic "
            "Gaussian (k Gaussians of σ = one of σ/√k).", "",
            "| workload | library | settings | ε lower | ε upper | width | contains exact | time "
-           "| peer time / odp |", "|---|---|---|---|---|---|---|---|---|"]
+           "(CPU) | peer CPU / odp CPU |", "|---|---|---|---|---|---|---|---|---|"]
     for label, parts, exact in bucket_workloads():
         big = any(k >= 10000 for _, k in parts)
         cells = [("odp", "buckets, defaults (rigorous)", odp_buckets(parts), None)]
@@ -635,27 +576,29 @@ def main() -> int:
         base = odp_width = None
         seen: dict = {}
         for lib, setting, fn, timeout in cells:
-            s, out, runs, note = run_cell(fn, R, timeout)
+            t = run_cell(fn, R, timeout)
+            out, note = t.out, t.note
             if lib == "odp":
-                base = s
+                base = t
             lo, up = out if out else (None, None)
             width = None if lo is None or lo != lo else up - lo
             contains = "–" if exact is None or lo is None else (
                 "yes" if (lo != lo or lo <= exact + 1e-9) and exact <= up + 1e-9 else "**no**")
-            ratio = "–" if s is None or base is None or lib == "odp" else f"{s / base:.1f}×"
+            r = "–" if base is None or lib == "odp" else ratio(t, base)
             md.append(f"| {label} | {lib} | {setting} | {fmt_x(lo, 11)} | {fmt_x(up, 11)} | "
-                      f"{fmt_x(width)} | {contains} | {fmt_s(s)}"
-                      f"{' (' + note + ')' if note else ''} | {ratio} |")
-            seen[(lib, setting)] = (s, width)
+                      f"{fmt_x(width)} | {contains} | {fmt_t(t)}"
+                      f"{' (' + note + ')' if note else ''} | {r} |")
+            seen[(lib, setting)] = (t, width)
             if lib == "odp":
                 odp_width = width
-            elif s is not None and base is not None and s < base and width and odp_width:
+            elif (t.cpu is not None and base is not None and base.cpu is not None
+                  and t.cpu < base.cpu and width and odp_width):
                 fine = seen.get((lib, "PLD optimistic…pessimistic, vdi 0.0001"))
-                tail = ("" if fine is None or fine[0] is None else
-                        f"; at vdi 1e-4 (width {fine[1]:.3g}) it takes {fmt_s(fine[0])}, "
-                        f"{fine[0] / base:.1f}× odp's time")
-                notes.append(f"- **{label}, {lib} ({setting})** is faster than odp "
-                             f"({fmt_s(s)} vs {fmt_s(base)}), but its interval is "
+                tail = ("" if fine is None or fine[0].cpu is None else
+                        f"; at vdi 1e-4 (width {fine[1]:.3g}) it takes CPU "
+                        f"{fmt_s(fine[0].cpu)}, {ratio(fine[0], base)} odp's CPU time")
+                notes.append(f"- **{label}, {lib} ({setting})** is faster than odp (CPU "
+                             f"{fmt_s(t.cpu)} vs {fmt_s(base.cpu)}), but its interval is "
                              f"{width / odp_width:,.0f}× wider ({width:.3g} vs {odp_width:.3g})"
                              f"{tail}.")
             if contains == "**no**":
@@ -665,17 +608,17 @@ def main() -> int:
             if note and "stopped" not in note:
                 notes.append(f"- **{label}, {lib} ({setting})** failed: {note.rstrip('.')} "
                              "(a known prv-accountant limitation, microsoft/prv_accountant#36).")
-            log(f"buckets {label} {lib} {setting} {fmt_s(s)} {lo} {up} {note}")
-        odp_s, odp_w = seen[("odp", "buckets, defaults (rigorous)")]
+            log(f"buckets {label} {lib} {setting} {fmt_t(t)} {lo} {up} {note}")
+        odp_t, odp_w = seen[("odp", "buckets, defaults (rigorous)")]
         pld = "PLD optimistic…pessimistic, vdi "
-        line = f"- Buckets, {label}: odp {fmt_s(odp_s)}, width {odp_w:.2g}"
+        line = f"- Buckets, {label}: odp {fmt_t(odp_t)}, width {odp_w:.2g}"
         for key, name in ((("dp-accounting", pld + "0.0001"), "dp-accounting PLD vdi 1e-4"),
                           (("dp-accounting", pld + "0.001"), "vdi 1e-3"),
                           (("prv-accountant", "eps_error 0.1, delta_error δ/1000"),
                            "prv eps_error 0.1")):
-            if key in seen and seen[key][0] is not None and seen[key][1]:
-                ps, pw = seen[key]
-                line += f"; {name} {fmt_s(ps)}, width {pw:.2g}"
+            if key in seen and seen[key][0].wall is not None and seen[key][1]:
+                pt, pw = seen[key]
+                line += f"; {name} {fmt_t(pt)}, width {pw:.2g}"
         readme.append(line + ".")
     md.append("")
 
@@ -686,12 +629,17 @@ def main() -> int:
     notes += dp_notes
 
     # ------------------------------------------------------------------ optdel
-    md += ["## OptDel (early stopping, paper 002 Thm. 15) and the Lemma 11 bound", "",
+    md += ["## OptDel (early stopping, Hartmann et al. 2022 Thm. 15) and the Lemma 11 bound", "",
+           "Times: wall (CPU); the steps inside one cell are timed by wall clock only.", "",
            "| workload | library | what | result | time |", "|---|---|---|---|---|"]
     for k, dk in ((1000, "1e-10"), (10000, "1e-12")):
         fn, stops = optdel_homogeneous(k, dk)
-        s, out, runs, note = run_cell(fn, R)
-        cli_s, _, _, cli_note = run_cell(optdel_cli(k, dk), R)
+        t = run_cell(fn, R)
+        out = t.out
+        cli = run_cell(optdel_cli(k, dk), R)
+        cli_cpu = cli.out["cpu"] if cli.out else None
+        cli_text = ("–" if cli.wall is None
+                    else f"{fmt_s(cli.wall)} (CPU of the new process {fmt_s(cli_cpu)})")
         wl = f"homogeneous ε=0.1, δ_k={dk}, k={k:,}, 10 stops, Lemma-11 costs @ δ=1e-6"
         md.append(f"| {wl} | odp | Lemma-11 costs (certified) | 10 costs | {fmt_s(out['costs_s'])} |")
         md.append(f"| {wl} | odp | Thm. 15 bracket ({out['method']}) | "
@@ -700,28 +648,29 @@ def main() -> int:
                   f"[{out['lemma11'][0]:.12g}, {out['lemma11'][1]:.12g}] | "
                   f"{fmt_s(out['lemma11_s'])} |")
         md.append(f"| {wl} | odp | all three, in process (peak memory {peak_mib(fn):.1f} MiB) "
-                  f"| | {fmt_s(s)} |")
+                  f"| | {fmt_t(t)} |")
         md.append(f"| {wl} | odp | `odp optdel … --costs lemma11:1e-6` end to end (new process) "
-                  f"| | {fmt_s(cli_s)}{cli_note} |")
+                  f"| | {cli_text}{cli.note} |")
         readme.append(f"- OptDel, homogeneous k={k:,} with 10 stops: Thm. 15 "
                       f"{fmt_s(out['thm15_s'])}, Lemma 11 bound {fmt_s(out['lemma11_s'])}, "
-                      f"CLI end to end {fmt_s(cli_s)}.")
-        log(f"optdel k={k} {out} cli {fmt_s(cli_s)}")
+                      f"all three {fmt_t(t)}, CLI end to end {cli_text}.")
+        log(f"optdel k={k} {out} cli {cli_text}")
     E = single_stop_costs()
-    s, out, _, note = run_cell(odp_single_stop(E), R)
+    t = run_cell(odp_single_stop(E), R)
+    out = t.out
     wl = f"one stop: 1,000 × (0.1, 1e-10) at ε = {float(E):g} (optimal composition δ)"
-    md.append(f"| {wl} | odp | Thm. 15 bracket | [{out[0]:.12g}, {out[1]:.12g}] | {fmt_s(s)} |")
-    base = s
+    md.append(f"| {wl} | odp | Thm. 15 bracket | [{out[0]:.12g}, {out[1]:.12g}] | {fmt_t(t)} |")
+    base = t
     if PEERS["dp-accounting"]:
         for vdi in (1e-4, 1e-3):
-            ps, pout, _, pnote = run_cell(pld_single_stop(E, vdi), R, T)
+            pt = run_cell(pld_single_stop(E, vdi), R, T)
+            pout = pt.out
             val = "–" if pout is None else f"{pout[1]:.12g} (pessimistic PLD)"
-            ratio = "" if ps is None else f" ({ps / base:.1f}× odp)"
             md.append(f"| {wl} | dp-accounting | PLD from_privacy_parameters, vdi {vdi:g} | {val} "
-                      f"| {fmt_s(ps)}{ratio}{' ' + pnote if pnote else ''} |")
-            if ps is not None and ps < base:
-                notes.append(f"- **{wl}, dp-accounting (vdi {vdi:g})** is faster than odp "
-                             f"({fmt_s(ps)} vs {fmt_s(base)}); it returns one pessimistic "
+                      f"| {fmt_t(pt)} ({ratio(pt, base)} odp's CPU){' ' + pt.note if pt.note else ''} |")
+            if pt.cpu is not None and base.cpu is not None and pt.cpu < base.cpu:
+                notes.append(f"- **{wl}, dp-accounting (vdi {vdi:g})** is faster than odp (CPU "
+                             f"{fmt_s(pt.cpu)} vs {fmt_s(base.cpu)}); it returns one pessimistic "
                              f"number ({pout[1]:.12g}) without a lower bound, odp a rigorous "
                              f"bracket of relative width {(out[1] - out[0]) / out[1]:.1e}.")
             if pout is not None and pout[1] < out[0]:
@@ -730,7 +679,7 @@ def main() -> int:
                              f"{out[0]:.12g}: not an upper bound at this precision.")
     for k in ((200,) if args.quick else (200, 1000)):
         mc = 40_000_000 if k == 200 else 1_500_000_000
-        s, out, _, note = run_cell(optdel_heterogeneous(k, mc), 1, None)
+        out = run_cell(optdel_heterogeneous(k, mc), 1, None).out
         mib = peak_mib(optdel_heterogeneous(k, mc))
         wl = (f"heterogeneous ε_k ∈ [0.05, 0.15] (4-digit decimals), δ_k=1e-10, k={k:,}, "
               f"10 stops, costs of the ε=0.1 Lemma-11 row, max_cells={mc:.2g}")
@@ -751,22 +700,24 @@ def main() -> int:
     import scaling
 
     md += ["## No quadratic path: n and 10·n rounds (`bench/scaling.py`)", "",
-           "Fastest of the repeats per size (the least disturbed run); linear ⇔ ratio ≈ 10, "
-           "the check is ratio < 20.", "",
-           "| case | n | time (n) | time (10·n) | ratio | µs/round at 10·n |",
+           "Fastest of the repeats per size (the least disturbed run), wall (CPU); linear ⇔ "
+           "ratio ≈ 10, the check is ratio < 20 (of wall time).", "",
+           "| case | n | time (n) | time (10·n) | ratio (CPU ratio) | µs/round at 10·n |",
            "|---|---|---|---|---|---|"]
     worst = 0.0
     for name, fn, linear in scaling.cases():
         n = 2000 if linear else 200
-        small, _ = scaling.measure(fn, n, R)
-        large, _ = scaling.measure(fn, 10 * n, R)
-        ratio = large / small
+        small, _, small_cpu = scaling.measure_cpu(fn, n, R)
+        large, _, large_cpu = scaling.measure_cpu(fn, 10 * n, R)
+        grow = large / small
         if linear:
-            worst = max(worst, ratio)
-        md.append(f"| {name} | {n:,} | {fmt_s(small)} | {fmt_s(large)} | {ratio:.1f}"
+            worst = max(worst, grow)
+        md.append(f"| {name} | {n:,} | {fmt_s(small)} (CPU {fmt_s(small_cpu)}) | "
+                  f"{fmt_s(large)} (CPU {fmt_s(large_cpu)}) | {grow:.1f} "
+                  f"({large_cpu / small_cpu if small_cpu > 0 else math.nan:.1f})"
                   f"{'' if linear else ' (quadratic, shown for contrast)'} | "
                   f"{1e6 * large / (10 * n):.1f} |")
-        log(f"scaling {name} {ratio:.1f}")
+        log(f"scaling {name} {grow:.1f}")
     md.append("")
     readme.append(f"- Every filter, odometer, custom ODP-filter admission and concurrent "
                   f"composition is linear: 10× the rounds cost at most {worst:.1f}× the time.")
@@ -781,6 +732,11 @@ def main() -> int:
             f"- Run: {started}; one warm-up run, then the median of {R} runs (11 for cells under "
             f"0.2 s; cells slower than 2 s: that one run); peer "
             f"cells limited to {T:.0f} s each" + ("; --quick" if args.quick else "") + ".",
+            "- Times: wall clock (`time.perf_counter`) and, beside it, CPU time "
+            "(`time.process_time`, user + system, of the process that ran the cell: a forked "
+            "child for peer cells, the new process for CLI runs).  Ratios between libraries are "
+            "of CPU time: on this shared machine wall time also counts waiting for other "
+            "processes.",
             f"- Machine: {m['cpu']}, {m['cores']} cores (shared), {m['platform']}, "
             f"Python {m['python']}.",
             f"- Load average (1, 5, 15 min): before {load_before[0]:.2f}, {load_before[1]:.2f}, "
@@ -798,8 +754,8 @@ def main() -> int:
              "- OptDel: no peer computes OptDel with stopping points; the single-stop row is "
              "optimal composition, which dp-accounting's PLD also computes (one pessimistic "
              "number, no lower bound).",
-             "- Times are wall-clock on a shared 2-core machine (see the load average above); "
-             "compare ratios within this run."] + notes + [""]
+             "- The machine is shared (see the load average above): wall times vary with the "
+             "load, CPU times much less; compare CPU-time ratios within this run."] + notes + [""]
     text = "\n".join(head + md + notes) + "\n"
     Path(args.out).write_text(text, encoding="utf-8")
     log(f"wrote {args.out}")

@@ -32,12 +32,15 @@ def test_the_durable_floor_cases_run_on_small_sizes(tmp_path):
 
 
 def test_the_dpsgd_cells_run_on_small_sizes(tmp_path):
-    """bench/dpsgd.py (the DP-SGD section of bench/compare.py): odp's cell on a small T, the
-    classification of a peer's number against odp's interval, and a missing Opacus wheel."""
+    """bench/dpsgd.py (the DP-SGD section of bench/compare.py): odp's cells on a small T, the
+    classification of a peer's number against odp's interval, a missing Opacus wheel, and the
+    timing helper of bench/common.py (wall and CPU time)."""
     sys.path.insert(0, str(ROOT / "bench"))
     dpsgd = load_script("bench/dpsgd.py", "bench_dpsgd")
     out = dpsgd.odp_cell(10, buckets=1024)()
     assert 0.2 < out["lower"] <= out["upper"] < 0.3  # ε(1e-5) of 10 steps is 0.2717...
+    target = dpsgd.odp_target_cell(10, width=0.01)()
+    assert target["reached"] and target["upper"] - target["lower"] <= 0.01
     lo, up = out["lower"], out["upper"]
     assert dpsgd.inside({"lower": None, "value": (lo + up) / 2, "upper": None}, lo, up) == "yes"
     assert dpsgd.inside({"lower": None, "value": up + 1, "upper": None}, lo, up).startswith(
@@ -49,9 +52,27 @@ def test_the_dpsgd_cells_run_on_small_sizes(tmp_path):
     assert dpsgd.inside({"lower": lo + 1e-9, "value": None, "upper": up}, lo, up) == (
         "yes; the brackets overlap")
     assert "disjoint" in dpsgd.inside({"lower": up + 1, "value": None, "upper": up + 2}, lo, up)
-    assert out["cpu"] > 0
     module, why = dpsgd.opacus_rdp(str(tmp_path / "opacus-0-py3-none-any.whl"))
     assert module is None and "unavailable" in why
+    common = load_script("bench/common.py", "bench_common")
+    t = common.run_cell(lambda: sum(range(10**5)), 1)
+    assert t.wall > 0 and t.cpu > 0 and t.out == sum(range(10**5)) and t.note == ""
+    forked = common.run_cell(lambda: 1 / 0, 1, timeout=30)
+    assert forked.out is None and "ZeroDivisionError" in forked.note
+
+
+def test_compare_and_dpsgd_do_not_import_each_other():
+    """Shared helpers live in bench/common.py; bench/dpsgd.py does not import bench/compare.py
+    (compare imports dpsgd for its DP-SGD section, one way)."""
+    import ast
+
+    for name in ("dpsgd", "common"):
+        tree = ast.parse((ROOT / "bench" / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                    for a in n.names}
+        imported |= {n.module.split(".")[0] for n in ast.walk(tree)
+                     if isinstance(n, ast.ImportFrom) and n.module}
+        assert "compare" not in imported, name
 
 
 def test_the_dpsgd_section_is_spliced_into_an_existing_report():

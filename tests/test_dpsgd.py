@@ -462,3 +462,28 @@ def test_example_script_trains_and_reports_accuracy_and_epsilon():
                          capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and bad.stdout.count("\n") == 0
     assert bad.stderr.count("\n") == 1 and "sampling rate" in bad.stderr
+
+
+def test_buckets_comp_is_refused_for_the_discrete_step_with_its_real_reason():
+    """Privacy buckets has no pair for the subsampled *discrete* Gaussian: the refusal names the
+    step and the COMP to use, instead of "no ε below 1e6 certifies δ" (docs/dpsgd.md)."""
+    with pytest.raises(InvalidParameter) as info:
+        DPSGD(LogisticRegressionModel(3), n=100, sampling_rate="1/10", noise_multiplier=2,
+              epochs=2, delta="1e-5", composition=odp.BucketsComposition())
+    text = str(info.value)
+    assert "subsampled_discrete_gaussian" in text and "RDPComposition" in text
+    assert "1e6" not in text
+
+
+def test_epsilon_search_failure_says_what_the_comp_said():
+    """A COMP that certifies nothing at any ε: the search's refusal carries its last reason."""
+    from odp.composition import BasicComposition, StepSpec
+
+    class Never(BasicComposition):
+        name = "never"
+
+        def delta_upper(self, steps, epsilon):
+            raise InvalidParameter("this COMP certifies nothing here")
+
+    with pytest.raises(InvalidParameter, match="no ε below 1e6.*certifies nothing here"):
+        Never().epsilon_upper([StepSpec(1, 0)], Fraction(1, 10**5))

@@ -62,6 +62,7 @@ from .filters import (
 from .interactive import ConcurrentComposition, SubComposition
 from .buckets import PrivacyBucketsAccountant
 from .adapters import from_opendp  # imports OpenDP only when called
+from . import dpsgd  # noqa: F401  (odp.dpsgd.Accounting etc.; imports neither torch nor Opacus)
 
 __all__ = [
     "Lane",

@@ -144,22 +144,31 @@ class PrefixComposition(ABC):
         non-increasing δ(ε).  Subclasses with a closed form override it."""
         target = parse_delta(delta)
         unit = Fraction(1, 10**9)
+        self.check(steps)  # a step this COMP cannot analyse is said as such, not as "no ε"
+        why: list[str] = []
 
         def ok(e: Fraction) -> bool:
             try:
                 return self.delta_upper(steps, e) <= target
-            except InvalidParameter:  # certifies nothing at this ε
+            except InvalidParameter as exc:  # certifies nothing at this ε
+                why[:] = [str(exc)]
                 return False
 
         hi = Fraction(1)
         while not ok(hi):
             hi *= 2
             if hi > 10**6:
+                last = f" (at ε = {format_fraction(hi / 2)}: {why[0]})" if why else ""
                 raise InvalidParameter(f"{self.name}: no ε below 1e6 certifies "
-                                       f"δ = {format_fraction(target)}")
+                                       f"δ = {format_fraction(target)}{last}")
         if ok(Fraction(0)):
             return Fraction(0)
         return bisect_on_grid(ok, Fraction(0), hi, unit.denominator)
+
+    def check(self, steps: Sequence[StepSpec]) -> None:
+        """Raise :class:`InvalidParameter` if this COMP cannot analyse some step at all
+        (whatever ε): called before a search for ε, so that such a step is reported as itself
+        and not as "no ε certifies δ".  The default accepts every step."""
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name}
@@ -194,6 +203,33 @@ class BucketsComposition(PrefixComposition):
 
     def __init__(self, **options: Any):
         self.options = dict(options)
+
+    def check(self, steps: Sequence[StepSpec]) -> None:
+        """Every step's description must be a pair privacy buckets can build
+        (:func:`odp.buckets.mechanism_from_dict`).  DP-SGD's Poisson-subsampled *discrete*
+        Gaussian (``subsampled_discrete_gaussian``, :class:`odp.mechanisms.DPSGD`) has no such
+        pair: its shift is any integer vector of norm at most √K, and no one-dimensional pair is
+        shown to dominate that (use :class:`RDPComposition`, DPSGD's default)."""
+        from .buckets import mechanism_from_dict
+
+        seen: list[dict[str, Any]] = []
+        for step in steps:
+            spec = step.worst_case_spec()
+            if spec in seen:
+                continue
+            seen.append(spec)
+            kind = spec.get("mechanism")
+            if kind == "subsampled_discrete_gaussian":
+                raise InvalidParameter(
+                    "privacy buckets has no pair for DP-SGD's Poisson-subsampled discrete "
+                    "Gaussian step ('subsampled_discrete_gaussian'): use RDPComposition() (the "
+                    "default of DPSGD); for a continuous Gaussian step use the 'poisson_gaussian' "
+                    "pair (odp.dpsgd.Accounting(composition='buckets'))")
+            try:
+                mechanism_from_dict(spec)
+            except (InvalidParameter, TypeError) as exc:
+                raise InvalidParameter(
+                    f"privacy buckets cannot analyse the step {spec}: {exc}") from None
 
     def delta_upper(self, steps: Sequence[StepSpec], epsilon: Fraction) -> Fraction:
         from .buckets import composition_delta_upper, mechanism_from_dict

@@ -102,23 +102,45 @@ def split_error(values: np.ndarray, err: np.ndarray) -> tuple[float, float]:
     ``t + abs / ABS_REFERENCE_DELTA``: an error goes to ``abs`` only if that is harmless down to
     δ ≈ ``ABS_REFERENCE_DELTA`` (or if its element is 0).
     """
+    rel, absolute, _ = split_error_weighted(values, err, None)
+    return rel, absolute
+
+
+def split_error_weighted(values: np.ndarray, err: np.ndarray, weights: np.ndarray | None
+                         ) -> tuple[float, float, float]:
+    """:func:`split_error`, and the *weighted* ℓ1 norm ``Σ_abs err_j · weights_j`` of the same
+    absolute part (``weights`` >= 0, one per element; ``None``: the third value is ``inf``).
+    The weighted sum is rounded up (``(1 + 4 n u)``; an infinite weight of an element in the
+    absolute part makes it ``inf``)."""
     values = np.asarray(values, dtype=float).ravel()
     err = np.asarray(err, dtype=float).ravel()
     keep = err > 0
     if not keep.any():
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
+    w = None if weights is None else np.asarray(weights, dtype=float).ravel()[keep]
     values, err = values[keep], err[keep]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(values > 0, err / values, np.inf)
     order = np.argsort(ratio)
     ratio, err = ratio[order], err[order]
+    if w is not None:
+        w = w[order]
     above = np.concatenate((np.cumsum(err[::-1])[::-1][1:], [0.0]))  # errors above candidate j
     cost = np.where(np.isfinite(ratio), ratio, np.inf) + above / ABS_REFERENCE_DELTA
     best_all_abs = float(err.sum()) / ABS_REFERENCE_DELTA
     j = int(np.argmin(cost))
+    grow = 1 + 4 * U * err.size
+
+    def weighted(first: int) -> float:
+        if w is None:
+            return math.inf
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = float((err[first:] * w[first:]).sum())
+        return out * grow if out == out else math.inf
+
     if not cost[j] < best_all_abs:  # everything absolute
-        return 0.0, best_all_abs * (1 + 4 * U * err.size)
-    return float(ratio[j]), float(above[j]) * (1 + 4 * U * err.size)
+        return 0.0, best_all_abs * grow, weighted(0)
+    return float(ratio[j]), float(above[j]) * grow, weighted(j + 1)
 
 
 #: Cramér's constant: ``|He_n(x)| exp(-x²/4) <= CRAMER_K * sqrt(n!)`` for the probabilists'

@@ -33,7 +33,8 @@ from .compose import compose as compose_states
 from ._numerics import U
 from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
 from .mechanisms import PLDMechanism, as_sequence
-from .readoff import delta_lower, delta_upper, epsilon_lower, epsilon_upper, infinity_floor
+from .readoff import (delta_lower, delta_upper, epsilon_lower, epsilon_upper, infinity_floor,
+                      round_off_low, round_off_up)
 from .state import BucketState, fit, from_cells
 
 #: Default number of buckets in the window (the paper's ``n``).
@@ -46,11 +47,21 @@ DEFAULT_TAIL_MASS = 1e-16
 
 PRECISIONS = ("auto", "extended", "double")
 
+#: The scout of :meth:`PrivacyBucketsAccountant._scouted` has ``buckets // SCOUT_FACTOR``
+#: buckets, and runs only when that is at least ``SCOUT_MIN_BUCKETS``.
+SCOUT_FACTOR = 8
+SCOUT_MIN_BUCKETS = 512
+
 #: ``precision="auto"`` recomputes the whole composition in extended precision when the FFT
 #: round-off bound of the states is more than this share of the δ a query is about (the bound
 #: would be visibly, or entirely, round-off): e.g. Gaussian σ = 1, k = 10 at δ = 1e-12, where
 #: double precision leaves ~4e-12 of round-off and no finite upper end.
 ROUNDOFF_SHARE = 0.01
+
+#: With tilted double-precision states (the default), ``precision="auto"`` recomputes with the
+#: early convolutions in extended precision when the round-off counted at the query is more than
+#: this share of the interval's own width (in δ) there: the round-off would visibly widen it.
+ROUNDOFF_WIDTH_SHARE = 0.25
 
 #: Largest grid step ``h = ln f`` the numerics support (``expm1(h)`` must stay finite); a pair
 #: whose loss range needs a coarser grid for the window is refused with a clear message.
@@ -174,6 +185,26 @@ def _too_wide(mech: PLDMechanism, reverse: bool, buckets: int, tail: float) -> I
         f"(epsilon of order {max(abs(lo), abs(hi)):.3g})")
 
 
+def build_cells(
+    mech: PLDMechanism,
+    *,
+    reverse: bool,
+    anchor: float,
+    buckets: int,
+    tail: float,
+    min_step: float | None,
+) -> tuple[Any, Any]:
+    """The buckets (upper, lower :class:`~odp.buckets.cells.Cells`) of one mechanism in one
+    direction, on the finest grid its loss range fits."""
+    lat = mech.lattice()
+    if min_step is None and lat is not None and lat == anchor:
+        min_step = lat  # a lattice is represented exactly; no need for a finer grid
+    h = _initial_step(mech, reverse=reverse, anchor=anchor, buckets=buckets, tail=tail, min_step=min_step)
+    if h > MAX_GRID_STEP:
+        raise _too_wide(mech, reverse, buckets, tail)
+    return mech.cells_both(h, reverse, tail)
+
+
 def build_state(
     mech: PLDMechanism,
     *,
@@ -183,17 +214,55 @@ def build_state(
     tail: float,
     rounding: str,
     min_step: float | None,
+    theta: float = 0.0,
 ) -> BucketState:
-    """The bucketed state of one mechanism in one direction."""
-    lat = mech.lattice()
-    if min_step is None and lat is not None and lat == anchor:
-        min_step = lat  # a lattice is represented exactly; no need for a finer grid
-    h = _initial_step(mech, reverse=reverse, anchor=anchor, buckets=buckets, tail=tail, min_step=min_step)
-    if h > MAX_GRID_STEP:
-        raise _too_wide(mech, reverse, buckets, tail)
-    upper, lower = mech.cells_both(h, reverse, tail)
-    state = from_cells(upper, rounding, lower=lower)
+    """The bucketed state of one mechanism in one direction (``theta``: the tilt of its
+    weighted error bounds, :mod:`odp.buckets.state`)."""
+    upper, lower = build_cells(mech, reverse=reverse, anchor=anchor, buckets=buckets, tail=tail,
+                               min_step=min_step)
+    state = from_cells(upper, rounding, lower=lower, theta=theta)
     return fit(state, buckets=buckets, tail=tail, rounding=rounding)
+
+
+def cell_losses(c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """One run's finite privacy losses under A (bucket tops) and their masses, from its
+    buckets (subnormal masses dropped): only for choosing the tilt (any tilt is sound)."""
+    loss = (c.first + np.arange(c.a.size)) * c.h
+    mass = np.maximum(c.a, 0.0) + np.maximum(c.atom, 0.0)
+    keep = mass >= 1e-290  # subnormal floats would make the sums many times slower
+    return loss[keep], mass[keep]
+
+
+#: ``tilt="auto"`` chooses, among θ = 2^(k/4), the one whose Chernoff bound on the composed
+#: loss reaches ``TILT_LEVEL`` at the smallest ε: at that ε the tilted round-off is about
+#: relative to a δ of that size.  θ stays below TILT_MAX_EXPONENT / (largest one-run loss).
+TILT_LEVEL = 1e-4
+TILT_GRID = tuple(2.0 ** (k / 4) for k in range(-32, 29))
+TILT_MAX_EXPONENT = 600.0
+
+
+def choose_tilt(items: Sequence[tuple[np.ndarray, np.ndarray, int]]) -> float:
+    """The tilt for a composition of ``items`` = ``(losses, masses, count)`` per mechanism:
+    the θ of :data:`TILT_GRID` minimising the Chernoff ε at :data:`TILT_LEVEL`,
+    ``(Σ count·ln E[e^{θL}] − ln TILT_LEVEL) / θ`` (0 when none is usable)."""
+    best_eps, best = math.inf, 0.0
+    log_level = math.log(TILT_LEVEL)
+    items = [(loss, mass, n) for loss, mass, n in items if loss.size]
+    if not items:
+        return 0.0
+    top = max(float(np.max(np.abs(loss))) for loss, _, _ in items)
+    for theta in TILT_GRID:
+        if theta * top > TILT_MAX_EXPONENT:
+            break
+        total = 0.0
+        for loss, mass, n in items:
+            x = theta * loss
+            m = float(np.max(x))
+            total += n * (m + math.log(float((mass * np.exp(x - m)).sum())))  # no BLAS call
+        eps = (total - log_level) / theta
+        if eps < best_eps:
+            best_eps, best = eps, theta
+    return best
 
 
 @dataclass
@@ -216,6 +285,13 @@ class PrivacyBucketsAccountant:
     :data:`ROUNDOFF_SHARE`; ``"extended"``: all steps, ~3x slower, for the tightest bounds at
     tiny δ; ``"double"``: fastest).
 
+    ``tilt`` (``"auto"``, a number θ >= 0 or ``None``) sets the tilt of the weighted round-off
+    bounds (:mod:`odp.buckets.state`); ``"auto"`` chooses it, once, from the composition
+    composed at the first query, or from ``tilt_for`` (mechanisms or ``(mechanism, count)``
+    pairs) when given — for an accountant that will be extended and queried repeatedly, pass
+    the whole composition it will reach.  ``scout`` bounds the dominated direction of an
+    asymmetric composition with a coarse window only (docs/buckets.md, "Scout").
+
     Limits and progress: the pending composition is estimated before it runs
     (:meth:`estimate`) and refused with :class:`~odp.limits.ResourceLimitExceeded` if it needs
     more than ``max_memory`` (bytes or ``"8G"``; default 4 GiB) or ``max_seconds`` (default
@@ -228,6 +304,9 @@ class PrivacyBucketsAccountant:
     tail_mass: float = DEFAULT_TAIL_MASS
     rounding: str = "split"
     precision: str = "auto"
+    tilt: Any = "auto"
+    tilt_for: Any = None
+    scout: bool = True
     max_memory: Any = None
     max_seconds: Any = None
     progress: ProgressArg = None
@@ -238,14 +317,21 @@ class PrivacyBucketsAccountant:
     _done: int = field(default=0, init=False, repr=False)
     _anchor: float | None = field(default=None, init=False, repr=False)
     _seconds: float = field(default=0.0, init=False, repr=False)
-    _all_extended: bool = field(default=False, init=False, repr=False)
+    _mode: str = field(default="tilted", init=False, repr=False)
     _escalation: str = field(default="", init=False, repr=False)
+    _thetas: tuple[float, float] | None = field(default=None, init=False, repr=False)
+    _single: dict = field(default_factory=dict, init=False, repr=False)
+    _cell_cache: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
         self.buckets = parse_positive_int(self.buckets, name="buckets")
         self._ln_factor = _check_options(self.buckets, self.tail_mass, self.rounding, self.factor)
         if self.precision not in PRECISIONS:
             raise InvalidParameter(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
+        if self.tilt not in ("auto", None) and not (
+                isinstance(self.tilt, (int, float)) and not isinstance(self.tilt, bool)
+                and 0 <= self.tilt < 1e6):
+            raise InvalidParameter(f"tilt must be 'auto', None or a number >= 0, got {self.tilt!r}")
         self.limits = Limits.coerce(self.limits, max_memory=self.max_memory,
                                     max_seconds=self.max_seconds)
 
@@ -369,8 +455,43 @@ class PrivacyBucketsAccountant:
         pending = self._ledger[self._done:]
         if not pending:
             return
-        estimate = self.limits.check(self.estimate())
+        self.limits.check(self.estimate())
         t0 = time.perf_counter()
+        asymmetric = any(not m.symmetric for m, _ in self._ledger)
+        directions = (False, True) if asymmetric else (False,)
+        anchor, fwd, rev, thetas = self._run(directions, self._fwd, self._rev, self._done)
+        self._anchor, self._fwd = anchor, fwd
+        self._rev = rev if asymmetric else None
+        if thetas[0] > 0:
+            self._thetas = thetas
+        self._done = len(self._ledger)
+        self._seconds += time.perf_counter() - t0
+
+    def _cells(self, i: int | PLDMechanism, reverse: bool, anchor: float) -> tuple[Any, Any]:
+        """The buckets of ledger entry ``i`` (or of a mechanism) in one direction, built once
+        per mechanism (kept while the accountant lives: a recomputation in another precision,
+        and later entries of the same mechanism, reuse them)."""
+        mech = self._ledger[i][0] if isinstance(i, int) else i
+        use_rev = reverse and not mech.symmetric
+        try:
+            key: Any = (mech, use_rev, anchor)
+            hash(key)
+        except TypeError:  # an unhashable mechanism: one entry per ledger position
+            key = (i if isinstance(i, int) else id(mech), use_rev, anchor)
+        if key not in self._cell_cache:
+            self._cell_cache[key] = build_cells(mech, reverse=use_rev, anchor=anchor,
+                                                buckets=self.buckets, tail=self.tail_mass,
+                                                min_step=self._ln_factor)
+        return self._cell_cache[key]
+
+    def _run(self, wanted: tuple[bool, ...], fwd: BucketState | None, rev: BucketState | None,
+             done: int) -> tuple[float, BucketState | None, BucketState | None,
+                                 tuple[float, float]]:
+        """Compose ``ledger[done:]`` onto ``fwd``/``rev`` in the ``wanted`` directions
+        (``False``: A ‖ B, ``True``: B ‖ A); returns ``(anchor, fwd, rev, tilts)``.  Nothing of
+        the accountant changes (the caller stores what it keeps)."""
+        pending = self._ledger[done:]
+        what = " + ".join(f"{n} x {m.describe()['mechanism']}" for m, n in pending)
         anchor = self._anchor
         if anchor is None:
             anchor = _grid_anchor([m for m, _ in self._ledger], self._ln_factor)
@@ -381,20 +502,45 @@ class PrivacyBucketsAccountant:
             total = None
         opts = dict(buckets=self.buckets, tail=self.tail_mass, rounding=self.rounding)
         asymmetric = any(not m.symmetric for m, _ in self._ledger)
-        fwd, rev = self._fwd, self._rev
         if asymmetric and rev is None and fwd is not None:
             rev = fwd  # everything so far was symmetric
-        steps = self._steps(pending, asymmetric)
+        directions = tuple(d for d in ((False, True) if asymmetric else (False,)) if d in wanted)
+        steps = self._steps(pending, asymmetric) * len(directions) // (2 if asymmetric else 1)
+        thetas = self._thetas
+        tilted = self.precision == "auto" and self._mode == "tilted" and self.tilt is not None
+        if tilted and thetas is None:  # chosen once, from tilt_for or the whole ledger so far
+            horizon: list[tuple[Any, int]] = (
+                [(i, n) for i, (_, n) in enumerate(self._ledger)] if self.tilt_for is None
+                else as_sequence(list(self.tilt_for)))
+            if self.tilt == "auto":
+                chosen = []
+                for reverse in (False, True):
+                    if reverse not in directions:
+                        chosen.append(0.0)
+                        continue
+                    items = [(*cell_losses(self._cells(i, reverse, anchor)[0]), n)
+                             for i, n in horizon]
+                    chosen.append(choose_tilt(items))
+                thetas = (chosen[0], chosen[1])
+            else:
+                thetas = (float(self.tilt), float(self.tilt))
+        if not tilted or thetas is None or not all(
+                thetas[1 if d else 0] > 0 for d in directions):
+            thetas = (0.0, 0.0)
+        if thetas[0] > 0 or thetas[1] > 0:
+            total = None  # every step in double precision, the tilt bounds the round-off
         # new states are built in local variables: a failure leaves the accountant unchanged
         # a float overflow or an invalid operation is an error here, never a RuntimeWarning
         with Reporter(self.progress, steps, "privacy buckets", unit="conv") as bar, \
                 np.errstate(over="raise", invalid="raise", divide="ignore", under="ignore"):
             try:
-                for mech, n in pending:
-                    for reverse in ((False, True) if asymmetric else (False,)):
-                        use_rev = reverse and not mech.symmetric
-                        single = build_state(mech, reverse=use_rev, anchor=anchor, min_step=self._ln_factor,
-                                             **opts)
+                for i, (_mech, n) in enumerate(pending, start=done):
+                    for reverse in directions:
+                        theta = thetas[1 if reverse else 0]
+                        upper, lower = self._cells(i, reverse, anchor)
+                        single = fit(from_cells(upper, self.rounding, lower=lower, theta=theta),
+                                     buckets=self.buckets, tail=self.tail_mass,
+                                     rounding=self.rounding)
                         comp = self_compose(single, n, total=total, on_step=bar.advance, **opts)
                         current = rev if reverse else fwd
                         if current is not None:
@@ -407,13 +553,10 @@ class PrivacyBucketsAccountant:
                             fwd = comp
             except (OverflowError, FloatingPointError) as exc:
                 raise InvalidParameter(
-                    f"privacy buckets overflowed while composing {estimate.what} ({exc}): the "
+                    f"privacy buckets overflowed while composing {what} ({exc}): the "
                     "privacy loss grew beyond what the grid can represent; such a composition "
                     "gives essentially no privacy (ask for fewer compositions)") from None
-        self._anchor, self._fwd = anchor, fwd
-        self._rev = rev if asymmetric else None
-        self._done = len(self._ledger)
-        self._seconds += time.perf_counter() - t0
+        return anchor, fwd, rev, thetas if thetas is not None else (0.0, 0.0)
 
     def _states(self) -> list[BucketState]:
         if not self._ledger:
@@ -428,29 +571,135 @@ class PrivacyBucketsAccountant:
     def effective_precision(self) -> str:
         """The precision the states are computed in: ``precision``, except that ``"auto"``
         becomes ``"extended"`` once a query needed it (:data:`ROUNDOFF_SHARE`)."""
-        return "extended" if self._all_extended else self.precision
+        return "extended" if self._mode == "extended" else self.precision
 
-    def _escalated(self, states: list[BucketState], level: float) -> list[BucketState] | None:
-        """Under ``precision="auto"``: when the FFT round-off bound of ``states`` exceeds
-        :data:`ROUNDOFF_SHARE` of the δ ``level`` a query is about (and extended precision could
-        bring it below ``level``), recompute everything in extended precision and return the new
-        states.  ``None`` when not needed or not possible (then the double-precision answer,
-        sound but wider, stands; a recomputation above the limits is skipped and noted in
-        :meth:`report`)."""
-        if self.precision != "auto" or self._all_extended or self._escalation:
-            return None
-        err = max(max(s.abs_up, s.abs_ma + s.abs_bh) for s in states)
-        if not (err > ROUNDOFF_SHARE * level and err * (U_EXTENDED / U) < level):
-            return None
-        saved = (self._fwd, self._rev, self._done)
-        self._all_extended, self._fwd, self._rev, self._done = True, None, None, 0
+    def _single_ok(self, level: float, up: float, low: float) -> bool:
+        """Whether the full single-direction state's round-off at the query is small enough
+        that :meth:`_escalated` would not recompute it (else the full path decides)."""
+        states = [v[1] for k, v in self._single.items()
+                  if k != "scout" and v[0] == len(self._ledger)]
+        if not states or not all(math.isfinite(x) for x in (up, low)):
+            return False
+        return not self._too_rough(states, level, [(up + low) / 2] * len(states))
+
+    def _too_rough(self, states: list[BucketState], level: float, points: list[float]) -> bool:
+        """Whether the round-off counted at the query's ε (``points``, one per state) exceeds
+        :data:`ROUNDOFF_SHARE` of the δ ``level`` or, for a tilted state,
+        :data:`ROUNDOFF_WIDTH_SHARE` of the interval's own width in δ there."""
+        for st, e in zip(states, points):
+            if not math.isfinite(e):
+                continue
+            err = max(round_off_up(st, e), round_off_low(st, e))
+            if err > ROUNDOFF_SHARE * level:
+                return True
+            if st.theta > 0:
+                width = delta_upper(st, e) - delta_lower(st, e)
+                if err > ROUNDOFF_WIDTH_SHARE * width:
+                    return True
+        return False
+
+    def _recompute(self, mode: str, level: float) -> list[BucketState] | None:
+        saved = (self._fwd, self._rev, self._done, self._mode)
+        self._mode, self._fwd, self._rev, self._done = mode, None, None, 0
         try:
             return self._states()
         except ResourceLimitExceeded as exc:
-            self._all_extended = False
-            self._fwd, self._rev, self._done = saved
-            self._escalation = f"extended precision needed at delta {level:.3g} but skipped: {exc}"
+            self._fwd, self._rev, self._done, self._mode = saved
+            self._escalation = f"{mode} precision needed at delta {level:.3g} but skipped: {exc}"
             return None
+
+    def _escalated(self, states: list[BucketState], level: float,
+                   points: list[float]) -> list[BucketState] | None:
+        """Under ``precision="auto"``, more precise states when the round-off is too large for
+        the query (δ ``level``, ε ``points`` per state); ``None`` when not needed or not possible
+        (then the answer, sound but wider, stands; a recomputation above the limits is skipped
+        and noted in :meth:`report`).  Two steps: tilted double precision (the default,
+        :mod:`odp.buckets.state`) → the early, error-amplifying convolutions in extended
+        precision (when :meth:`_too_rough`) → all of them in extended precision (when the
+        round-off still exceeds :data:`ROUNDOFF_SHARE` of ``level`` and extended precision could
+        bring it below ``level``)."""
+        if self.precision != "auto" or self._mode == "extended" or self._escalation:
+            return None
+        out = None
+        if self._mode == "tilted" and any(st.theta > 0 for st in states) and \
+                self._too_rough(states, level, points):
+            out = self._recompute("classic", level)
+            if out is None:
+                return None
+            states = out
+        if self._mode != "tilted" or out is not None or not any(st.theta > 0 for st in states):
+            err = max(max(round_off_up(st, e), round_off_low(st, e))
+                      for st, e in zip(states, points) if math.isfinite(e)) if any(
+                math.isfinite(e) for e in points) else 0.0
+            plain = max(max(st.abs_up, st.abs_ma + st.abs_bh) for st in states)
+            if err > ROUNDOFF_SHARE * level and plain * (U_EXTENDED / U) < level:
+                return self._recompute("extended", level) or out
+        return out
+
+    # ------------------------------------------------------------------ scouting
+    def _scouted(self, per_direction, at) -> tuple[list[float], list[float]] | None:
+        """The query's per-direction bounds with the dominated direction only bracketed by a
+        coarse scout, or ``None`` (then the caller computes both directions in full).
+
+        When the two directions' intervals, from a copy of this accountant with
+        ``buckets // SCOUT_FACTOR`` buckets, are disjoint — the upper bound of one below the
+        lower bound of the other — only the dominant direction is composed with the full
+        window; the other keeps its coarse bounds.  The answer ``[max lowers, max uppers]`` is
+        then the same as with both in full (the dominated direction's true value, and so its
+        full bounds, lie below the dominant one's lower bound).  ``per_direction(state)`` gives
+        ``(lower, upper)`` for one direction's state, ``at(bounds)`` the query's ε for them.
+        Only for a fresh, asymmetric composition under ``precision="auto"`` whose states have
+        not been computed yet.
+
+        The scout also predicts whether the tilted round-off bounds will do at full resolution:
+        if its own round-off at the query exceeds :data:`ROUNDOFF_WIDTH_SHARE` of its width
+        divided by ``SCOUT_FACTOR²`` (the discretisation is second order in the grid step), the
+        full computation runs with the early convolutions in extended precision at once
+        (the first escalation step of :meth:`_escalated`, without first paying for a tilted
+        run that would be discarded)."""
+        if not (self.scout and self._fwd is None and self.precision == "auto"
+                and self._mode == "tilted" and self.buckets >= SCOUT_FACTOR * SCOUT_MIN_BUCKETS
+                and any(not m.symmetric for m, _ in self._ledger)):
+            return None
+        n = len(self._ledger)
+        cached = self._single.get("scout")
+        if cached is None or cached[0] != n:
+            self.limits.check(self.estimate())
+            scout = PrivacyBucketsAccountant(
+                buckets=self.buckets // SCOUT_FACTOR, factor=self.factor,
+                tail_mass=self.tail_mass, rounding=self.rounding, precision=self.precision,
+                tilt=self.tilt, scout=False, limits=self.limits, progress=False)
+            scout._ledger = list(self._ledger)
+            t0 = time.perf_counter()
+            cached = self._single["scout"] = (n, scout._states())
+            self._seconds += time.perf_counter() - t0
+        states = cached[1]
+        if len(states) != 2:
+            return None
+        bounds = [per_direction(st) for st in states]
+        for st, b in zip(states, bounds):
+            e = at(b)
+            if st.theta > 0 and math.isfinite(e):
+                err = max(round_off_up(st, e), round_off_low(st, e))
+                width = delta_upper(st, e) - delta_lower(st, e)
+                if err > ROUNDOFF_WIDTH_SHARE * width / SCOUT_FACTOR**2:
+                    self._mode = "classic"
+                    break
+        for dom in (0, 1):
+            other = 1 - dom
+            if bounds[other][1] < bounds[dom][0]:
+                reverse = bool(dom)
+                key = reverse
+                if key not in self._single or self._single[key][0] != n:
+                    t0 = time.perf_counter()
+                    _, fwd, rev, _ = self._run((reverse,), None, None, 0)
+                    self._seconds += time.perf_counter() - t0
+                    self._single[key] = (n, rev if reverse else fwd)
+                full = per_direction(self._single[key][1])
+                lows = [full[0], bounds[other][0]]
+                ups = [full[1], bounds[other][1]]
+                return lows, ups
+        return None
 
     # ------------------------------------------------------------------ queries
     def get_delta_interval(self, epsilon: Any) -> Interval:
@@ -458,9 +707,19 @@ class PrivacyBucketsAccountant:
         composition (the larger of the two directions).  ``upper`` is rounded up, ``lower``
         down.  A float ``epsilon`` means its exact binary value."""
         eps = _query_number(epsilon, "epsilon")
+        if not self._ledger:
+            raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
+        scouted = self._scouted(lambda st: (delta_lower(st, float_up(eps)),
+                                            delta_upper(st, float_down(eps))),
+                                lambda b: float(eps))
+        if scouted is not None and self._single_ok(max(scouted[1]), float_down(eps),
+                                                    float_up(eps)):
+            lows, ups = scouted
+            return Interval(round_down_significant(max(lows)),
+                            min(Fraction(1), round_up_significant(max(ups))))
         states = self._states()
         up = max(delta_upper(s, float_down(eps)) for s in states)
-        finer = self._escalated(states, up)
+        finer = self._escalated(states, up, [float(eps)] * len(states))
         if finer is not None:
             states = finer
             up = max(delta_upper(s, float_down(eps)) for s in states)
@@ -482,10 +741,25 @@ class PrivacyBucketsAccountant:
                 "delta must be > 0 for a numerical accountant (with delta = 0 the answer is the "
                 "largest privacy loss; sum the ε of pure-DP mechanisms instead)"
             )
+        if not self._ledger:
+            raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
+        scouted = self._scouted(lambda st: (epsilon_lower(st, float_up(d)),
+                                            epsilon_upper(st, float_down(d))),
+                                lambda b: (b[0] + b[1]) / 2)
+        if scouted is not None and self._single_ok(float(d), max(scouted[1]),
+                                                    max(scouted[0])):
+            lows, ups = scouted
+            up = max(ups)
+            upper_s: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
+            return Interval(round_down_significant(max(lows)), upper_s)
         states = self._states()
-        states = self._escalated(states, float(d)) or states
         ups = [epsilon_upper(s, float_down(d)) for s in states]
         lows = [epsilon_lower(s, float_up(d)) for s in states]
+        finer = self._escalated(states, float(d), [(a + b) / 2 for a, b in zip(ups, lows)])
+        if finer is not None:
+            states = finer
+            ups = [epsilon_upper(s, float_down(d)) for s in states]
+            lows = [epsilon_lower(s, float_up(d)) for s in states]
         up = max(ups)
         upper: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
         return Interval(round_down_significant(max(lows)), upper)

@@ -31,7 +31,8 @@ import numpy as np
 import scipy.fft as sfft
 
 from ._numerics import U
-from .state import BucketState, _lower_in_range, coarsen, fit, refine, renormalize
+from .state import (BucketState, _lower_in_range, coarsen, fit, refine, renormalize,
+                    tilt_weights, weight_error)
 
 #: ``c`` in the FFT error bound above (Higham's Thm 24.2 gives about 2 × 6.7 for a complex
 #: radix-2 FFT with accurate twiddles; real transforms add a few ulps; we use 32).
@@ -86,6 +87,168 @@ def convolve(
     return out, errs
 
 
+#: Entries below this are set to 0 before and after a tilted convolution (subnormal floats make
+#: FFTs and sums many times slower); each such change is an absolute error below ``FLUSH``,
+#: counted in the bounds.
+FLUSH = 1e-290
+
+
+#: The largest tilted mass a tilted convolution accepts (sums of products of two stay finite).
+MAX_TILTED = 1e150
+
+#: The transform of the last operand of :func:`convolve_tilted` (one entry, see ``spectrum``).
+_SPECTRUM: dict = {}
+
+
+def _flush(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` (non-negative) with entries below :data:`FLUSH` set to 0, and per row how many."""
+    small = a < FLUSH
+    return np.where(small, 0.0, a), small.sum(axis=-1)
+
+
+def _l2_bound(x: tuple[float, float], y: tuple[float, float], length: int) -> float:
+    """:func:`fft_error_l2` from the operands' ``(ℓ2, ℓ1)`` norms."""
+    (n2x, n1x), (n2y, n1y) = x, y
+    return FFT_ERROR_CONSTANT * U * (math.log2(length) + 2) * (n2x * n1y + n1x * n2y) * (1 + 1e-6)
+
+
+def convolve_tilted(xs, ys, *, wxs, wys, wzs, eta: float, theta_h: float,
+                    tags: tuple = (None, None)):
+    """:func:`convolve` in double precision, with the part of each result row whose output
+    weight is at least 1 taken from the convolution of the *tilted* rows ``x·w_x`` and ``y·w_y``
+    (then divided by the output weight ``w_z``), the rest from the plain convolution.
+
+    ``xs`` and ``ys`` (``None``: squaring) are sequences of rows; ``wxs``, ``wys`` and ``wzs`` the
+    computed weights
+    ``e^{θ(ℓ − c)}`` of the rows' entries and of the result's (``w_z(i + k) = w_x(i) w_y(k)`` for
+    the exact weights; along a row they grow by ``e^{θh}``, ``theta_h = θh``), each within
+    relative ``eta`` of the exact one.  Returns ``None`` if a tilted mass exceeds
+    :data:`MAX_TILTED`; else the result rows (negatives clipped to 0), per row bounds on the ℓ1
+    norm and on the weighted norm ``Σ_k |f_k| W_k`` of the absolute round-off ``f`` (Higham's
+    bound, :func:`fft_error_l2`, in each domain, turned into these norms by Cauchy–Schwarz over
+    the entries each domain serves — geometric sums of the weights — plus the entries flushed to
+    0, :data:`FLUSH`), and ``(‖x‖_θ, ‖y‖_θ)`` per row (upper bounds of the operands' weighted
+    norms).  The tilting itself is a relative perturbation of every term of a non-negative sum:
+    the caller adds :func:`tilt_rel` to the relative bound.  ``tags``: for each operand, what
+    determines its weights (``None``: do not reuse a kept transform)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        return _convolve_tilted(xs, ys, wxs=wxs, wys=wys, wzs=wzs, eta=eta, theta_h=theta_h,
+                                tags=tags)
+
+
+def _convolve_tilted(xs, ys, *, wxs, wys, wzs, eta: float, theta_h: float, tags: tuple):
+    rows, nx = len(xs), xs[0].size
+    ny = nx if ys is None else ys[0].size
+    n_out = nx + ny - 1
+    length = sfft.next_fast_len(n_out, real=True)
+
+    def tilted(v, w, n: int):
+        """The padded plain and tilted rows with entries below FLUSH set to 0 (at most ``n``
+        per row), and per row ℓ1 and ℓ2 norms (rounded up)."""
+        buf = np.empty((2 * rows, length))
+        buf[:, n:] = 0.0
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            for k in range(rows):
+                buf[k, :n] = v[k]
+                np.multiply(v[k], w[k], out=buf[rows + k, :n])
+        part = buf[:, :n]
+        part[part < FLUSH] = 0.0
+        n1 = (buf.sum(axis=1) * (1 + (math.log2(max(n, 2)) + 4) * U)).tolist()
+        if not max(n1[rows:]) <= MAX_TILTED:
+            return None
+        # (buf * buf).sum, not a BLAS product: threaded BLAS spins on a shared machine
+        n2 = (np.sqrt((buf * buf).sum(axis=1)) * (1 + (n + 4) * U)).tolist()
+        return buf, [float(n)] * (2 * rows), n1, n2
+
+    def spectrum(v, w, n: int, tag):
+        """The rows' transform and norms; the last one is kept for the next call (in r-fold
+        composition the factor just multiplied is squared next: same rows — the same array
+        objects, held here — same weights (``tag``: what determines them) and length)."""
+        key = (tag, n, length)
+        hit = _SPECTRUM.get("last")
+        if tag is not None and hit is not None and hit[0] == key and \
+                all(a is b for a, b in zip(hit[1], v)):
+            return hit[2]
+        t = tilted(v, w, n)
+        if t is None:
+            return None
+        out = (sfft.rfft(t[0], axis=1), *t[1:])
+        _SPECTRUM["last"] = (key, tuple(v), out)
+        return out
+
+    tx = spectrum(xs, wxs, nx, tags[0])
+    if tx is None:
+        return None
+    if ys is None:
+        ty = tx
+        prod = tx[0] * tx[0]
+    else:
+        ty = spectrum(ys, wys, ny, tags[1])
+        if ty is None:
+            return None
+        prod = tx[0] * ty[0]
+    out = sfft.irfft(prod, length, axis=1)
+    _, cx, n1x, n2x = tx
+    _, cy, n1y, n2y = ty
+    z = np.empty((rows, n_out))
+    l1 = np.empty(rows)
+    wn = np.empty(rows)
+    grow = (1 + eta) * (1 + 1e-6)
+    geo = 1.0 / -math.expm1(-2 * theta_h)  # Σ_{m>=0} e^{-2θhm}
+    for k in range(rows):
+        w = wzs[k]
+        t = rows + k
+        f0 = _l2_bound((n2x[k], n1x[k]), (n2y[k], n1y[k]), length)
+        ft = _l2_bound((n2x[t], n1x[t]), (n2y[t], n1y[t]), length) * (1 + eta) ** 2
+        # the tilted result serves the entries of weight at least max(1, ft/f0): there its
+        # round-off, divided by the weight, is at most the plain one's, so the plain ℓ1 bound
+        # stays that of a plain convolution whatever the tilt (weights increase along the row)
+        k0 = int(np.searchsorted(w, max(1.0, ft / f0) if f0 > 0 else 1.0))
+        w_k0 = float(w[k0]) if k0 < n_out else math.inf
+        w_k1 = float(w[k0 - 1]) if k0 > 0 else 0.0
+        z[k, :k0] = out[k, :k0]
+        np.divide(out[t, k0:n_out], w[k0:], out=z[k, k0:])
+        # inputs flushed to 0 (an ℓ1 change of at most count·FLUSH each) change the plain
+        # result by at most ...p and the tilted one by ...t (weighted ℓ1); on the entries the
+        # plain result serves the weight is below max(1, w[k0-1]), on the tilted ones above 1
+        flushed_p = FLUSH * (cx[k] * n1y[k] + cy[k] * n1x[k] + FLUSH * cx[k] * cy[k])
+        flushed_t = FLUSH * (cx[t] * n1y[t] + cy[t] * n1x[t] + FLUSH * cx[t] * cy[t])
+        # Σ over the tilted entries of W^-2 and over the plain ones of W² (geometric, exact
+        # weights within 1 + eta of the computed ones)
+        inv2 = (geo / (w_k0 * w_k0) if k0 < n_out else 0.0) * (1 + eta) ** 2
+        sq = geo * w_k1 * w_k1 * (1 + eta) ** 2
+        w_plain = max(1.0, w_k1 * (1 + eta))
+        l1[k] = (math.sqrt(k0) * f0 + ft * math.sqrt(inv2) + flushed_p + flushed_t) * grow
+        wn[k] = (f0 * math.sqrt(sq) + math.sqrt(n_out - k0) * ft + flushed_p * w_plain
+                 + flushed_t) * grow
+    z[z < FLUSH] = 0.0  # negatives (toward the true non-negative value) and subnormals
+    grow_n = (1 + eta) * (1 + 4 * U)
+    for k in range(rows):
+        l1[k] += n_out * FLUSH
+        wn[k] += n_out * FLUSH * float(wzs[k][-1]) * (1 + eta)
+    norms = [[(n1x[rows + k] + cx[rows + k] * FLUSH) * grow_n for k in range(rows)],
+             [(n1y[rows + k] + cy[rows + k] * FLUSH) * grow_n for k in range(rows)]]
+    return z, l1.tolist(), wn.tolist(), norms
+
+
+def tilt_rel(eta: float) -> float:
+    """The relative error :func:`convolve_tilted` adds to an entry taken from the tilted
+    convolution: both inputs' weights (``1 + eta`` each, the exact weights multiplying to the
+    output's), the division by the computed output weight (``1 + eta``) and its rounding."""
+    return (1 + eta) ** 3 * (1 + 2 * U) - 1
+
+
+def _compose_weighted(*, rx, wex, nwx, ry, wey, nwy, fft_w):
+    """The weighted counterpart of :func:`_compose_errors`: ``‖e_x * y‖_θ <= ‖e_x‖_θ ‖y‖_θ``
+    (weights are multiplicative), with ``nwx``/``nwy`` the weighted norms of the computed finite
+    operands and ``‖x*‖_θ <= (nwx + wex)/(1 − rx)``."""
+    if not (rx < 1 and ry < 1 and math.isfinite(wex) and math.isfinite(wey)
+            and math.isfinite(nwx) and math.isfinite(nwy) and math.isfinite(fft_w)):
+        return math.inf
+    true_nwx = (nwx + wex) / max(1e-300, 1 - rx)
+    return (wex * nwy + (1 + rx) * true_nwx * wey + fft_w) * (1 + 4 * U)
+
+
 def _compose_errors(*, rx, ex, nx, ry, ey, ny, fft_l1):
     """Propagate (relative, absolute-ℓ1) error bounds through a bilinear non-negative product.
 
@@ -130,9 +293,24 @@ def compose(
         x, y = align(x, y, rounding, buckets=buckets)
         y = _lower_in_range(y)
     x = _lower_in_range(x)
-    ys = None if y is None else np.stack([y.pa, y.ma, y.bh])
     yy = x if y is None else y
-    out, fft_l1 = convolve(np.stack([x.pa, x.ma, x.bh]), ys, extended)
+    tilt = None if extended else _tilt(x, yy)
+    fft_w = np.full(3, math.inf)
+    extra_rel = 0.0
+    done = None
+    if tilt is not None:
+        wxs, wys, wzs, eta = tilt
+        tag = lambda st: (st.start, st.size, st.bshift, st.h, st.theta, st.wref)  # noqa: E731
+        done = convolve_tilted((x.pa, x.ma, x.bh), None if y is None else (y.pa, y.ma, y.bh),
+                               wxs=wxs, wys=None if y is None else wys, wzs=wzs, eta=eta,
+                               theta_h=x.theta * x.h, tags=(tag(x), None if y is None else tag(y)))
+    if done is not None:
+        out, fft_l1, fft_w, nw = done
+        extra_rel = tilt_rel(eta)
+    else:
+        tilt = None
+        ys = None if y is None else np.stack([y.pa, y.ma, y.bh])
+        out, fft_l1 = convolve(np.stack([x.pa, x.ma, x.bh]), ys, extended)
     pa, ma, bh = out
     sx_pa, sy_pa = float(x.pa.sum()), float(yy.pa.sum())
     sx_ma, sy_ma = float(x.ma.sum()), float(yy.ma.sum())
@@ -148,6 +326,16 @@ def compose(
     rel_bh, abs_bh = _compose_errors(
         rx=x.rel_bh, ex=x.abs_bh, nx=float(x.bh.sum()), ry=yy.rel_bh, ey=yy.abs_bh, ny=float(yy.bh.sum()), fft_l1=fft_l1[2]
     )
+    wabs = [math.inf] * 3
+    if tilt is not None:
+        for k, (rx, wex, ry, wey) in enumerate(((x.rel_up, x.wabs_up, yy.rel_up, yy.wabs_up),
+                                                 (x.rel_ma, x.wabs_ma, yy.rel_ma, yy.wabs_ma),
+                                                 (x.rel_bh, x.wabs_bh, yy.rel_bh, yy.wabs_bh))):
+            wabs[k] = _compose_weighted(rx=rx, wex=wex, nwx=nw[0][k], ry=ry, wey=wey,
+                                        nwy=nw[1][k], fft_w=fft_w[k]) * (1 + extra_rel)
+        # the tilted entries' relative perturbation (and the absolute parts it scales)
+        rel_up, rel_ma, rel_bh = ((1 + r) * (1 + extra_rel) - 1 for r in (rel_up, rel_ma, rel_bh))
+        abs_up, abs_ma, abs_bh = (a * (1 + extra_rel) for a in (abs_up, abs_ma, abs_bh))
     # entries below this level are indistinguishable from round-off when choosing the window
     noise = 1e-3 * max(fft_l1[0], fft_l1[1]) / math.sqrt(pa.size)
     state = BucketState(
@@ -170,8 +358,50 @@ def compose(
         dropped=x.dropped + yy.dropped,
         bshift=x.bshift + yy.bshift,
         err_inf=err_inf,
+        theta=x.theta if tilt is not None else 0.0,
+        wref=x.wref + yy.wref,
+        wabs_up=wabs[0],
+        wabs_ma=wabs[1],
+        wabs_bh=wabs[2],
     )
     return renormalize(fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding))
+
+
+def _state_weights(s: BucketState, ref: float):
+    """``(w_up, w_low)``: the weights of ``s``'s grid losses and of its shifted labels
+    (:attr:`BucketState.lower_losses`), from one ``exp`` over both ranges; ``None`` if out of
+    range."""
+    lo = min(s.start, s.start - s.bshift)
+    span = s.size + abs(s.bshift)
+    w = tilt_weights((lo + np.arange(span, dtype=np.int64)) * s.h, s.theta, ref)
+    if w is None:
+        return None
+    a, b = s.start - lo, s.start - s.bshift - lo
+    return w[a:a + s.size], w[b:b + s.size]
+
+
+def _tilt(x: BucketState, y: BucketState):
+    """``(w_x rows, w_y rows, w_z rows, eta)`` for a tilted product of ``x`` and ``y`` (same
+    grid; rows: pa, ma, bh), or ``None``: no common tilt, or weights out of range."""
+    if not (x.theta > 0 and x.theta == y.theta and math.isfinite(x.wref)
+            and math.isfinite(y.wref)):
+        return None
+    wx = _state_weights(x, x.wref)
+    wy = wx if y is x else _state_weights(y, y.wref)
+    n_out = x.size + y.size - 1
+    z = BucketState(h=x.h, start=x.start + y.start, pa=np.empty(n_out), a_inf=0.0,
+                    ma=np.empty(0), bh=np.empty(0), d=0.0, bshift=x.bshift + y.bshift,
+                    theta=x.theta)
+    wz = _state_weights(z, x.wref + y.wref)
+    if wx is None or wy is None or wz is None:
+        return None
+    # every label of x, y and z (grid losses and shifted labels), for the weights' error bound
+    bound = max(max(abs(st.start), abs(st.start - st.bshift), abs(st.start + n),
+                    abs(st.start - st.bshift + n))
+                for st, n in ((x, x.size), (y, y.size), (z, n_out))) * x.h + 2 * x.h
+    eta = weight_error(bound, x.theta, abs(x.wref) + abs(y.wref))
+    rows = lambda w: (w[0], w[1], w[1])  # noqa: E731
+    return rows(wx), rows(wy), rows(wz), eta
 
 
 def align(

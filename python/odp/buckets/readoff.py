@@ -39,10 +39,43 @@ def _usable(*bounds: float) -> bool:
     return all(math.isfinite(b) for b in bounds) and max(bounds[::2]) < 1.0
 
 
+def _weighted_part(s: BucketState, wabs: float, lowest: float, shift: int = 0) -> float:
+    """A bound on ``Σ |e_j|`` over the entries whose computed label is above ``lowest`` (grid
+    labels shifted by ``shift`` steps), from the weighted norm ``wabs`` of the state's tilt:
+    every such entry's exact label is above ``lowest − near``, so its weight is at least
+    ``e^{θ(lowest − near − c)}`` (``inf`` without a tilt)."""
+    if not (s.theta > 0 and math.isfinite(wabs)):
+        return math.inf
+    x = s.theta * (lowest - _near(s, lowest, shift) - s.wref)
+    if x < -700:
+        return math.inf
+    return wabs * math.exp(-x) * (1 + 8 * U * (1 + abs(x)))
+
+
+def round_off_up(s: BucketState, eps: float) -> float:
+    """The absolute round-off that widens :func:`delta_upper` at ``eps``: ``abs_up``, or the
+    tilted bound of the atoms near and above ``eps`` plus ``a_inf``'s own error bound."""
+    near = _near(s, eps)
+    return min(s.abs_up, s.err_inf + (1 + near) * _weighted_part(s, s.wabs_up, eps - 2 * near))
+
+
+def round_off_low(s: BucketState, eps: float) -> float:
+    """The absolute round-off that narrows :func:`delta_lower` at ``eps`` (A-masses and
+    scaled B-masses of the buckets it sums, the latter times at most ``e^{LOWER_WINDOW}``)."""
+    lowest = eps - LOWER_WINDOW
+    plain = s.abs_ma + 2 * s.abs_bh
+    tilted = (_weighted_part(s, s.wabs_ma, lowest, shift=s.bshift)
+              + 2 * _weighted_part(s, s.wabs_bh, lowest, shift=s.bshift))
+    return min(plain, tilted)
+
+
 def delta_upper(s: BucketState, eps: float) -> float:
     """Rigorous upper bound on δ(eps) of the pair represented by ``s`` (one direction).
-    Returns the trivial bound 1 when the accumulated round-off bounds are too large to use."""
-    if not _usable(s.rel_up, s.abs_up):
+    Returns the trivial bound 1 when the accumulated round-off bounds are too large to use.
+
+    The absolute round-off counted is the smaller of ``abs_up`` and, with a tilt, the weighted
+    bound of the atoms near and above ``eps`` plus ``err_inf`` (:func:`round_off_up`)."""
+    if not (s.rel_up < 1.0 and (math.isfinite(s.abs_up) or math.isfinite(s.wabs_up))):
         return 1.0
     l = s.losses
     near = _near(s, eps)
@@ -57,7 +90,10 @@ def delta_upper(s: BucketState, eps: float) -> float:
     # grid losses are computed with error <= near: atoms just below eps may truly lie above it
     extra = near * float(s.pa[l > eps - 2 * near].sum())
     n = max(int(mask.sum()), 1)
-    bound = (s.a_inf + total + extra + s.abs_up) / (1.0 - s.rel_up) * (1.0 + (n + 16) * U)
+    roundoff = round_off_up(s, eps)
+    if not math.isfinite(roundoff):
+        return 1.0
+    bound = (s.a_inf + total + extra + roundoff) / (1.0 - s.rel_up) * (1.0 + (n + 16) * U)
     return min(1.0, bound)
 
 
@@ -69,7 +105,7 @@ LOWER_WINDOW = math.log(2.0)
 def delta_lower(s: BucketState, eps: float) -> float:
     """Rigorous lower bound on δ(eps) of the pair represented by ``s`` (one direction).
     Returns the trivial bound 0 when the accumulated round-off bounds are too large to use."""
-    if not _usable(s.rel_ma, s.abs_ma, s.rel_bh, s.abs_bh):
+    if not (s.rel_ma < 1.0 and s.rel_bh < 1.0):
         return 0.0
     l = s.lower_losses  # the labels bh is scaled by (shifted by bshift steps)
     near = _near(s, eps, shift=s.bshift)
@@ -87,9 +123,18 @@ def delta_lower(s: BucketState, eps: float) -> float:
         total = rounding = 0.0
         fac_max = 1.0
     n = max(int(mask.sum()), 1)
-    low = (s.d + total - s.abs_ma) / (1.0 + s.rel_ma) * (1.0 - (n + 16) * U)
-    low -= fac_max * s.abs_bh / (1.0 - s.rel_bh) + rounding
-    return max(0.0, low)
+    best = 0.0
+    if math.isfinite(s.abs_ma) and math.isfinite(s.abs_bh):  # plain bounds (d included)
+        low = (s.d + total - s.abs_ma) / (1.0 + s.rel_ma) * (1.0 - (n + 16) * U)
+        best = low - (fac_max * s.abs_bh / (1.0 - s.rel_bh) + rounding)
+    # tilted bounds of the summed buckets only (d, whose error they do not cover, left out)
+    lowest = eps - LOWER_WINDOW
+    e_ma = _weighted_part(s, s.wabs_ma, lowest, shift=s.bshift)
+    e_bh = _weighted_part(s, s.wabs_bh, lowest, shift=s.bshift)
+    if math.isfinite(e_ma) and math.isfinite(e_bh):
+        low = (total - e_ma) / (1.0 + s.rel_ma) * (1.0 - (n + 16) * U)
+        best = max(best, low - (fac_max * e_bh / (1.0 - s.rel_bh) + rounding))
+    return max(0.0, best)
 
 
 def above_top(s: BucketState) -> float:
@@ -140,7 +185,8 @@ def epsilon_upper(s: BucketState, delta: float) -> float:
     tail = s.pa[j:]
     n = max(tail.size, 1)
     k = (1.0 + (n + 16) * U) / (1.0 - s.rel_up)
-    x = s.a_inf + float(tail.sum()) + near * float(s.pa[l > left - 2 * near].sum()) + s.abs_up
+    x = (s.a_inf + float(tail.sum()) + near * float(s.pa[l > left - 2 * near].sum())
+         + round_off_up(s, left))
     y = float((tail * np.exp(right - l[j:])).sum())  # Y * e^{right}
     target = x - delta / k
     if target > 0 and y > 0:

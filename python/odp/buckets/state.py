@@ -39,6 +39,22 @@ and the exact one ``v*`` satisfy ``v = v* + r + e`` with ``|r| <= rel * v*`` ele
 ``||e||_1 <= abs``.  Relative errors come from the constructors; absolute ones from FFT
 round-off (:mod:`odp.buckets.compose`).  The read-off (:mod:`odp.buckets.readoff`) widens both
 bounds by what these errors could change.
+
+**Tilted (weighted) absolute errors.**  With a tilt ``θ > 0`` the same absolute error vector
+``e`` of each vector is also bounded in the weighted norm ``‖e‖_θ = Σ_j |e_j| e^{θ(ℓ_j − c)}``
+(``wabs_*``), where ``ℓ_j`` is the entry's grid label (its loss for ``pa``; the shifted label
+:attr:`BucketState.lower_losses`, which follows the true losses, for ``ma`` and ``bh``) and
+``c`` (``wref``) a reference.  Weights are multiplicative under
+convolution (``ℓ`` and ``c`` add), so ``‖e * y‖_θ <= ‖e‖_θ ‖y‖_θ`` (Young's inequality for the
+weighted ℓ1 norm), and an error at labels above ``ε`` weighs at least ``e^{θ(ε − c)}``: the
+read-off uses ``Σ_{ℓ_j > ε} |e_j| <= e^{−θ(ε − c)} ‖e‖_θ`` wherever that is smaller than
+``abs``.  Composition computes the part of each product above ``c`` from FFTs of the tilted
+vectors ``v_j e^{θ(ℓ_j − c)}`` (:func:`odp.buckets.compose.convolve_tilted`), so the FFT's
+absolute round-off there is relative to the tilted masses -- the ones that matter for a small δ
+at a large ε -- instead of to the largest masses.  ``wabs_up`` and ``wabs_ma`` bound the finite
+entries only (the infinite-loss mass ``a_inf`` keeps its own bound ``err_inf``; the weighted
+lower bound leaves the distinguishing mass ``d`` out, which only lowers it).  ``wabs = inf``:
+not tracked.
 """
 
 from __future__ import annotations
@@ -48,7 +64,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._numerics import ELEMENTARY_ULPS, U, split_error
+from ._numerics import ELEMENTARY_ULPS, U, split_error_weighted
 from .cells import Cells
 
 
@@ -78,6 +94,14 @@ class BucketState:
     #: tracked).  Above the window's top only ``a_inf`` is left of the upper pair's δ, so with
     #: ``err_inf`` the FFT round-off of the finite atoms (``abs_up``) does not count there.
     err_inf: float = math.inf
+    #: The tilt θ >= 0 of the weighted error norms and their reference ``c`` (module docstring,
+    #: "Tilted errors"); ``θ = 0``: none.
+    theta: float = 0.0
+    wref: float = 0.0
+    #: Bounds on ``‖e‖_θ`` of the absolute errors of ``pa``, ``ma``, ``bh`` (finite entries).
+    wabs_up: float = math.inf
+    wabs_ma: float = math.inf
+    wabs_bh: float = math.inf
 
     @property
     def size(self) -> int:
@@ -94,6 +118,16 @@ class BucketState:
         """Grid losses ``(start + j) * h`` (atoms of the upper pair; bucket tops of the lower)."""
         return (self.start + np.arange(self.size, dtype=np.int64)) * self.h
 
+    def weights(self, row: str) -> np.ndarray | None:
+        """``e^{θ(ℓ_j − c)}`` for the labels of ``row`` (``"up"``: :attr:`losses`, ``"ma"`` and
+        ``"bh"``: :attr:`lower_losses`), or ``None`` without a tilt or when an exponent is
+        beyond :data:`MAX_TILT_EXPONENT`.  Each weight is within :func:`weight_error` (relative)
+        of the exact one."""
+        if not self.theta > 0:
+            return None
+        labels = self.losses if row == "up" else self.lower_losses
+        return tilt_weights(labels, self.theta, self.wref)
+
     def summary(self) -> dict:
         return {
             "factor": math.exp(self.h),
@@ -108,14 +142,44 @@ class BucketState:
             "lower_label_shift": self.bshift * self.h,
             "relative_error_bound": max(self.rel_up, self.rel_ma, self.rel_bh),
             "absolute_error_bound": max(self.abs_up, self.abs_ma + self.abs_bh),
+            "tilt": self.theta,
+            "weighted_error_bound": max(self.wabs_up, self.wabs_ma + self.wabs_bh),
         }
 
 
-def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) -> BucketState:
+#: Weights ``e^x`` are formed only for ``|x| <= MAX_TILT_EXPONENT`` (finite, and normal floats;
+#: :func:`odp.buckets.compose.convolve_tilted` also checks that the tilted masses stay far
+#: inside the float range).
+MAX_TILT_EXPONENT = 700.0
+
+
+def tilt_weights(labels: np.ndarray, theta: float, ref: float) -> np.ndarray | None:
+    """``e^{θ(ℓ − c)}`` elementwise, or ``None`` if some ``|θ(ℓ − c)|`` exceeds
+    :data:`MAX_TILT_EXPONENT`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = theta * (np.asarray(labels, dtype=float) - ref)
+        if x.size and not float(np.max(np.abs(x))) <= MAX_TILT_EXPONENT:
+            return None
+        return np.exp(x)
+
+
+def weight_error(labels_bound: float, theta: float, ref: float) -> float:
+    """A bound on the relative error of a computed weight ``e^{θ(ℓ − c)}`` whose label has
+    ``|ℓ| <= labels_bound``: the label ``(start + j)·h`` is one rounded product (``u|ℓ|``), the
+    difference and the product by θ two more roundings, ``exp`` is within
+    ``ELEMENTARY_ULPS`` ulps; with ``x = θ(|ℓ| + |c|)`` the total is below
+    ``(ELEMENTARY_ULPS + 8) u (1 + x)``."""
+    x = theta * (labels_bound + abs(ref))
+    return (ELEMENTARY_ULPS + 8) * U * (1.0 + x)
+
+
+def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None,
+               theta: float = 0.0) -> BucketState:
     """Build the state of a single pair from its buckets (see the module docstring).
 
     ``c`` feeds the upper pair and ``lower`` (default: ``c``) the lower pair; they differ when a
-    parameter had to be rounded to a float in each bound's safe direction.
+    parameter had to be rounded to a float in each bound's safe direction.  ``theta > 0`` also
+    bounds the absolute errors in the weighted norm of tilt ``θ`` (reference 0).
     """
     if lower is None:
         lower = c
@@ -163,7 +227,16 @@ def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) ->
     err[0] += c.bottom_a * c.rel_tails
     a_inf = c.inf_a + c.top_a
     err_inf = c.inf_a * c.rel_inf + c.top_a * c.rel_tails + 2 * U * a_inf
-    rel_up, abs_up = split_error(np.append(pa, a_inf), np.append(err, err_inf))
+    w_up = w_low = None
+    if theta > 0:  # weights of the upper points (c.first-1+j)h and the lower buckets (first+j)h
+        w_up = tilt_weights((c.first - 1 + np.arange(n + 1, dtype=np.int64)) * h, theta, 0.0)
+        w_low = tilt_weights((lower.first + np.arange(lower.a.size, dtype=np.int64)) * h, theta,
+                             0.0)
+        if w_up is None or w_low is None:
+            w_up = w_low = None
+    rel_up, abs_up, wabs_up = split_error_weighted(
+        np.append(pa, a_inf), np.append(err, err_inf),
+        None if w_up is None else np.append(w_up, 0.0))  # a_inf: err_inf bounds its error
     # lower pair: bucket first+j at position j+1 (position 0 is the upper pair's extra point)
     l_at = np.where(lower.atom > 0, lower.atom, 0.0)
     la0 = np.where(lower.a > 0, lower.a, 0.0)
@@ -174,8 +247,14 @@ def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) ->
     with np.errstate(invalid="ignore", divide="ignore"):
         lra = np.where(la > 0, (la0 * np.where(la0 > 0, lower.rel_a, 0.0) + l_at * r_at) / la + U, 0.0)
         lrb = np.where(lb > 0, (lb0 * np.where(la0 > 0, lower.rel_b, 0.0) + l_at * r_at) / lb + U, 0.0)
-    rel_ma, abs_ma = split_error(np.append(la, lower.inf_a), np.append(la * lra, lower.inf_a * lower.rel_inf))
-    rel_bh, abs_bh = split_error(lb, lb * lrb)
+    rel_ma, abs_ma, wabs_ma = split_error_weighted(
+        np.append(la, lower.inf_a), np.append(la * lra, lower.inf_a * lower.rel_inf),
+        None if w_low is None else np.append(w_low, 0.0))  # d: left out of the weighted bound
+    rel_bh, abs_bh, wabs_bh = split_error_weighted(lb, lb * lrb, w_low)
+    if w_up is not None:  # the weights' own rounding
+        bound = max(abs(c.first - 1), abs(c.last), abs(lower.first), abs(lower.last)) * h
+        grow = 1 + weight_error(bound, theta, 0.0)
+        wabs_up, wabs_ma, wabs_bh = wabs_up * grow, wabs_ma * grow, wabs_bh * grow
     start = min(c.first - 1, lower.first)
     stop = max(c.last, lower.last)
     size = stop - start + 1
@@ -201,6 +280,10 @@ def from_cells(c: Cells, rounding: str = "split", lower: Cells | None = None) ->
         abs_bh=abs_bh,
         dropped=lower.top_a + lower.bottom_a,
         err_inf=err_inf,
+        theta=theta if w_up is not None else 0.0,
+        wabs_up=wabs_up if w_up is not None else math.inf,
+        wabs_ma=wabs_ma if w_up is not None else math.inf,
+        wabs_bh=wabs_bh if w_up is not None else math.inf,
     )
 
 
@@ -264,6 +347,11 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
         abs_bh=s.abs_bh * eh * (1 + 4 * U),
         coarsenings=s.coarsenings + 1,
         bshift=t_new,
+        # an atom of pa moves by at most h (weight at most times e^{θh}); the shifted labels
+        # of ma and bh move up by (1 + r)h or rh, and bh's values grow by e^{(1+r)h} or e^{rh}
+        wabs_up=s.wabs_up * _grow(s.theta * h),
+        wabs_ma=s.wabs_ma * _grow(s.theta * (1 + r) * h),
+        wabs_bh=s.wabs_bh * _grow((1 + s.theta) * (1 + r) * h),
     ))
 
 
@@ -272,13 +360,20 @@ def coarsen(s: BucketState, rounding: str = "split") -> BucketState:
 MAX_SCALED_B = 1e100
 
 
+def _grow(x: float) -> float:
+    """An upper bound on ``e^x`` (``x`` >= 0) as a float (for scaling error bounds)."""
+    with np.errstate(over="ignore"):
+        return math.exp(x) * (1 + (ELEMENTARY_ULPS + 4) * U * (1 + x)) if x < 700 else math.inf
+
+
 def _lower_in_range(s: BucketState) -> BucketState:
     """On very coarse grids (h of hundreds) the scaled B-masses of a bucket can exceed the float
     range (``e^{2h}`` factors when coarsening).  Then the lower pair is given up -- its error
     bounds become infinite, so the lower bounds are the trivial 0 (sound) -- instead of letting
     an overflow reach the FFTs."""
     if s.bh.size and not float(np.max(s.bh)) <= MAX_SCALED_B:  # also catches inf / nan
-        return replace(s, bh=np.zeros_like(s.bh), rel_bh=math.inf, abs_bh=math.inf)
+        return replace(s, bh=np.zeros_like(s.bh), rel_bh=math.inf, abs_bh=math.inf,
+                       wabs_bh=math.inf)
     return s
 
 
@@ -317,12 +412,19 @@ def renormalize(s: BucketState) -> BucketState:
     th = t * s.h
     eta = ELEMENTARY_ULPS * U * (1.0 + abs(th))
     grow = (1.0 + eta) * (1.0 + U) * (1.0 + 4 * U)
+    # labels move down by th: weights times e^{-θth} (ma, bh), values times e^{-th} (bh)
+    wx = -(1.0 + s.theta) * th
+    wm = -s.theta * th
     return replace(
         s,
         bh=s.bh * math.exp(-th),
         rel_bh=((1.0 + s.rel_bh) * grow - 1.0) * (1.0 + 4 * U),
         abs_bh=s.abs_bh * math.exp(-th) * grow * (1.0 + 4 * U),
         bshift=s.bshift + t,
+        wabs_bh=(s.wabs_bh * math.exp(wx) * grow * (1 + (ELEMENTARY_ULPS + 4) * U * (1 + abs(wx)))
+                 if abs(wx) < 700 else math.inf),
+        wabs_ma=(s.wabs_ma * math.exp(wm) * (1 + (ELEMENTARY_ULPS + 4) * U * (1 + abs(wm)))
+                 if abs(wm) < 700 else math.inf),
     )
 
 
@@ -386,13 +488,27 @@ def _cut(s: BucketState, first: int, last: int) -> BucketState:
     rel_sum = _pairwise_sum_rel(s.size)
     err_inf = s.err_inf
     if last < s.size - 1:  # exact mass above the window joins a_inf: its error is the atoms'
-        top_exact = (top + s.abs_up) / (1.0 - s.rel_up) if s.rel_up < 1 else math.inf
-        err_inf = (err_inf + s.rel_up * top_exact + s.abs_up + (rel_sum + 2 * U) * (top + s.a_inf)) \
+        cut_err = s.abs_up  # the absolute errors of the atoms above the window: at most abs_up,
+        if math.isfinite(s.wabs_up):  # or, tilted, their weights are at least the next label's
+            w = tilt_weights(np.array([(s.start + last + 1) * s.h]), s.theta, s.wref)
+            if w is not None and w[0] > 0:
+                x = abs((s.start + last + 1) * s.h)
+                cut_err = min(cut_err, s.wabs_up / float(w[0])
+                              * (1 + weight_error(x, s.theta, s.wref)) * (1 + 4 * U))
+        top_exact = (top + cut_err) / (1.0 - s.rel_up) if s.rel_up < 1 else math.inf
+        err_inf = (err_inf + s.rel_up * top_exact + cut_err + (rel_sum + 2 * U) * (top + s.a_inf)) \
             * (1 + 4 * U)
+    wabs_up = s.wabs_up
+    if first > 0 and math.isfinite(wabs_up):  # errors of the bottom entries move up to `first`
+        w = tilt_weights(np.array([(s.start + first) * s.h]), s.theta, s.wref)
+        wabs_up = (wabs_up + s.abs_up * float(w[0]) * (1 + weight_error(
+            abs((s.start + first) * s.h), s.theta, s.wref))) * (1 + 4 * U) if w is not None \
+            else math.inf
     return replace(
         s,
         start=s.start + first,
         pa=pa,
+        wabs_up=wabs_up,
         a_inf=s.a_inf + top,
         ma=s.ma[first:last + 1].copy(),
         bh=s.bh[first:last + 1].copy(),

@@ -6,9 +6,11 @@ buckets make it about 16× narrower, until the round-off of the FFTs (absolute, 
 the largest entries, amplified by the remaining compositions) dominates; extended precision then
 lowers that floor.  Time grows about linearly with the buckets (``n log n``).
 
-:func:`tighten` starts at ``buckets`` and multiplies them by 4 while the width is above
-``target_width`` and the next attempt fits the limits (:mod:`odp.limits`, counting the time
-already spent); when a 4× step stops halving the width it retries the same window in extended
+:func:`tighten` starts at ``buckets`` and multiplies them by 4 — or, with ``buckets="auto"``,
+starts at :data:`START_BUCKETS` and grows by the factor the second-order law predicts — while
+the width is above ``target_width`` and the next attempt fits the limits (:mod:`odp.limits`,
+counting the time already spent); when a larger window stops halving the width it retries the
+same window in extended
 precision and stops there (more buckets only add round-off beyond that point), reporting the
 floor.  An infinite width is retried in extended precision at once (more buckets cannot lower the
 mass at infinite loss); a window whose grid step did not get finer is reported as such.  It never returns a looser interval than the best
@@ -29,7 +31,10 @@ from ..progress import ProgressArg
 from .accountant import DEFAULT_BUCKETS, Interval, PrivacyBucketsAccountant
 from .mechanisms import as_sequence
 
-__all__ = ["Attempt", "TightenResult", "tighten", "MAX_TIGHTEN_BUCKETS"]
+__all__ = ["Attempt", "TightenResult", "tighten", "MAX_TIGHTEN_BUCKETS", "START_BUCKETS"]
+
+#: The first window :func:`tighten` tries when no ``buckets`` is given.
+START_BUCKETS = 4096
 
 #: The largest window :func:`tighten` tries (about 13 GiB at the measured 800 B per bucket, so
 #: the memory limit normally stops it first).
@@ -81,7 +86,7 @@ def tighten(
     target_width: float,
     delta: Any = None,
     epsilon: Any = None,
-    buckets: int = DEFAULT_BUCKETS,
+    buckets: int | str = DEFAULT_BUCKETS,
     precision: str = "auto",
     limits: Limits | None = None,
     progress: ProgressArg = None,
@@ -90,7 +95,12 @@ def tighten(
     """Compose ``mechanisms`` (``PLDMechanism`` or ``(PLDMechanism, count)`` items) with growing
     windows until the interval of ε(``delta``) -- or δ(``epsilon``) -- is at most
     ``target_width`` wide (see the module docstring).  ``options`` go to
-    :class:`PrivacyBucketsAccountant` (``factor``, ``tail_mass``, ``rounding``)."""
+    :class:`PrivacyBucketsAccountant` (``factor``, ``tail_mass``, ``rounding``).
+
+    ``buckets``: the first window; the window then grows 4× per attempt.  With ``"auto"`` the
+    first window is :data:`START_BUCKETS` and each next one is predicted from the second-order
+    law (width ∝ h², h halving when the window doubles): the smallest ``2^d`` times the window
+    with ``width / 4^d <= target``, at least 2× and at most 16×."""
     if (delta is None) == (epsilon is None):
         raise InvalidParameter("give exactly one of delta (for epsilon(delta)) or epsilon")
     try:
@@ -106,7 +116,10 @@ def tighten(
     attempts: list[Attempt] = []
     steps: list[float] = []  # the grid step of each attempt
     best: tuple[Interval, PrivacyBucketsAccountant] | None = None
-    n, prec, spent = buckets, precision, 0.0
+    predict = buckets == "auto"
+    if not predict and (isinstance(buckets, (bool, str)) or not isinstance(buckets, int)):
+        raise InvalidParameter(f"buckets must be an integer or 'auto', got {buckets!r}")
+    n, prec, spent = (START_BUCKETS if predict else int(buckets)), precision, 0.0
     reason = ""
     floor_retry = False  # the last attempt re-ran the previous window in extended precision
     while True:
@@ -152,7 +165,7 @@ def tighten(
                       f"cannot help: {acc.no_finite_epsilon_reason(delta)}")
             break
         if len(attempts) >= 2 and not attempt.width <= attempts[-2].width / 2:
-            # 4x more buckets did not halve the width
+            # 2x-16x more buckets did not halve the width
             if steps[-1] >= steps[-2]:
                 reason = (f"the grid did not get finer with more buckets (step h = "
                           f"{steps[-1]:.3g} both times: the composed loss range needs that step, "
@@ -165,9 +178,14 @@ def tighten(
             reason = ("the width stopped shrinking (FFT round-off floor even in extended "
                       "precision); a smaller target needs another method")
             break
-        if n * 4 > MAX_TIGHTEN_BUCKETS:
+        grow = 4
+        if predict:
+            grow = 2
+            while grow < 16 and attempt.width / (grow * grow) > target:
+                grow *= 2
+        if n * grow > MAX_TIGHTEN_BUCKETS:
             reason = f"reached the largest window tried ({MAX_TIGHTEN_BUCKETS} buckets)"
             break
-        n *= 4
+        n *= grow
     assert best is not None
     return TightenResult(best[0], best[1], target, best[0].width <= target, reason, attempts)

@@ -132,10 +132,13 @@ def register(subparsers: Subparsers) -> None:
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", help="report epsilon(delta) for this delta")
     target.add_argument("--epsilon", help="report delta(epsilon) for this epsilon")
-    p.add_argument("--buckets", type=int, default=None, help="buckets in the window (default 32768)")
+    p.add_argument("--buckets", type=int, default=None,
+                   help="buckets in the window (default 32768; with --target-width: start at "
+                        "4096 and grow by the predicted factor)")
     p.add_argument("--factor", default=None, help="finest bucket factor f > 1 (default: automatic)")
     p.add_argument("--precision", choices=("auto", "extended", "double"), default="auto",
-                   help="FFT precision (default auto: extended for the early steps)")
+                   help="FFT precision (default auto: double with tilted round-off bounds, "
+                        "extended where they would widen the answer)")
     p.add_argument("--target-width", metavar="W", default=None,
                    help="grow the window until upper - lower <= W (or a limit is reached)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -254,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
         # parsed like every odp number (ASCII digits, no underscores, a finite value in range),
         # then handed to tighten as the float it compares widths with
         width = float(parse_positive(args.target_width, name="--target-width"))
+        options.setdefault("buckets", "auto")
         tightened = tighten(items, target_width=width, limits=limits, progress=progress,
                             delta=args.delta, epsilon=args.epsilon, **options)
         acc, value = tightened.accountant, tightened.interval

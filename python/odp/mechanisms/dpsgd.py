@@ -69,7 +69,9 @@ by default.
 the first ``k_i`` steps at ``δ_i = δ/n_stops`` (:meth:`odp.composition.RDPComposition.
 epsilon_upper`), and the ODP δ is ``Σ_i COMP(M_1..M_{k_i}; ε^{k_i}) ≤ δ`` (Lemma 11, computed by
 :class:`odp.composition.Lemma11` with :class:`~odp.composition.RDPComposition`; the COMP is
-pluggable, e.g. a future privacy-buckets one for subsampled steps).  Thm. 15 (OptDel) is **not**
+pluggable, but privacy buckets has no pair for this discrete step:
+:class:`~odp.composition.BucketsComposition` refuses it and says so).  The RDP → DP conversion
+(CKS 2020, Prop. 12) is tighter than Mironov's and sound, not tight.  Thm. 15 (OptDel) is **not**
 used: it covers generic (ε_k, δ_k)-DP steps, whose per-step description of a Gaussian step is far
 looser than its RDP curve.
 
