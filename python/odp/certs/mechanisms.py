@@ -52,9 +52,10 @@ from functools import lru_cache
 from typing import Any
 
 from .. import _lean_rules as lean
-from ..guarantees import ALL, Label
+from ..guarantees import ALL
 from ..mechanisms.builtin import BUILTIN_KEY
 from .units import in_units, to_units
+from ..types import Label
 
 __all__ = ["MechRow", "Param", "Costs", "Kind", "KINDS", "LINKED", "CAPSTONE",
            "capstone_applies", "RECORDED", "HYPOTHESES", "GENERAL", "Units", "Derived", "derive",
