@@ -17,6 +17,7 @@ import odp
 from odp.errors import InvalidGuarantee, InvalidParameter
 from odp.guarantees import (
     DP,
+    GDP,
     ODP,
     RDP,
     ZCDP,
@@ -142,6 +143,106 @@ def test_interactive_child_costs_are_vocabulary_values():
     parent = ConcurrentComposition([1, 2], BasicFilter(1))
     child = parent.launch(SubComposition(BasicFilter("1/2")))
     assert child.cost == DP("1/2")
+
+
+# ------------------------------------------------------------------ one idiom
+
+
+def _values():
+    def part(r):
+        return r
+
+    return [DP("1/4", "1e-7"), ODP(part, {"a": "1/4", 2: 1}, "1e-6"), SubsetDP("k", "1/3"),
+            GuaranteeRecord((("a", Fraction(1, 3)),), Fraction(0), (("a", Fraction(0)),)),
+            ZCDP("1/8", "1e-9"), RDP(2, "1/4"), GDP("1/2"),
+            ODP.from_subset_dp(part, {"a": SubsetDP("a", "1/4", "1e-7"), 2: SubsetDP(2, 1)})]
+
+
+def test_every_value_is_a_frozen_slotted_dataclass():
+    import dataclasses
+
+    for value in _values():
+        assert dataclasses.is_dataclass(value) and not hasattr(value, "__dict__"), value
+        name = dataclasses.fields(value)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, name, getattr(value, name))
+
+
+def test_the_fast_path_builds_the_value_the_constructor_builds():
+    def part(r):
+        return r
+
+    e, d = Fraction(1, 4), Fraction(1, 10**7)
+    assert DP._trusted(e, d) == DP(e, d) and repr(DP._trusted(e, d)) == repr(DP(e, d))
+    assert SubsetDP._trusted("k", e, d) == SubsetDP("k", e, d)
+    assert ZCDP._trusted(e, d) == ZCDP(e, d) and RDP._trusted(Fraction(2), e) == RDP(2, e)
+    assert GDP._trusted(e) == GDP(e)
+    classes = (("a", e), (2, Fraction(1)))
+    assert GuaranteeRecord._trusted(classes, d, None) == GuaranteeRecord(classes, d)
+    record = GuaranteeRecord(classes, d)
+    assert ODP._trusted(part, dict(classes), record) == ODP(part, dict(classes), d)
+    # the derived values are the ones the constructor computes, fixed when it was built
+    g = DP(e, d)
+    assert g.as_odp() is g.as_odp() is g.to_odp()
+    assert g.as_odp() == ODP(odp.guarantees.trivial_partition, {"all": e}, d)
+    lemma6 = ODP.from_subset_dp(part, {"a": SubsetDP("a", e, d), 2: SubsetDP(2, 1)})
+    assert lemma6.record() is lemma6.record() and lemma6.sup_epsilon == 1
+    assert lemma6.record().class_deltas == (("a", d), (2, Fraction(0))) and lemma6.delta == d
+    assert lemma6.to_dp() == DP(1, d)
+
+
+def test_bad_numbers_raise_the_vocabularys_errors():
+    """A budget error (InvalidBudget) is an InvalidGuarantee in an ODP guarantee and in every
+    JSON reader, an InvalidParameter in a zCDP, RDP or GDP parameter, and stays an InvalidBudget
+    in DP and SubsetDP (which take what odp.Budget takes)."""
+    from odp.errors import InvalidBudget
+
+    for make in (lambda: DP(-1), lambda: DP(1, 1), lambda: SubsetDP("a", -1)):
+        with pytest.raises(InvalidBudget):
+            make()
+    with pytest.raises(InvalidGuarantee, match="cost of class 'a' must be >= 0"):
+        ODP(lambda r: r, {"a": -1})
+    with pytest.raises(InvalidGuarantee, match="delta must be < 1"):
+        ODP(lambda r: r, {"a": 1}, 1)
+    for make in (lambda: ZCDP(-1), lambda: ZCDP(1, 1), lambda: RDP(2, -1), lambda: GDP(-1)):
+        with pytest.raises(InvalidParameter) as info:
+            make()
+        assert type(info.value) is InvalidParameter
+    for bad in ({"type": "DP", "epsilon": "-1", "delta": "0"},
+                {"type": "SubsetDP", "region": "a", "epsilon": "1", "delta": "1"},
+                {"type": "zCDP", "rho": "-1", "delta": "0"},
+                {"type": "RDP", "alpha": "2", "epsilon": "-1"},
+                {"type": "GDP", "mu": "-1/2"}):
+        with pytest.raises(InvalidGuarantee):
+            cost_from_json(bad)
+
+
+def test_values_copy_and_pickle_as_the_same_value():
+    import copy
+    import pickle
+
+    for value in _values()[:-1]:
+        if isinstance(value, ODP):
+            continue  # its partition is code (a local function here)
+        for clone in (copy.copy(value), copy.deepcopy(value), pickle.loads(pickle.dumps(value))):
+            assert clone == value and hash(clone) == hash(value)
+    g = pickle.loads(pickle.dumps(DP("1/4")))
+    assert g.as_odp().record() == DP("1/4").as_odp().record()
+
+
+def test_protocols_and_aliases_live_in_their_own_modules():
+    import typing
+
+    import odp.guarantees
+    import odp.protocols
+    import odp.types
+
+    for name in ("Number", "Label", "Partition", "Data", "Release", "RandomSource"):
+        assert name in odp.types.__all__
+    for name in ("MechanismLike", "DeclaresGuarantee", "CostLike", "PrivacyCost", "Guarantee",
+                 "Chargeable", "Convertible", "RDPCurve"):
+        assert name in odp.protocols.__all__ and not hasattr(odp.guarantees, name)
+    assert set(typing.get_args(odp.protocols.PrivacyCost)) == {DP, ODP, ZCDP, RDP}
 
 
 # ------------------------------------------------------------------ renamed names, old names

@@ -39,11 +39,11 @@ import json
 import os
 from fractions import Fraction
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union, cast
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, cast
 
-from .budget import Budget, Number
+from .budget import Budget
 from .errors import CertificateError, InvalidGuarantee, InvalidParameter, LedgerError
-from .guarantees import DP, GDP, ODP, RDP, ZCDP, Data, Label, MechanismLike, Release, as_odp
+from .guarantees import DP, GDP, ODP, RDP, ZCDP, as_odp
 from .ledger import (
     Admission,
     REASON_ABORTED,
@@ -62,7 +62,9 @@ from .ledger.base import SettleItem
 from .ledger.lanes import (Lane, LaneCharge, LaneStatus, check_lanes, ledger_statuses,
                            session_totals, whole_budget_lane)
 from .ledger.records import BudgetState
-from .samplers import RandomSource, SecureRandom
+from .protocols import Chargeable, MechanismLike
+from .samplers import SecureRandom
+from .types import Data, Label, Number, RandomSource, Release
 
 if TYPE_CHECKING:  # certs imports this module's neighbours; only the annotation is needed
     from .certs.export import Certificate
@@ -90,11 +92,6 @@ def _request(guarantee: ODP, mechanism: str, params: dict[str, Any] | None,
     return RoundRequest._of_fields((_round_id(), mechanism, dict(params) if params else {},
                                     guarantee.record(), guarantee.sup_epsilon, guarantee.delta,
                                     interactive))
-
-
-#: What :meth:`Accountant.charge` accepts: a DP/ODP guarantee, or a zCDP, RDP (one order or a
-#: list of orders) or Gaussian-DP guarantee converted at an explicit δ.
-Chargeable = Union[DP, ODP, ZCDP, RDP, GDP, "list[RDP]", "tuple[RDP, ...]"]
 
 
 def _chargeable(guarantee: Chargeable, delta: Number | None) -> tuple[ODP, dict[str, Any] | None]:

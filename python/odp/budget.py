@@ -44,11 +44,10 @@ import math
 import numbers
 import warnings
 from fractions import Fraction
-from typing import Any, Iterator, Union
+from typing import Any, Iterator
 
 from .errors import FloatBudgetWarning, InvalidBudget, InvalidParameter
-
-Number = Union[str, int, float, Fraction, decimal.Decimal, numbers.Real]
+from .types import Number
 
 __all__ = ["Budget", "to_fraction", "parse_epsilon", "parse_delta", "parse_positive",
            "parse_nonnegative", "parse_positive_int", "parse_alpha", "format_fraction",

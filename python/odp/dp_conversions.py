@@ -31,15 +31,17 @@ import functools
 import math
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable, Mapping, NamedTuple, Sequence, Union
+from typing import Any, Callable, Mapping, NamedTuple
 
-from .budget import Number, parse_alpha, parse_delta, parse_epsilon
+from .budget import parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidParameter
 from .floats import round_up_significant
 from .guarantees import DP, GDP, RDP, ZCDP
 from .intervals import Arith, DecimalInterval
 from .normal import scaled_tail
 from .rational import bisect_on_grid, ceil_fraction, log_bracket, sqrt_bracket
+from .protocols import Convertible, RDPCurve
+from .types import Number
 
 __all__ = [
     "zcdp_to_dp_epsilon",
@@ -51,17 +53,8 @@ __all__ = [
     "gdp_to_dp_epsilon",
     "to_dp",
     "Conversion",
-    "Convertible",
-    "RDPCurve",
     "ROUNDING_DENOMINATOR",
 ]
-
-#: An RDP curve: RDP values of one mechanism (or one composition) at several orders, or a
-#: mapping ``{alpha: epsilon_alpha}``.
-RDPCurve = Union[RDP, Sequence[RDP], Mapping[Any, Number]]  # Any: a key parse_alpha reads
-
-#: A guarantee :func:`to_dp` converts: zCDP (δ = 0), RDP at one order or as a curve, or GDP.
-Convertible = Union[ZCDP, RDP, GDP, Sequence[RDP]]
 
 #: Irrational results are rounded up to multiples of 1/ROUNDING_DENOMINATOR.
 ROUNDING_DENOMINATOR = 10**12

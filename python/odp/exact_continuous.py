@@ -26,7 +26,8 @@ from typing import Sequence
 
 from .errors import InvalidParameter
 from .rational import sqrt_bracket
-from .samplers import RandomSource, bernoulli_exp
+from .samplers import bernoulli_exp
+from .types import RandomSource
 
 __all__ = ["exact_exponential", "exact_normal", "sample_l2_laplace"]
 

@@ -1,32 +1,26 @@
 """The privacy vocabulary of odp: every guarantee and cost that crosses a module boundary.
 
-One frozen, typed value per notion of privacy (in the spirit of dp-accounting's ``DpEvent``
-and OpenDP's measures), each with exact ``Fraction`` fields, validation at construction,
-``__eq__``/``__hash__`` and a lossless JSON form (``to_json`` / ``from_json``):
+Paper: Hartmann, Bindschaedler, Bentkamp, West, *Privacy accounting εconomics* (PoPETs 2022),
+Section 3.  A guarantee is declared by a mechanism *before* it runs and never depends on the
+data.  One value per notion of privacy (in the spirit of dp-accounting's ``DpEvent`` and
+OpenDP's measures):
 
-* :class:`DP`, :class:`ODP`, :class:`SubsetDP` — the paper's guarantees (below);
+* :class:`DP` — (ε, δ)-differential privacy (Def. 1);
+* :class:`ODP` — (𝒫, ℰ, δ)-output differential privacy (Def. 2): a *partition* of the output
+  space, given as a total, data-independent function ``partition(output) -> label``, a cost
+  ``ℰ(P_k)`` per class label ``k`` and one δ: ``Pr(M(x) ∈ S) ≤ δ + Σ_k e^{ℰ(P_k)}
+  Pr(M(x') ∈ S ∩ P_k)``;
+* :class:`SubsetDP` — (R, ε, δ)-subset DP (Def. 5): the DP inequality for subsets of one class;
 * :class:`GuaranteeRecord` — an ODP guarantee as a ledger row and a certificate record it (its
   classes in order with their exact costs, δ, and Lemma 6's per-class deltas; the partition
   function itself is code and is not recorded);
 * :class:`ZCDP`, :class:`RDP` — the zCDP / Rényi-DP costs used by :mod:`odp.filters`;
-* :class:`GDP` — a μ-Gaussian-DP guarantee (chargeable to an accountant after conversion);
-* :data:`PrivacyCost` — any of those, as held by filters and :mod:`odp.interactive`;
-  :data:`CostLike` — what the public API accepts and normalises to one of them.
+* :class:`GDP` — a μ-Gaussian-DP guarantee (chargeable to an accountant after conversion).
 
-The privacy-loss pairs of :mod:`odp.buckets` (``PLDMechanism`` and its subclasses) are frozen
-dataclasses with the same JSON discipline (``describe`` / ``mechanism_from_dict``).
-
-Privacy guarantees as values: ``DP`` (Def. 1), ``ODP`` (Def. 2) and ``SubsetDP`` (Def. 5).
-
-Paper: Hartmann, Bindschaedler, Bentkamp, West, *Privacy accounting εconomics* (PoPETs 2022),
-Section 3.  A guarantee is declared by a mechanism *before* it runs and never depends on the data.
-
-* :class:`DP` — (ε, δ)-differential privacy (Def. 1).
-* :class:`ODP` — (𝒫, ℰ, δ)-output differential privacy (Def. 2): a *partition* of the output
-  space, given as a total, data-independent function ``partition(output) -> label``, a cost
-  ``ℰ(P_k)`` per class label ``k`` and one δ.  ``Pr(M(x) ∈ S) ≤ δ + Σ_k e^{ℰ(P_k)}
-  Pr(M(x') ∈ S ∩ P_k)``.
-* :class:`SubsetDP` — (R, ε, δ)-subset DP (Def. 5): the DP inequality for subsets of one class.
+The unions over them (``PrivacyCost``, what the API accepts as ``CostLike``, …) and the
+protocol of a mechanism are in :mod:`odp.protocols`; the names they are made of (``Label``,
+``Partition``, ``Number``) in :mod:`odp.types`.  The privacy-loss pairs of :mod:`odp.buckets`
+(``PLDMechanism`` and its subclasses) are frozen dataclasses with the same JSON discipline.
 
 Conversions (the lemma numbers are the paper's):
 
@@ -38,34 +32,36 @@ Conversions (the lemma numbers are the paper's):
 Class labels must be ``str`` or ``int`` so that they can be written to a ledger.  The labels
 of a partition are exactly the keys of ``costs``: a release whose label is not among them is an
 :class:`~odp.errors.InvalidGuarantee` (the partition must be total).
+
+**One idiom.**  Every value is a frozen, slotted dataclass: its fields are its data (exact
+``Fraction``\\ s, labels, an ODP guarantee's partition function) and the values derived from
+them (a DP guarantee's Lemma 3 form, an ODP guarantee's sup and record), all set once, when it
+is built, by the class's ``_fill``; nothing changes a value afterwards.  It is built one way:
+the public constructor validates what the caller gives (a number that is not a valid ε or δ is
+an :class:`~odp.errors.InvalidBudget`, translated by :func:`_parse` where the class speaks of
+guarantees or parameters) and ends in ``_fill``; the private classmethod ``_trusted`` is
+``_fill`` without the validation, for values already validated (the hot paths: Lemma 3 for a
+DP guarantee, an ODP guarantee's record, a filter's running sum, the JSON readers).  Each has
+``__eq__``/``__hash__`` by value and a lossless JSON form (``to_json`` / ``from_json``, which
+refuses anything it did not write with :class:`~odp.errors.InvalidGuarantee`).
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Hashable, Mapping, Protocol, Union
+from typing import Any, Callable, ClassVar, Hashable, Mapping, TypeVar, Union
 
-from .budget import (Budget, Number, display_named, format_fraction, parse_alpha, parse_delta,
-                     parse_epsilon)
+from .budget import display_named, format_fraction, parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidBudget, InvalidGuarantee, InvalidParameter
-from .samplers import RandomSource
+from .types import Label, Number, Partition
+# Re-exported for odp.mechanisms.dpsgd, which still imports them from here (odp.types is their
+# home).
+from .types import Data as Data, Release as Release
 
-__all__ = ["Data", "Release", "MechanismLike", "Label", "Partition", "ALL", "trivial_partition", "DP", "ODP", "SubsetDP",
-           "GuaranteeRecord", "ZCDP", "RDP", "GDP", "Guarantee", "PrivacyCost", "CostLike",
-           "DeclaresGuarantee", "as_odp", "cost_from_json"]
-
-#: A mechanism's dataset and its release (a number, an array, a tuple of answers, ⊥ …) are
-#: opaque to the accounting, which sees a release only through the declared partition: ``Any``.
-Data = Any
-Release = Any
-
-#: A class label of a partition: ``str`` or ``int`` (JSON scalars, so a ledger can record it).
-Label = Union[str, int]
-#: A partition of the output space: a total, data-independent map release -> class label.  A
-#: release is whatever a mechanism outputs (a number, an array, a tuple, ⊥ …), hence ``Any``.
-Partition = Callable[[Any], Label]
+__all__ = ["ALL", "trivial_partition", "DP", "ODP", "SubsetDP", "GuaranteeRecord", "ZCDP",
+           "RDP", "GDP", "as_odp", "cost_from_json"]
 
 #: Label of the single class of the trivial partition used by Lemma 3 when none is given.
 ALL = "all"
@@ -74,6 +70,38 @@ ALL = "all"
 def trivial_partition(_release: Any) -> Label:
     """The one-class partition {Range(M)} (every output in class ``"all"``)."""
     return ALL
+
+
+_set = object.__setattr__  # how ``_fill`` sets a frozen value's fields (nothing else does)
+_V = TypeVar("_V", bound="_Value")
+
+
+class _Value:
+    """The base of the vocabulary's classes: the one private fast path (module docstring)."""
+
+    __slots__ = ()
+    _fill: ClassVar[Callable[..., None]]  #: sets the fields, in order, and the derived ones
+
+    @classmethod
+    def _trusted(cls: type[_V], *fields: Any) -> _V:
+        """A value from fields already validated: the public constructor without the
+        validation (each class's ``_fill`` takes its fields in order)."""
+        new = object.__new__(cls)
+        new._fill(*fields)
+        return new
+
+
+def _parse(parse: Callable[..., Fraction], value: object, name: str,
+           error: type[InvalidParameter]) -> Fraction:
+    """``parse(value, name=name)`` (an exact ε, δ, ρ or μ in its range), its
+    :class:`~odp.errors.InvalidBudget` raised as ``error`` with the same message: the one
+    translation of a budget error into the vocabulary's (:class:`~odp.errors.InvalidGuarantee`
+    for an ODP guarantee's costs and for the JSON readers, :class:`~odp.errors.InvalidParameter`
+    for a zCDP, RDP or GDP parameter)."""
+    try:
+        return parse(value, name=name)
+    except InvalidBudget as exc:
+        raise error(str(exc)) from None
 
 
 def _check_label(label: Any) -> Label:
@@ -88,51 +116,49 @@ def _check_label(label: Any) -> Label:
     )
 
 
-class DP:
+def _check_partition(partition: object) -> None:
+    if not callable(partition):
+        raise InvalidGuarantee("partition must be a function release -> class label")
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False)
+class DP(_Value):
     """(ε, δ)-differential privacy (Def. 1).  Takes the same inputs as :class:`odp.Budget`."""
 
-    __slots__ = ("_budget", "_odp")
+    epsilon: Fraction
+    delta: Fraction
+    #: Lemma 3 with the trivial partition: the form the accountant charges (:meth:`as_odp`)
+    _odp: ODP = field(compare=False)
 
-    def __init__(self, epsilon: Number, delta: Number = 0):
-        self._budget = Budget(epsilon, delta)
-        self._odp: ODP | None = None
+    def __init__(self, epsilon: Number, delta: Number = 0) -> None:
+        self._fill(parse_epsilon(epsilon), parse_delta(delta))  # an InvalidBudget as it is
 
-    @property
-    def epsilon(self) -> Fraction:
-        return self._budget.epsilon
-
-    @property
-    def delta(self) -> Fraction:
-        return self._budget.delta
+    def _fill(self, epsilon: Fraction, delta: Fraction) -> None:
+        _set(self, "epsilon", epsilon)
+        _set(self, "delta", delta)
+        _set(self, "_odp", ODP._trusted(trivial_partition, {ALL: epsilon},
+                                         GuaranteeRecord._trusted(((ALL, epsilon),), delta, None)))
 
     @property
     def sup_epsilon(self) -> Fraction:
-        return self._budget.epsilon
+        return self.epsilon
 
     def to_odp(self, partition: Partition | None = None, labels: tuple[Label, ...] | None = None
-               ) -> "ODP":
+               ) -> ODP:
         """Lemma 3: an (ε, δ)-DP mechanism is (𝒫, ℰ ≡ ε, δ)-ODP for any partition 𝒫.
 
         Without arguments the trivial one-class partition is used.  With a ``partition`` its
         ``labels`` (all class labels it can return) must be given.
         """
         if partition is None:
-            return ODP(trivial_partition, {ALL: self.epsilon}, self.delta)
+            return self._odp
         if not labels:
             raise InvalidGuarantee("to_odp(partition) needs the labels the partition can return")
         return ODP(partition, {label: self.epsilon for label in labels}, self.delta)
 
-    def as_odp(self) -> "ODP":
-        """The form the accountant uses (Lemma 3 with the trivial partition); cached."""
-        if self._odp is None:
-            self._odp = self.to_odp()
+    def as_odp(self) -> ODP:
+        """The form the accountant uses (Lemma 3 with the trivial partition)."""
         return self._odp
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DP) and self._budget == other._budget
-
-    def __hash__(self) -> int:
-        return hash(("DP", self._budget))
 
     def __repr__(self) -> str:
         return f"DP(epsilon={format_fraction(self.epsilon)}, delta={format_fraction(self.delta)})"
@@ -141,16 +167,14 @@ class DP:
         return {"type": "DP", "epsilon": str(self.epsilon), "delta": str(self.delta)}
 
     @classmethod
-    def from_json(cls, data: object) -> "DP":
+    def from_json(cls, data: object) -> DP:
         """The inverse of :meth:`to_json` (exact; ``InvalidGuarantee`` on anything else)."""
         obj = _json_object(data, "DP", ("epsilon", "delta"))
-        try:
-            return cls(_exact_text(obj["epsilon"], "epsilon"), _exact_text(obj["delta"], "delta"))
-        except InvalidBudget as exc:
-            raise InvalidGuarantee(str(exc)) from None
+        return cls._trusted(_json_number(obj, "epsilon"), _json_number(obj, "delta", parse_delta))
 
 
-class ODP:
+@dataclass(frozen=True, slots=True, init=False, eq=False, repr=False)
+class ODP(_Value):
     """(𝒫, ℰ, δ)-output differential privacy (Def. 2).
 
     Parameters
@@ -166,59 +190,53 @@ class ODP:
         class-dependent δ is unsound — see ``tests/test_exact_composition.py``).
     """
 
-    __slots__ = ("_partition", "_costs", "_delta", "_sup", "_class_deltas", "_record")
+    partition: Partition
+    delta: Fraction
+    #: sup_k ℰ(P_k): the DP ε of the mechanism by Lemma 4 (what Alg. 1 line 4 checks)
+    sup_epsilon: Fraction
+    _costs: dict[Label, Fraction]  #: ℰ by label (never handed out: :attr:`costs` is a copy)
+    _record: GuaranteeRecord  #: what a ledger row and a certificate record (:meth:`record`)
 
-    def __init__(self, partition: Partition, costs: Mapping[Label, Number], delta: Number = 0):
-        if not callable(partition):
-            raise InvalidGuarantee("partition must be a function release -> class label")
+    def __init__(self, partition: Partition, costs: Mapping[Label, Number], delta: Number = 0
+                 ) -> None:
+        _check_partition(partition)
         if not isinstance(costs, Mapping) or not costs:
             raise InvalidGuarantee("costs must be a non-empty mapping {class label: epsilon}")
         parsed: dict[Label, Fraction] = {}
         for raw_label, cost in costs.items():
             label = _check_label(raw_label)
-            try:
-                parsed[label] = parse_epsilon(cost, name=f"cost of class {label!r}")
-            except InvalidBudget as exc:
-                raise InvalidGuarantee(str(exc)) from None
-        try:
-            self._delta = parse_delta(delta)
-        except InvalidBudget as exc:
-            raise InvalidGuarantee(str(exc)) from None
-        self._partition = partition
-        self._costs = parsed
-        self._sup = max(parsed.values())
-        self._class_deltas: dict[Label, Fraction] | None = None
-        self._record: GuaranteeRecord | None = None
+            parsed[label] = _parse(parse_epsilon, cost, f"cost of class {label!r}",
+                                   InvalidGuarantee)
+        exact_delta = _parse(parse_delta, delta, "delta", InvalidGuarantee)
+        self._fill(partition, parsed,
+                   GuaranteeRecord._trusted(tuple(parsed.items()), exact_delta, None))
 
-    @property
-    def partition(self) -> Partition:
-        return self._partition
+    def _fill(self, partition: Partition, costs: dict[Label, Fraction],
+              record: GuaranteeRecord) -> None:
+        """``costs``: ℰ by label, the classes of ``record`` (which it keeps: not a copy)."""
+        _set(self, "partition", partition)
+        _set(self, "delta", record.delta)
+        _set(self, "sup_epsilon", max(costs.values()))
+        _set(self, "_costs", costs)
+        _set(self, "_record", record)
 
     @property
     def costs(self) -> dict[Label, Fraction]:
         return dict(self._costs)
 
     @property
-    def delta(self) -> Fraction:
-        return self._delta
-
-    @property
-    def sup_epsilon(self) -> Fraction:
-        """sup_k ℰ(P_k): the DP ε of the mechanism by Lemma 4 (what Alg. 1 line 4 checks)."""
-        return self._sup
-
-    @property
     def class_deltas(self) -> dict[Label, Fraction] | None:
         """The per-class Δ(P_k) when the guarantee was built by Lemma 6 (``from_subset_dp``),
         else None.  Informational (certificates cite Lemma 6 with them); the δ charged is
         always :attr:`delta`."""
-        return None if self._class_deltas is None else dict(self._class_deltas)
+        deltas = self._record.class_deltas
+        return None if deltas is None else dict(deltas)
 
     def classify(self, release: Any) -> Label:
         """The class label of ``release`` (Alg. 1 line 6).  Raises ``InvalidGuarantee`` if the
         partition fails or returns a label without a declared cost."""
         try:
-            label = self._partition(release)
+            label = self.partition(release)
         except Exception as exc:  # the partition is user code
             raise InvalidGuarantee(f"the partition function failed on the release: {exc!r}") from exc
         checked: Label | None
@@ -242,90 +260,86 @@ class ODP:
 
     def to_dp(self) -> DP:
         """Lemma 4: a (𝒫, ℰ, δ)-ODP mechanism is (sup_k ℰ(P_k), δ)-DP."""
-        return DP(self._sup, self._delta)
+        return DP._trusted(self.sup_epsilon, self.delta)
 
-    def as_odp(self) -> "ODP":
+    def as_odp(self) -> ODP:
         return self
 
     @classmethod
     def from_dp(cls, dp: DP, partition: Partition | None = None,
-                labels: tuple[Label, ...] | None = None) -> "ODP":
+                labels: tuple[Label, ...] | None = None) -> ODP:
         """Lemma 3 (see :meth:`DP.to_odp`)."""
         return dp.to_odp(partition, labels)
 
     @classmethod
-    def from_subset_dp(cls, partition: Partition, per_class: Mapping[Label, "SubsetDP"]) -> "ODP":
+    def from_subset_dp(cls, partition: Partition, per_class: Mapping[Label, SubsetDP]) -> ODP:
         """Lemma 6: if M is (P_k, ℰ(P_k), Δ(P_k))-subset DP for every class k, then M is
         (𝒫, ℰ, Σ_k Δ(P_k))-ODP.  ``per_class[k]`` must be the subset-DP guarantee of class k."""
         if not per_class:
             raise InvalidGuarantee("from_subset_dp needs one SubsetDP per class")
         costs: dict[Label, Fraction] = {}
-        total_delta = Fraction(0)
-        for label, guarantee in per_class.items():
+        deltas: dict[Label, Fraction] = {}
+        for raw_label, guarantee in per_class.items():
             if not isinstance(guarantee, SubsetDP):
-                raise InvalidGuarantee(f"class {label!r}: expected a SubsetDP, got {guarantee!r}")
-            if guarantee.region != label:
+                raise InvalidGuarantee(f"class {raw_label!r}: expected a SubsetDP, got {guarantee!r}")
+            if guarantee.region != raw_label:
                 raise InvalidGuarantee(
-                    f"class {label!r}: the SubsetDP is for region {guarantee.region!r}"
+                    f"class {raw_label!r}: the SubsetDP is for region {guarantee.region!r}"
                 )
+            label = _check_label(raw_label)
             costs[label] = guarantee.epsilon
-            total_delta += guarantee.delta
+            deltas[label] = guarantee.delta
+        total_delta = sum(deltas.values(), Fraction(0))
         if total_delta >= 1:
             raise InvalidGuarantee(f"sum of the per-class deltas is >= 1: {total_delta}")
-        result = cls(partition, costs, total_delta)
-        result._class_deltas = {label: g.delta for label, g in per_class.items()}
-        result._record = None
-        return result
+        _check_partition(partition)
+        return cls._trusted(partition, costs, GuaranteeRecord._trusted(
+            tuple(costs.items()), total_delta, tuple(deltas.items())))
 
     def __repr__(self) -> str:
         costs = ", ".join(f"{k!r}: {format_fraction(v)}" for k, v in self._costs.items())
-        return f"ODP(costs={{{costs}}}, delta={format_fraction(self._delta)})"
+        return f"ODP(costs={{{costs}}}, delta={format_fraction(self.delta)})"
 
-    def record(self) -> "GuaranteeRecord":
+    def record(self) -> GuaranteeRecord:
         """What a ledger row and a certificate record of this guarantee (all but the
         partition function): its classes in declaration order with their costs, δ and, after
         Lemma 6, the per-class deltas."""
-        if self._record is None:  # cached: the guarantee is immutable once built
-            self._record = GuaranteeRecord._trusted(
-                tuple(self._costs.items()), self._delta,
-                None if self._class_deltas is None else tuple(self._class_deltas.items()))
         return self._record
 
     def __eq__(self, other: object) -> bool:
         """Equal when the partition is the same function and the records are equal."""
-        return (isinstance(other, ODP) and self._partition == other._partition
-                and self.record() == other.record())
+        return (isinstance(other, ODP) and self.partition == other.partition
+                and self._record == other._record)
 
     def __hash__(self) -> int:
-        return hash(("ODP", self.record()))
+        return hash(("ODP", self._record))
 
     def to_json(self) -> dict[str, Any]:  # Any: JSON values (see GuaranteeRecord.to_json)
-        return self.record().to_json()
+        return self._record.to_json()
 
     @classmethod
-    def from_json(cls, data: object, partition: Partition) -> "ODP":
+    def from_json(cls, data: object, partition: Partition) -> ODP:
         """The inverse of :meth:`to_json` given the partition function (which is code, not
         data): ``ODP.from_json(g.to_json(), g.partition) == g``."""
         return GuaranteeRecord.from_json(data).with_partition(partition)
 
 
-class SubsetDP:
+@dataclass(frozen=True, slots=True, init=False, repr=False)
+class SubsetDP(_Value):
     """(R, ε, δ)-subset differential privacy (Def. 5) for the class (region) ``region``:
     ``Pr(M(x) ∈ S) ≤ e^ε Pr(M(x') ∈ S) + δ`` for all ``S ⊆ R``."""
 
-    __slots__ = ("region", "_budget")
+    region: Label
+    epsilon: Fraction
+    delta: Fraction
 
-    def __init__(self, region: Hashable, epsilon: Number, delta: Number = 0):
-        self.region = _check_label(region)
-        self._budget = Budget(epsilon, delta)
+    def __init__(self, region: Hashable, epsilon: Number, delta: Number = 0) -> None:
+        self._fill(_check_label(region), parse_epsilon(epsilon), parse_delta(delta))
 
-    @property
-    def epsilon(self) -> Fraction:
-        return self._budget.epsilon
-
-    @property
-    def delta(self) -> Fraction:
-        return self._budget.delta
+    def _fill(self, region: Label, epsilon: Fraction, delta: Fraction) -> None:
+        _set(self, "region", region)
+        _set(self, "epsilon", epsilon)
+        _set(self, "delta", delta)
 
     def __repr__(self) -> str:
         return (
@@ -333,25 +347,15 @@ class SubsetDP:
             f"delta={format_fraction(self.delta)})"
         )
 
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, SubsetDP) and type(self.region) is type(other.region)
-                and self.region == other.region and self._budget == other._budget)
-
-    def __hash__(self) -> int:
-        return hash(("SubsetDP", self.region, self._budget))
-
     def to_json(self) -> dict[str, Any]:  # Any: the region is a JSON str or int
         return {"type": "SubsetDP", "region": self.region, "epsilon": str(self.epsilon),
                 "delta": str(self.delta)}
 
     @classmethod
-    def from_json(cls, data: object) -> "SubsetDP":
+    def from_json(cls, data: object) -> SubsetDP:
         obj = _json_object(data, "SubsetDP", ("region", "epsilon", "delta"))
-        try:
-            return cls(obj["region"], _exact_text(obj["epsilon"], "epsilon"),
-                       _exact_text(obj["delta"], "delta"))
-        except InvalidBudget as exc:
-            raise InvalidGuarantee(str(exc)) from None
+        return cls._trusted(_check_label(obj["region"]), _json_number(obj, "epsilon"),
+                            _json_number(obj, "delta", parse_delta))
 
 
 # ----------------------------------------------------------------------------- JSON helpers
@@ -383,6 +387,13 @@ def _exact_text(value: object, name: str) -> Fraction:
     return x
 
 
+def _json_number(obj: dict[str, object], key: str,
+                 parse: Callable[..., Fraction] = parse_epsilon) -> Fraction:
+    """``obj[key]``: exact text (:func:`_exact_text`) in the range ``parse`` checks (ε, ρ, μ ≥ 0;
+    0 ≤ δ < 1; an RDP order α > 1), else :class:`~odp.errors.InvalidGuarantee`."""
+    return _parse(parse, _exact_text(obj[key], key), key, InvalidGuarantee)
+
+
 def _label_pairs(value: object, name: str) -> tuple[tuple[Label, Fraction], ...]:
     if not isinstance(value, list):
         raise InvalidGuarantee(f"{name} must be a list of [label, value] pairs, got {value!r}")
@@ -396,8 +407,8 @@ def _label_pairs(value: object, name: str) -> tuple[tuple[Label, Fraction], ...]
 
 # ----------------------------------------------------------------------------- the record
 
-@dataclass(frozen=True)
-class GuaranteeRecord:
+@dataclass(frozen=True, slots=True, init=False)
+class GuaranteeRecord(_Value):
     """A declared (𝒫, ℰ, δ)-ODP guarantee as recorded in a ledger row and a certificate: the
     classes of 𝒫 in declaration order with their costs ℰ(P_k), the one δ, and — when the
     guarantee was built by Lemma 6 — the per-class deltas Δ(P_k).  The partition function is
@@ -410,34 +421,32 @@ class GuaranteeRecord:
 
     classes: tuple[tuple[Label, Fraction], ...]
     delta: Fraction
-    class_deltas: tuple[tuple[Label, Fraction], ...] | None = None
+    class_deltas: tuple[tuple[Label, Fraction], ...] | None
 
-    def __post_init__(self) -> None:
-        if not self.classes:
+    def __init__(self, classes: tuple[tuple[Label, Fraction], ...], delta: Fraction,
+                 class_deltas: tuple[tuple[Label, Fraction], ...] | None = None) -> None:
+        if not classes:
             raise InvalidGuarantee("a guarantee record needs at least one class")
-        labels = [_check_label(label) for label, _ in self.classes]
+        labels = [_check_label(label) for label, _ in classes]
         if len({(type(x), x) for x in labels}) != len(labels):
             raise InvalidGuarantee(f"duplicate class labels in {labels!r}")
-        for label, cost in self.classes:
+        for label, cost in classes:
             if not isinstance(cost, Fraction) or cost < 0:
                 raise InvalidGuarantee(f"class {label!r}: cost must be a Fraction >= 0, got {cost!r}")
-        if not isinstance(self.delta, Fraction) or not 0 <= self.delta < 1:
-            raise InvalidGuarantee(f"delta must be a Fraction in [0, 1), got {self.delta!r}")
-        if self.class_deltas is not None:
-            for label, d in self.class_deltas:
+        if not isinstance(delta, Fraction) or not 0 <= delta < 1:
+            raise InvalidGuarantee(f"delta must be a Fraction in [0, 1), got {delta!r}")
+        if class_deltas is not None:
+            for label, d in class_deltas:
                 _check_label(label)
                 if not isinstance(d, Fraction) or d < 0:
                     raise InvalidGuarantee(f"class delta of {label!r} must be a Fraction >= 0")
+        self._fill(classes, delta, class_deltas)
 
-    @classmethod
-    def _trusted(cls, classes: tuple[tuple[Label, Fraction], ...], delta: Fraction,
-                 class_deltas: tuple[tuple[Label, Fraction], ...] | None) -> "GuaranteeRecord":
-        """Built from an already validated :class:`ODP` (no re-validation on the hot path)."""
-        new = object.__new__(cls)
-        object.__setattr__(new, "classes", classes)
-        object.__setattr__(new, "delta", delta)
-        object.__setattr__(new, "class_deltas", class_deltas)
-        return new
+    def _fill(self, classes: tuple[tuple[Label, Fraction], ...], delta: Fraction,
+              class_deltas: tuple[tuple[Label, Fraction], ...] | None) -> None:
+        _set(self, "classes", classes)
+        _set(self, "delta", delta)
+        _set(self, "class_deltas", class_deltas)
 
     @property
     def labels(self) -> tuple[Label, ...]:
@@ -463,11 +472,8 @@ class GuaranteeRecord:
 
     def with_partition(self, partition: Partition) -> ODP:
         """The :class:`ODP` guarantee this records, with its partition function."""
-        guarantee = ODP(partition, dict(self.classes), self.delta)
-        if self.class_deltas is not None:
-            guarantee._class_deltas = dict(self.class_deltas)
-            guarantee._record = None
-        return guarantee
+        _check_partition(partition)
+        return ODP._trusted(partition, dict(self.classes), self)
 
     def to_json(self) -> dict[str, Any]:  # Any: JSON values (lists of [label, text] pairs)
         """The recorded JSON form (the ledger's ``guarantee`` column, sorted-key text)."""
@@ -481,7 +487,7 @@ class GuaranteeRecord:
         return out
 
     @classmethod
-    def from_json(cls, data: object) -> "GuaranteeRecord":
+    def from_json(cls, data: object) -> GuaranteeRecord:
         """The inverse of :meth:`to_json`; raises :class:`~odp.errors.InvalidGuarantee` on
         anything it did not write (unknown keys, inexact or non-canonical numbers)."""
         obj = _json_object(data, "ODP", ("costs", "delta"), optional=("class_deltas",))
@@ -492,26 +498,20 @@ class GuaranteeRecord:
 
 # ----------------------------------------------------------------------------- zCDP and RDP
 
-@dataclass(frozen=True)
-class ZCDP:
+@dataclass(frozen=True, slots=True, init=False, repr=False)
+class ZCDP(_Value):
     """A ρ-zCDP guarantee (Bun & Steinke 2016, Def. 1.1); with δ > 0, approximate zCDP."""
 
     rho: Fraction
-    delta: Fraction = Fraction(0)
+    delta: Fraction
 
-    def __init__(self, rho: Number, delta: Number = 0):
-        try:
-            object.__setattr__(self, "rho", parse_epsilon(rho, name="rho"))
-            object.__setattr__(self, "delta", parse_delta(delta))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
+    def __init__(self, rho: Number, delta: Number = 0) -> None:
+        self._fill(_parse(parse_epsilon, rho, "rho", InvalidParameter),
+                   _parse(parse_delta, delta, "delta", InvalidParameter))
 
-    @classmethod
-    def _trusted(cls, rho: Fraction, delta: Fraction) -> "ZCDP":
-        new = object.__new__(cls)
-        object.__setattr__(new, "rho", rho)
-        object.__setattr__(new, "delta", delta)
-        return new
+    def _fill(self, rho: Fraction, delta: Fraction) -> None:
+        _set(self, "rho", rho)
+        _set(self, "delta", delta)
 
     @property
     def approximate(self) -> bool:
@@ -528,24 +528,24 @@ class ZCDP:
         return {"type": "zCDP", "rho": str(self.rho), "delta": str(self.delta)}
 
     @classmethod
-    def from_json(cls, data: object) -> "ZCDP":
+    def from_json(cls, data: object) -> ZCDP:
         obj = _json_object(data, "zCDP", ("rho", "delta"))
-        return cls(_exact_text(obj["rho"], "rho"), _exact_text(obj["delta"], "delta"))
+        return cls._trusted(_json_number(obj, "rho"), _json_number(obj, "delta", parse_delta))
 
 
-@dataclass(frozen=True)
-class RDP:
+@dataclass(frozen=True, slots=True, init=False, repr=False)
+class RDP(_Value):
     """An (α, ε)-RDP guarantee at one order α > 1 (Mironov 2017, Def. 4)."""
 
     alpha: Fraction
     epsilon: Fraction
 
-    def __init__(self, alpha: Number, epsilon: Number):
-        object.__setattr__(self, "alpha", parse_alpha(alpha))
-        try:
-            object.__setattr__(self, "epsilon", parse_epsilon(epsilon))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
+    def __init__(self, alpha: Number, epsilon: Number) -> None:
+        self._fill(parse_alpha(alpha), _parse(parse_epsilon, epsilon, "epsilon", InvalidParameter))
+
+    def _fill(self, alpha: Fraction, epsilon: Fraction) -> None:
+        _set(self, "alpha", alpha)
+        _set(self, "epsilon", epsilon)
 
     def __str__(self) -> str:
         return f"α={self.alpha}, ε={self.epsilon}"
@@ -557,24 +557,24 @@ class RDP:
         return {"type": "RDP", "alpha": str(self.alpha), "epsilon": str(self.epsilon)}
 
     @classmethod
-    def from_json(cls, data: object) -> "RDP":
+    def from_json(cls, data: object) -> RDP:
         obj = _json_object(data, "RDP", ("alpha", "epsilon"))
-        return cls(_exact_text(obj["alpha"], "alpha"), _exact_text(obj["epsilon"], "epsilon"))
+        return cls._trusted(_json_number(obj, "alpha", parse_alpha), _json_number(obj, "epsilon"))
 
 
-@dataclass(frozen=True)
-class GDP:
+@dataclass(frozen=True, slots=True, init=False, repr=False)
+class GDP(_Value):
     """A μ-Gaussian-DP guarantee (Dong, Roth, Su 2022, Def. 2.7): distinguishing neighbours is
     at least as hard as distinguishing N(0, 1) from N(μ, 1).  Converted to (ε, δ)-DP by
     :func:`odp.conversions.gdp_to_dp_epsilon` (their Cor. 2.13, exact)."""
 
     mu: Fraction
 
-    def __init__(self, mu: Number):
-        try:
-            object.__setattr__(self, "mu", parse_epsilon(mu, name="mu"))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
+    def __init__(self, mu: Number) -> None:
+        self._fill(_parse(parse_epsilon, mu, "mu", InvalidParameter))
+
+    def _fill(self, mu: Fraction) -> None:
+        _set(self, "mu", mu)
 
     def __str__(self) -> str:
         return f"μ={self.mu}"
@@ -586,46 +586,23 @@ class GDP:
         return {"type": "GDP", "mu": str(self.mu)}
 
     @classmethod
-    def from_json(cls, data: object) -> "GDP":
+    def from_json(cls, data: object) -> GDP:
         obj = _json_object(data, "GDP", ("mu",))
-        return cls(_exact_text(obj["mu"], "mu"))
+        return cls._trusted(_json_number(obj, "mu"))
 
 
-# ----------------------------------------------------------------------------- unions
+# ----------------------------------------------------------------------------- from JSON
 
-Guarantee = Union[DP, ODP]
+#: A vocabulary value read from its JSON form (an ``"ODP"`` object gives its record).
+_Recorded = Union[DP, SubsetDP, GuaranteeRecord, ZCDP, RDP, GDP]
 
-#: A normalised privacy cost, as filters and :mod:`odp.interactive` hold it.
-PrivacyCost = Union[DP, ODP, ZCDP, RDP]
-
-
-class DeclaresGuarantee(Protocol):
-    """Anything with a declared ``guarantee`` (every odp mechanism)."""
-
-    @property
-    def guarantee(self) -> Guarantee: ...
-
-
-class MechanismLike(DeclaresGuarantee, Protocol):
-    """What :meth:`odp.Accountant.run` runs: a declared guarantee and ``release(data, rng)``
-    (:class:`odp.Mechanism` and any object of that shape)."""
-
-    def release(self, data: Data, rng: RandomSource) -> Release: ...
-
-
-#: What the public API accepts as a cost and normalises (``odp.filters`` ``parse``): a
-#: :data:`PrivacyCost`, an :class:`odp.Budget`, a number or an ``(ε, δ)`` pair, a mechanism
-#: declaring a guarantee, or an RDP curve ``alpha -> epsilon``.
-CostLike = Union[DP, ODP, ZCDP, RDP, Budget, Number, "tuple[Number, Number]",
-                 "list[Number]", DeclaresGuarantee, "Callable[[Fraction], Number]"]
-
-_FROM_JSON: dict[str, Callable[[object], PrivacyCost | SubsetDP | GuaranteeRecord | GDP]] = {
+_FROM_JSON: dict[str, Callable[[object], _Recorded]] = {
     "DP": DP.from_json, "ODP": GuaranteeRecord.from_json, "SubsetDP": SubsetDP.from_json,
     "zCDP": ZCDP.from_json, "RDP": RDP.from_json, "GDP": GDP.from_json,
 }
 
 
-def cost_from_json(data: object) -> PrivacyCost | SubsetDP | GuaranteeRecord | GDP:
+def cost_from_json(data: object) -> _Recorded:
     """Any vocabulary value from its JSON form (by its ``"type"``); an ``"ODP"`` object gives
     its :class:`GuaranteeRecord` (the partition function is not data)."""
     kind = data.get("type") if isinstance(data, dict) else None

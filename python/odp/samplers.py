@@ -16,12 +16,13 @@ import math
 import random
 import secrets
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any
 
 from .errors import InvalidParameter
+from .types import RandomSource
 
 __all__ = [
-    "RandomSource",
+    "RandomSource",  # what the samplers read (defined in odp.types)
     "SecureRandom",
     "SeededRandom",
     "bernoulli",
@@ -32,14 +33,6 @@ __all__ = [
     "uniform_int",
     "default_rng",
 ]
-
-
-class RandomSource(Protocol):
-    """Uniform integers in ``[0, n)``.  ``secure`` says whether this is fit for real releases."""
-
-    secure: bool
-
-    def randbelow(self, n: int) -> int: ...
 
 
 class SecureRandom:

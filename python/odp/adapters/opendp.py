@@ -58,9 +58,9 @@ from ..conversions import zcdp_to_dp_epsilon
 from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter, OdpError
 from ..extras import MissingDependency, install_hint
 from ..floats import float_down
-from ..guarantees import DP, ZCDP, Data, Release
+from ..guarantees import DP, ZCDP
 from ..mechanisms.base import Mechanism
-from ..samplers import RandomSource
+from ..types import Data, RandomSource, Release
 
 __all__ = ["OpenDPMechanism", "from_opendp", "SUPPORTED_MEASURES"]
 

@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 from .. import _lean_rules as lean
 from ..budget import Budget
 from ..errors import CertificateError, OutputError
-from ..guarantees import GuaranteeRecord, Label
+from ..guarantees import GuaranteeRecord
 from ..ledger import Ledger, RoundRecord
 from ..ledger.chain import CHAIN_VERSION, ROW_FIELDS, EventRow, Genesis
 from ..ledger.lanes import Lane, LaneBook, LaneCharge
@@ -43,6 +43,7 @@ from ..ledger.records import BudgetState, apply_row
 from . import mechanisms, rules
 from .format import (LANE_KINDS, CertificateText, ChargeRow, LaneRow, Step, common_denominator,
                      in_units)
+from ..types import Label
 
 FORMAT = "odp-certificate"
 VERSION = 2  # of the sidecar (2: with the ledger's hash chain)

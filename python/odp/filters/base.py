@@ -34,7 +34,8 @@ from typing import Generic, Iterable, TypeVar, Union
 
 from ..budget import Budget, format_fraction
 from ..errors import BudgetExceeded
-from ..guarantees import RDP, ZCDP, CostLike, PrivacyCost
+from ..guarantees import RDP, ZCDP
+from ..protocols import CostLike, PrivacyCost
 
 __all__ = ["PrivacyFilter", "PrivacyOdometer", "Accumulator", "FilterLoss"]
 

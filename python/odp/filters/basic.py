@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..budget import Budget, Number, parse_delta, parse_epsilon
+from ..budget import Budget, parse_delta, parse_epsilon
 from ..errors import InvalidBudget, InvalidParameter
-from ..guarantees import DP, ODP, CostLike, GuaranteeRecord, PrivacyCost
+from ..guarantees import DP, ODP, GuaranteeRecord
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
+from ..types import Number
+from ..protocols import CostLike, PrivacyCost
 
 __all__ = ["parse_dp_cost", "BasicAccumulator", "BasicFilter", "BasicOdometer"]
 

@@ -21,11 +21,13 @@ from fractions import Fraction
 from typing import cast
 
 from .. import conversions as cv
-from ..budget import Number, parse_epsilon
+from ..budget import parse_epsilon
+from ..protocols import CostLike, PrivacyCost
 from ..rational import ceil_fraction, floor_fraction
 from ..errors import InvalidBudget, InvalidParameter
-from ..guarantees import DP, ODP, RDP, ZCDP, CostLike, PrivacyCost
+from ..guarantees import DP, ODP, RDP, ZCDP
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
+from ..types import Number
 
 __all__ = ["ZCDP", "RDP", "ZCDPAccumulator", "RDPAccumulator", "ZCDPFilter", "ZCDPOdometer",
            "RDPFilter", "RDPOdometer"]

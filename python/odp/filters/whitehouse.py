@@ -36,8 +36,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..budget import Budget, Number, parse_delta
+from ..budget import Budget, parse_delta
 from ..errors import InvalidParameter
+from ..protocols import CostLike, PrivacyCost
 from ..rational import (
     DEFAULT_DENOMINATOR,
     ceil_fraction,
@@ -45,9 +46,10 @@ from ..rational import (
     log_bracket,
     sqrt_bracket,
 )
-from ..guarantees import DP, CostLike, PrivacyCost
+from ..guarantees import DP
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 from .basic import DPCost, parse_dp_cost
+from ..types import Number
 
 __all__ = ["WhitehouseAccumulator", "WhitehouseFilter", "WhitehouseOdometer"]
 

@@ -48,10 +48,12 @@ from ..accountant import Accountant, Reservation, check_before_release
 from ..budget import Budget
 from ..errors import InvalidGuarantee, InvalidParameter
 from ..filters.base import FilterLoss, PrivacyFilter
-from ..guarantees import DP, ODP, ZCDP, CostLike, Label, PrivacyCost
+from ..guarantees import DP, ODP, ZCDP
 from ..ledger import REASON_CLOSED
-from ..samplers import RandomSource, SecureRandom
-from .queryable import Answer, Data, InteractiveMechanism, Query, Queryable, QueryableClosed
+from ..protocols import CostLike, PrivacyCost
+from ..samplers import SecureRandom
+from ..types import Data, Label, RandomSource
+from .queryable import Answer, InteractiveMechanism, Query, Queryable, QueryableClosed
 
 #: A filter of :mod:`odp.filters` of any measure.
 AnyFilter = PrivacyFilter[Any, Any]  # Any: the parent accepts a filter of every measure

@@ -21,8 +21,8 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable
 
 from ..errors import InvalidParameter
-from ..guarantees import CostLike, Label
-from ..samplers import RandomSource
+from ..protocols import CostLike
+from ..types import Data, Label, RandomSource
 
 __all__ = ["Queryable", "InteractiveMechanism", "QueryableClosed", "Query", "Answer"]
 
@@ -30,8 +30,6 @@ __all__ = ["Queryable", "InteractiveMechanism", "QueryableClosed", "Query", "Ans
 #: 004, Def. 1.4 — a number, a threshold test, a nested mechanism to launch …), hence ``Any``.
 Query = Any
 Answer = Any
-#: The dataset an interactive mechanism is started on (opaque to the composition), hence ``Any``.
-Data = Any
 
 
 class QueryableClosed(InvalidParameter):

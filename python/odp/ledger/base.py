@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeAlias, 
 
 from ..budget import Budget, float_hint, format_fraction
 from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
-from ..guarantees import GuaranteeRecord, Label
+from ..guarantees import GuaranteeRecord
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis
 from .lanes import LaneCharge, is_lane_charge, lanes_json
 from .records import (
@@ -24,6 +24,7 @@ from .records import (
     reserve_row,
     settle_row,
 )
+from ..types import Label
 
 
 #: An admission rule: ``admit(state, request) -> bool`` decides Alg. 1 line 4 (or, in general,

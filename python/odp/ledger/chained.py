@@ -28,7 +28,6 @@ from typing import Any, Callable, Iterable, Sequence, TypeAlias, TypeVar
 
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
-from ..guarantees import Label
 from .base import (
     Admission,
     ChargeItem,
@@ -60,6 +59,7 @@ from .records import (
     reserve_row,
     settle_row,
 )
+from ..types import Label
 
 #: The most rounds one batch call may write (a batch is one transaction held by one writer).
 MAX_BATCH = 10_000

@@ -41,16 +41,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
-from ..budget import (
-    Budget,
-    Number,
-    display_fraction,
-    parse_alpha,
-    parse_delta,
-    parse_epsilon,
-)
+from ..budget import Budget, display_fraction, parse_alpha, parse_delta, parse_epsilon
 from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter, LedgerError
 from ..guarantees import GuaranteeRecord
+from ..types import Number
 
 __all__ = ["Lane", "LaneCharge", "LaneBook", "LaneStatus", "NOTIONS", "lanes_json",
            "lanes_from_json", "check_lanes", "check_same_lanes", "whole_budget_lane",

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 
 from ..budget import Budget, format_fraction
 from ..errors import InvalidGuarantee, LedgerError
-from ..guarantees import GuaranteeRecord, Label
+from ..guarantees import GuaranteeRecord
 from .chain import EventRow, Genesis
+from ..types import Label
 
 if TYPE_CHECKING:
     from .lanes import Lane, LaneBook

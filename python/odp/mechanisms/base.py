@@ -10,8 +10,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..guarantees import DP, Data, ODP, Release
-from ..samplers import RandomSource
+from ..guarantees import DP, ODP
+from ..types import Data, RandomSource, Release
 
 
 class _Bottom:

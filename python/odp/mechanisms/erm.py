@@ -72,16 +72,17 @@ import numpy as np
 
 from ..budget import parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter, OdpError
-from ..guarantees import DP, Data, ODP, Release
+from ..guarantees import DP, ODP
 from ..exact_continuous import sample_l2_laplace
 from ..rational import ceil_fraction, exp_bracket, magnitude, sqrt_bracket
 from ..readable import ExactValue
-from ..samplers import RandomSource, discrete_laplace
+from ..samplers import discrete_laplace
 from .base import BOTTOM, Mechanism
 from .builtin import register, seal
 from .noise import value_or_bottom
 from .public import check_labelled, unpack
 from .window import TAIL_SCALES, Window
+from ..types import Data, RandomSource, Release
 
 __all__ = [
     "OutputPerturbationERM",

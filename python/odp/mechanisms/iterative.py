@@ -76,7 +76,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..budget import Number, parse_positive, parse_positive_int, to_fraction
+from ..budget import parse_positive, parse_positive_int, to_fraction
 from ..composition import (
     BasicComposition,
     BucketsComposition,
@@ -94,12 +94,13 @@ from ..composition import (
 )
 from ..errors import InvalidParameter
 from ..floats import float_up
-from ..guarantees import Data, ODP, Release
-from ..samplers import RandomSource, discrete_laplace
+from ..guarantees import ODP
+from ..samplers import discrete_laplace
 from .base import Mechanism
 from .builtin import class_intact, register, seal, trust_class
 from .public import check_labelled, unpack
 from .window import TAIL_SCALES, Window, laplace_clamp_bound
+from ..types import Data, Number, RandomSource, Release
 
 __all__ = [
     "IterativeMechanism",

@@ -33,9 +33,9 @@ from typing import Any, Callable, Sequence
 from ..budget import parse_delta, parse_epsilon, parse_positive, to_fraction
 from ..errors import InvalidParameter
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
-from ..guarantees import DP, Data, ODP, Release, ZCDP
+from ..guarantees import DP, ODP, ZCDP
 from ..readable import ExactValue
-from ..samplers import RandomSource, bernoulli_exp, discrete_gaussian, discrete_laplace
+from ..samplers import bernoulli_exp, discrete_gaussian, discrete_laplace
 from .base import BOTTOM, Mechanism, query_name
 from .builtin import register, seal
 from .window import (
@@ -47,6 +47,7 @@ from .window import (
     sigma_upper,
     user_window,
 )
+from ..types import Data, RandomSource, Release
 
 __all__ = [
     "LaplaceMechanism",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..budget import Number, format_fraction, to_fraction
+from ..budget import format_fraction, to_fraction
 from ..errors import InvalidParameter
 from ..floats import round_down_significant, round_up_significant, significant_places
 from ..rational import log_bracket
@@ -29,6 +29,7 @@ from . import exact, homogeneous, interp, lattice
 from .workmodel import MACS_PER_CELL, fast_path_fits
 from .problem import EpsProblem, ExpProblem
 from .search import first_true
+from ..types import Number
 
 __all__ = [
     "DEFAULT_MAX_CELLS",

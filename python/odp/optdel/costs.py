@@ -17,12 +17,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..budget import Number, parse_delta, to_fraction
+from ..budget import parse_delta, to_fraction
 from ..errors import InvalidParameter
 from . import homogeneous, lattice
 from .bounds import DEFAULT_MAX_CELLS, _instance, _lattice_grid, optdel_upper
 from .problem import EpsProblem
 from .search import first_true
+from ..types import Number
 
 __all__ = ["lemma11_costs", "optdel_saving"]
 

@@ -13,15 +13,16 @@ from typing import Any, Sequence
 
 from ...budget import parse_delta, parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ...errors import InvalidParameter
-from ...guarantees import DP, Data, ODP, Release
+from ...guarantees import DP, ODP
 from ...rational import exp_bracket, log_bracket
 from ...readable import ExactValue
-from ...samplers import RandomSource, bernoulli_exp, discrete_laplace
+from ...samplers import bernoulli_exp, discrete_laplace
 from ..base import BOTTOM, Mechanism
 from ..builtin import register, seal
 from ..noise import exact_value, value_or_bottom
 from ..public import public_size
 from ..window import Window, laplace_clamp_bound, noise_margin
+from ...types import Data, RandomSource, Release
 
 __all__ = ["PTRFunction", "PTRMechanism", "IQREstimate", "LogBinIQR", "IQRMechanism",
            "ExponentialMedian", "default_base", "iqr_of", "stability", "pass_threshold",

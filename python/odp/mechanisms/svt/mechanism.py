@@ -15,10 +15,11 @@ from typing import Any, Callable, Sequence
 from ...budget import parse_epsilon, parse_positive, parse_positive_int
 from ...errors import InvalidParameter
 from ...guarantees import ODP
-from ...samplers import RandomSource, discrete_laplace
+from ...samplers import discrete_laplace
 from ..base import Mechanism
 from ..builtin import register, seal
 from ..noise import exact_value
+from ...types import RandomSource
 
 __all__ = ["MAX_C", "SVTParameters", "SparseVectorMechanism", "count_top", "svt_split"]
 
