@@ -382,7 +382,8 @@ def audit(tc, modules: list[str], work: Path, *, trusted: TrustedBase, box, stor
     cmd, env = tc.command(path, lean_path=[store])
     t0 = time.monotonic()
     proc = box.run(cmd, uid=uid, writable=None, env=env, cwd="/tmp", timeout=3600)
-    res = tc.result(path, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - t0)
+    res = tc.result(path, returncode=proc.returncode, stdout=proc.stdout, stderr=proc.stderr,
+                    seconds=time.monotonic() - t0)
     lines = res.output.splitlines()
     fails = [line for line in lines if line.startswith("AUDIT-FAIL")
              and not (partial and line.startswith("AUDIT-FAIL main theorem") and "not found" in line)]
@@ -639,8 +640,8 @@ class Build:
                                    library=self.initlib)
         t0 = time.monotonic()
         proc = self.box.run(cmd, uid=uid, writable=out, env=env, cwd="/tmp", timeout=3600)
-        res = self.tc.result(m.path, proc.returncode, proc.stdout, proc.stderr,
-                             time.monotonic() - t0)
+        res = self.tc.result(m.path, returncode=proc.returncode, stdout=proc.stdout,
+                             stderr=proc.stderr, seconds=time.monotonic() - t0)
         if res.ok:
             with self._lock:
                 problem = self._take(out, rel, uid)

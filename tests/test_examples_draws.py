@@ -30,6 +30,7 @@ EXAMPLES: dict[str, tuple[list[str], int, str | None]] = {
     "dpsgd_breast_cancer.py": (["--seed", "{seed}"], 20, "sklearn"),
     # the CSPRNG: fresh Gaussian draws every run; the number that fits is exact (21)
     "gaussian_session.py": (["{tmp}/gaussian{seed}.db"], 5, None),
+    "dpsgd_training_loop.py": (["--seed", "{seed}"], 5, None),
 }
 
 

@@ -386,7 +386,7 @@ def test_the_readme_sharing_commands_work_as_written(url, tmp_path, monkeypatch,
 
     root = Path(__file__).resolve().parents[1]
     text = (root / "README.md").read_text()
-    section = text[text.index("## Sharing a budget across machines"):text.index("## Set-up")]
+    section = text.split("## Sharing a budget across machines", 1)[1].split("\n## ", 1)[0]
     example = re.search(r"postgresql://\S+?(?=[\s\"'])", section).group(0)
     init = next(line for line in section.splitlines() if line.startswith("odp ledger init"))
     args = shlex.split(init.split("#")[0].replace(example, url))[1:]

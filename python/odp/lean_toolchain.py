@@ -293,7 +293,7 @@ class Toolchain:
                "LEAN_PATH": ":".join([str(lib), *(str(Path(p).resolve()) for p in lean_path)])}
         return cmd, env
 
-    def result(self, source: Path, returncode: int, stdout: str, stderr: str,
+    def result(self, source: Path, *, returncode: int, stdout: str, stderr: str,
                seconds: float) -> CompileResult:
         """What a run of :meth:`command` printed, read as Lean's diagnostics."""
         source = Path(source).resolve()
@@ -320,8 +320,8 @@ class Toolchain:
         except subprocess.TimeoutExpired as exc:
             raise ToolchainError(f"Lean did not finish {Path(source).name} within "
                                  f"{timeout:.0f} s") from exc
-        return self.result(source, proc.returncode, proc.stdout, proc.stderr,
-                           time.monotonic() - t0)
+        return self.result(source, returncode=proc.returncode, stdout=proc.stdout,
+                           stderr=proc.stderr, seconds=time.monotonic() - t0)
 
 
 def lean_output(stdout: str) -> str:

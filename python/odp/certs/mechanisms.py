@@ -352,7 +352,7 @@ _PTR_NOISE = ("noise law: TailNoise — the PTR test noise (discrete Laplace, sc
               "noise law: IntLaw.ShiftWithin — the release noise of the IQR sub-bin (discrete "
               "Laplace, scale (L − 1)/ε)")
 #: The recorded keys of odp's iterative mechanisms (Alg. 3): their δ rule decides the kind.
-_ITERATIVE = ("iterative", "noisy_gd", "dpsgd")
+_ITERATIVE = ("iterative", "noisy_gd", "dpsgd", "dpsgd_loop")
 _IQR_DATA = ("data fact: IQRDataFacts — the stability statistic is 1-Lipschitz and, at 2 or "
              "more, keeps neighbours' IQRs in one bin (argued and tested in Python, not proved)")
 
@@ -474,7 +474,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
                      "Python code (odp.composition: privacy buckets, the optimal composition "
                      "or RDP), not by Lean",
                      "the steps' own DP, which those numbers assume: " + _GD_STEPS + "; "
-                     + _SGD_STEPS)),
+                     + _SGD_STEPS,
+                     "declared, for a training loop accounted by odp.dpsgd.Accounting (odp does "
+                     "not run it): that the loop samples each batch with the schedule's rate "
+                     "and adds the schedule's Gaussian noise (tested on the loader's batch "
+                     "sizes by odp.dpsgd.check_poisson_batches; enforced per step only under "
+                     "the Opacus adapter)")),
     Kind("test_release", "kindTestRelease",
          params=(*_amounts("epsilon", "epsilon2"), Param("units", amount=False),
                  Param("units_test", amount=False), Param("units_train", amount=False)),

@@ -94,6 +94,12 @@ def _length(release: Any) -> int:
     return int(release)
 
 
+#: The built-in key the ledger records for a run accounted by :class:`Accounting` itself
+#: (:mod:`odp.mechanisms.builtin`): a ``mech lemma11`` row, whose hypotheses include that the
+#: training loop, which odp does not run, samples and adds noise as its schedule says.
+LOOP_KEY = "dpsgd_loop"
+
+
 class Settlement(ABC):
     """How a training run is charged: reserved in the ledger before the first step, settled when
     it stops (module docstring, "a seam").  One settlement serves one :class:`Accounting`."""
@@ -185,8 +191,12 @@ class Lemma11Settlement(Settlement):
             **self.details(),
             **run.params,
         }
-        self._reservation = run.accountant.reserve(guarantee, mechanism=f"dpsgd[{run.name}]",
-                                                   params=params)
+        # odp's own accounting of a loop it does not run: the certificate gets a Lemma 11 row
+        # (its arithmetic checked); that the loop does what its schedule says is declared
+        own = type(run) is Accounting and type(self) is Lemma11Settlement
+        self._reservation = run.accountant._reserve(
+            guarantee, mechanism=f"dpsgd[{run.name}]", params=params, interactive=False,
+            builtin=LOOP_KEY if own else None)
 
     def _class(self, steps: int) -> int:
         return next(k for k in self.stops if k >= steps)
