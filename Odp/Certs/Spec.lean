@@ -138,23 +138,23 @@ example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → 
     mechOk r.rowEntry r.blocks true kindDp [] [] = true → DpBuiltin Nbr D r :=
   @DpBuiltin.intro
 
-/-- **`toy`**: M_toy (Sec. 1) at `ε = e/D`, classes (values, ⊥). Rests on: `LapNoise`, the grid
-sensitivity `hn`. -/
+/-- **`toy`**: M_toy (Sec. 1) at `ε = e/D`, classes (values, ⊥). Rests on: the grid
+sensitivity `hn` (no noise hypothesis: the release's law, `clampedLaplace`, is written out). -/
 example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
-    {r : Request X O R} (e m : Nat), 0 < m → ∀ (Z : LapNoise R (amt D e / natR m)) (n : X → Int),
+    {r : Request X O R} (e m : Nat), 0 < m → ∀ (hε : (0 : R) ≤ amt D e) (n : X → Int),
     (∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) → ∀ (lo hi : Int) (hlh : lo ≤ hi)
     (f : Option (Window lo hi) → O),
-    Realizes r (toyMech m (amt D e) Z n lo hi hlh) f (fun o => toyIndex (toyBlock o)) →
+    Realizes r (toyMech m (amt D e) hε n lo hi hlh) f (fun o => toyIndex (toyBlock o)) →
     mechOk r.rowEntry r.blocks true kindToy [e] [] = true → ToyBuiltin Nbr D r :=
   @ToyBuiltin.intro
 
-/-- **`laplace`**: the clamped grid Laplace mechanism at `ε = e/D`, one class. Rests on:
-`LapNoise`, the grid sensitivity `hn`. -/
+/-- **`laplace`**: the clamped grid Laplace mechanism at `ε = e/D`, one class. Rests on: the
+grid sensitivity `hn` (no noise hypothesis). -/
 example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
-    {r : Request X O R} (e m : Nat), 0 < m → ∀ (Z : LapNoise R (amt D e / natR m)) (n : X → Int),
+    {r : Request X O R} (e m : Nat), 0 < m → ∀ (hε : (0 : R) ≤ amt D e) (n : X → Int),
     (∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) → ∀ (lo hi : Int) (hlh : lo ≤ hi)
     (f : Window lo hi → O),
-    Realizes r (laplaceMech m (amt D e) Z n lo hi hlh) f (fun _ => 0) →
+    Realizes r (laplaceMech m (amt D e) hε n lo hi hlh) f (fun _ => 0) →
     mechOk r.rowEntry r.blocks true kindLaplace [e] [] = true → LaplaceBuiltin Nbr D r :=
   @LaplaceBuiltin.intro
 

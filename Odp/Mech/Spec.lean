@@ -32,6 +32,7 @@ repeat it.
 module
 
 public import Odp.Mech.Laplace
+public import Odp.Mech.ClampedLaplace
 public import Odp.Mech.SVT
 public import Odp.Mech.NoiseSat
 public import Odp.Mech.IQRMedian
@@ -46,26 +47,75 @@ namespace Odp.Mech.Spec
 
 open Odp.Core Odp.Core.ExpField Odp.Mech Odp.Mech.Iter
 
+/-! ## The clamped discrete Laplace law (`Odp/Mech/ClampedLaplace.lean`), written out
+
+The grid Laplace mechanism and M_toy release `clamp(n(x) + Z, lo, hi)` with `Z` the discrete
+Laplace law `P[Z = z] = (1 − r)/(1 + r) · r^{|z|}`, `r = e^{−α}` (`α = ε/m`). That law is a finite
+distribution with closed-form masses, written out here; their results below rest on it, not on a
+noise hypothesis. -/
+
+/-- `r^k = e^{−kα}`, and the discrete Laplace mass and tail `Pr[Z ≥ t]` (`r^t/(1 + r)` for
+`t ≥ 1`, `1 − r^{1−t}/(1 + r)` for `t ≤ 0`; odp's `discrete_laplace_tail`). -/
+example {R : Type} [ExpField R] (α : R) (k : Nat) (z t : Int) :
+    lapPow α k = exp (-(natR k * α)) ∧
+      dlapMass α z = (1 - lapPow α 1) * (1 + lapPow α 1)⁻¹ * lapPow α z.natAbs ∧
+      discreteLaplaceTail α t =
+        (if 1 ≤ t then lapPow α t.toNat * (1 + lapPow α 1)⁻¹
+         else 1 - lapPow α (1 - t).toNat * (1 + lapPow α 1)⁻¹) :=
+  ⟨rfl, rfl, rfl⟩
+
+/-- **The law of `clamp(n + Z, lo, hi)`** (odp's `clamped_laplace_law`): at `lo` the tail
+`Pr[Z ≥ n − lo]`, at `hi` the tail `Pr[Z ≥ hi − n]`, in between `(1 − r)/(1 + r) · r^{|c − n|}`,
+and 1 on a one-point window. The window is the type `{v ∈ ℤ | lo ≤ v ≤ hi}` (its `Enum` lists each
+element once, by `Enum`'s own fields, so sums over it are the sums over `lo, …, hi`). -/
+example {R : Type} [ExpField R] (α : R) (hα : 0 ≤ α) (lo hi : Int) (hlh : lo ≤ hi) (n : Int)
+    (c : Window lo hi) :
+    (clampedLaplace α hα lo hi hlh n).mass c = clampedLapMass α lo hi n c.val ∧
+      clampedLapMass α lo hi n c.val =
+        (if c.val = lo then (if c.val = hi then 1 else discreteLaplaceTail α (n - lo))
+         else if c.val = hi then discreteLaplaceTail α (hi - n)
+         else dlapMass α (c.val - n)) ∧
+      Window lo hi = {v : Int // lo ≤ v ∧ v ≤ hi} :=
+  ⟨rfl, rfl, rfl⟩
+
+/-- **The clamped discrete Laplace law is a probability distribution** (nonnegative masses of
+total 1 over the window), for every `α ≥ 0`, every window and every centre `n`, inside the window
+or not. -/
+example {R : Type} [ExpField R] (α : R) (hα : 0 ≤ α) (lo hi : Int) (hlh : lo ≤ hi) (n : Int) :
+    (∀ c : Window lo hi, 0 ≤ clampedLapMass α lo hi n c.val) ∧
+      fsum (fun c : Window lo hi => clampedLapMass α lo hi n c.val) = 1 :=
+  ⟨fun c => clampedLapMass_nonneg hα lo hi n c.val, clampedLapMass_total α lo hi hlh n⟩
+
+/-- **Moving the centre by at most `k` costs at most `e^{kα}` at every output.** -/
+example {R : Type} [ExpField R] (α : R) (hα : 0 ≤ α) (lo hi : Int) (hlh : lo ≤ hi)
+    (n n' : Int) (k : Nat) (hk : (n - n').natAbs ≤ k) (c : Window lo hi) :
+    (clampedLaplace α hα lo hi hlh n).mass c
+      ≤ exp (natR k * α) * (clampedLaplace α hα lo hi hlh n').mass c :=
+  clampedLaplace_shift hα lo hi hlh n n' k hk c
+
 /-! ## M_toy (Sec. 1; the example after Definition 2 in Sec. 3) -/
 
 /-- **M_toy is `({values, {⊥}}, ℰ, 0)`-ODP** with `ℰ(values) = ε`, `ℰ({⊥}) = 0`: a fair coin;
 heads → the grid Laplace release `clamp(n(x) + Z, lo, hi)`, tails → `⊥`.
-Rests on: `LapNoise (ε/m)` (the discrete Laplace of scale `m/ε`) and the grid sensitivity `hn`.
+Rests on: the grid sensitivity `hn` only — **no noise hypothesis**: the release's law is the
+clamped discrete Laplace law written out above (that odp's sampler draws it is tested in Python).
 Narrower: discrete noise on the grid, release clamped to a window (what odp runs). -/
 example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R)
-    (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (hε : 0 ≤ ε) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi) :
-    ODP Nbr (toyMech m ε Z n lo hi hlh) toyBlock (toyCosts ε) 0 :=
-  toy_odp Nbr m hm ε Z n hn lo hi hlh
+    ODP Nbr (toyMech m ε hε n lo hi hlh) toyBlock (toyCosts ε) 0 :=
+  toy_odp Nbr m hm ε hε n hn lo hi hlh
 
-/-- M_toy's costs: `ℰ(values) = ε`, `ℰ({⊥}) = 0`; its blocks; and M_toy is the fair coin in front
-of the grid Laplace mechanism. -/
-example {R X : Type} [ExpField R] (m : Nat) (ε : R) (Z : LapNoise R (ε / natR m)) (n : X → Int)
-    (lo hi : Int) (hlh : lo ≤ hi) (v : Window lo hi) :
+/-- M_toy's costs: `ℰ(values) = ε`, `ℰ({⊥}) = 0`; its blocks; M_toy is the fair coin in front
+of the grid Laplace mechanism; the coin: `Pr[⊥] = 1/2`, `Pr[v] = p(v)/2`. -/
+example {R X O : Type} [ExpField R] [Enum O] (m : Nat) (ε : R) (hε : 0 ≤ ε) (n : X → Int)
+    (lo hi : Int) (hlh : lo ≤ hi) (v : Window lo hi) (M : Mechanism X O R) (x : X) (o : O) :
     toyCosts ε .value = ε ∧ toyCosts ε .bottom = 0 ∧
       toyBlock (some v) = .value ∧ toyBlock (none : Option (Window lo hi)) = .bottom ∧
-      toyMech m ε Z n lo hi hlh = coinOrBottom (laplaceMech m ε Z n lo hi hlh) :=
-  ⟨rfl, rfl, rfl, rfl, rfl⟩
+      toyMech m ε hε n lo hi hlh = coinOrBottom (laplaceMech m ε hε n lo hi hlh) ∧
+      (coinOrBottom M x).mass none = (2 : R)⁻¹ ∧
+      (coinOrBottom M x).mass (some o) = (2 : R)⁻¹ * (M x).mass o :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
 
 /-- **The coin in front of any `(ε, δ)`-DP mechanism** is `({values, {⊥}}, ℰ, δ/2)`-ODP with
 `ℰ(values) = ε`, `ℰ({⊥}) = 0` (the general form of M_toy). No hypothesis beyond DP. -/
@@ -76,29 +126,32 @@ example {R X O : Type} [ExpField R] [Enum O] (Nbr : X → X → Prop) (M : Mecha
 
 /-! ## Lemma 3 for the grid Laplace and Gaussian mechanisms -/
 
-/-- The grid mechanisms release `clamp(n(x) + Z, lo, hi)`. -/
-example {R X : Type} [ExpField R] (m : Nat) (ε δ : R) (Z : LapNoise R (ε / natR m))
-    (Z' : GaussNoise R m ε δ) (n : X → Int) (lo hi : Int) (hlh : lo ≤ hi) (x : X) :
-    laplaceMech m ε Z n lo hi hlh x = Z.toExpect.lawOf (clamp lo hi hlh) (n x) ∧
-      gaussianMech m ε δ Z' n lo hi hlh x = Z'.toExpect.lawOf (clamp lo hi hlh) (n x) :=
-  ⟨rfl, rfl⟩
+/-- The grid Laplace mechanism's law is the clamped discrete Laplace law with `α = ε/m` centred at
+`n(x)`; the Gaussian's is `clamp(n(x) + Z, lo, hi)` for the noise `Z` of `GaussNoise`, with
+`clamp(z) = min(max(z, lo), hi)`. -/
+example {R X : Type} [ExpField R] (m : Nat) (ε δ : R) (hε : 0 ≤ ε)
+    (Z' : GaussNoise R m ε δ) (n : X → Int) (lo hi : Int) (hlh : lo ≤ hi) (x : X) (z : Int) :
+    laplaceMech m ε hε n lo hi hlh x = clampedLaplace (ε / natR m) (rate_nonneg hε m) lo hi hlh (n x) ∧
+      gaussianMech m ε δ Z' n lo hi hlh x = Z'.toExpect.lawOf (clamp lo hi hlh) (n x) ∧
+      (clamp lo hi hlh z).val = (if z < lo then lo else if hi < z then hi else z) :=
+  ⟨rfl, rfl, rfl⟩
 
-/-- **The grid Laplace mechanism is ε-DP** (Definition 1, `δ = 0`).
-Rests on: `LapNoise (ε/m)` and the grid sensitivity `hn`. -/
+/-- **The grid Laplace mechanism is ε-DP** (Definition 1, `δ = 0`), `ε ≥ 0`.
+Rests on: the grid sensitivity `hn` only (no noise hypothesis). -/
 example {R X : Type} [ExpField R] (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R)
-    (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (hε : 0 ≤ ε) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi) :
-    DP Nbr (laplaceMech m ε Z n lo hi hlh) ε 0 :=
-  laplace_dp Nbr m hm ε Z n hn lo hi hlh
+    DP Nbr (laplaceMech m ε hε n lo hi hlh) ε 0 :=
+  laplace_dp Nbr m hm ε hε n hn lo hi hlh
 
 /-- **Lemma 3 for the grid Laplace mechanism**: `(𝒫, ℰ ≡ ε, 0)`-ODP for every partition `κ`.
-Rests on: `LapNoise (ε/m)` and the grid sensitivity `hn`. -/
+Rests on: the grid sensitivity `hn` only (no noise hypothesis). -/
 example {R X K : Type} [ExpField R] [Enum K] [DecidableEq K] (Nbr : X → X → Prop) (m : Nat)
-    (hm : 0 < m) (ε : R) (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (hm : 0 < m) (ε : R) (hε : 0 ≤ ε) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
     (κ : Window lo hi → K) :
-    ODP Nbr (laplaceMech m ε Z n lo hi hlh) κ (fun _ => ε) 0 :=
-  laplace_odp Nbr m hm ε Z n hn lo hi hlh κ
+    ODP Nbr (laplaceMech m ε hε n lo hi hlh) κ (fun _ => ε) 0 :=
+  laplace_odp Nbr m hm ε hε n hn lo hi hlh κ
 
 /-- **The grid Gaussian mechanism is (ε, δ)-DP.**
 Rests on: `GaussNoise m ε δ` (δ from Canonne–Kamath–Steinke, Thm. 7, computed by tested Python
