@@ -238,11 +238,11 @@ theorem natAbs_sub_le_of_same_bin (k j j' : Int) (L : Nat) (h1 : k * L ≤ j)
   generalize k * (L : Int) = m at h1 h2 h3 h4
   omega
 
+omit [DecidableEq V] in
 /-- **The log-bin IQR PTR function satisfies Definition 9** (conditions 2–4) with
 `G(T, x) = {s | A(x) ≥ 2}`, for any release kernel whose releases for indices at most `L − 1`
 apart are `e^ε`-close: from the test noise `Z` with one step costing `e^ε`, `Pr(Z ≥ K) ≤ δ'` and
 `IQRDataFacts`. -/
-omit [DecidableEq V] in
 theorem logBinIQRK_ptr (Nbr : X → X → Prop) {ε δ' : R} (Z : TailNoise R ε)
     (rel : Option Int → Dist V R) (K : Int) (L : Nat) (A : X → Int) (sub : X → Option Int)
     (htail : Z.G K ≤ δ') (hrel : ReleaseWithin rel (L - 1) ε)
