@@ -55,8 +55,9 @@ neighbours, and the neighbour relation bounds the mechanism's sensitivity (queri
 `m` grid units, `trNbr` for test-and-release); each request's declared `supEps`, blocks and `δ`
 pass `mechOk` for its kind at the model's parameters; the release is the Lean model's law (odp's Python
 samplers and mechanisms are not proved to compute it); the noise hypotheses of the trust boundary
-(`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`, the tail bound of
-`M_IQR`), the stated data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`,
+where a kind has them (`svt`: `LapNoise`, `LapTail`; `gaussian`: `GaussNoise`; `test_release`:
+`TailNoise`; `toy`, `laplace`, `rr`, `median` and `iqr` have none — their laws are written out —
+and `iqr` keeps the pass tail `Pr(Z ≥ K) ≤ δ/2`), the stated data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`,
 `UtilitySensitivity`), Definition 9 for a PTR function, `StepsDP`/`PrefixDP` for iterative
 mechanisms (with `δ^{k_i}` computed by tested Python code for non-basic COMPs), and a DP charge's
 DP; `supEps` is the largest declared block, and every output is labelled with a listed class

@@ -28,7 +28,10 @@ example, and this file fails to compile.
   (`amt D`) and its `δ` — the model's cost function of `Odp/Mech` (`toyCosts`, `svtCosts`,
   `ptrCosts`, `iterCosts`, …) at the row's parameters, in the certificate's class order.
 
-The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`,
+* §5 each kind's case analysis (its constructor is the only one), the certificate's class orders;
+* §6 `mechOk` and every function it calls, written out.
+
+The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`,
 `IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`, `StepsDP`, `PrefixDP`,
 `IsPTRFunction`) are those of `Odp/Mech` (the trust boundary `Odp/Mech/Noise.lean`;
 `IsPTRFunction`, Definition 9, in `Odp/Mech/PTR.lean`; their statements are pinned by

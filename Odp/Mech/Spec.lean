@@ -17,11 +17,17 @@ tested Python code (`GaussNoise`'s δ, `Iter.PrefixDP`, the declared `Iter.Steps
 data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`,
 `Iter.L1Sensitive`) and the interface `MedianDP` — are defined in `Odp/Mech/Noise.lean`, **the
 trust boundary**, which says for each which real distribution, computation or data fact
-satisfies it and why; `Odp/Mech/NoiseSat.lean` shows most of them satisfiable (not `LapNoise`,
-`GaussNoise`, `IntLaw.ShiftBound`: no finitely supported law is one, and the real discrete Laplace
-and Gaussian need infinite sums — see the trust boundary's "What is not shown satisfiable"). Each example's doc
-comment names the ones it uses. Definition 9 (`PTRAt`) is the paper's definition and is written
-out below. The grid sensitivity `|n(x) − n(x')| ≤ m` of the Laplace, Gaussian and SVT queries is
+satisfies it and why. The last section below states a genuine witness of each (a law of the
+named kind that depends on the data; `Odp/Mech/Witnesses.lean`), except `LapNoise`, `GaussNoise`
+and `IntLaw.ShiftBound`: no finitely supported law is one, and the real discrete Laplace and
+Gaussian need infinite sums (the trust boundary's "Which hypotheses have genuine witnesses").
+M_toy, the grid Laplace mechanism, randomized response, the exponential median and odp's `M_IQR`
+take no noise hypothesis: their laws are written out (§0 and "The clamped discrete Laplace
+law"). Each example's doc comment names the hypotheses it uses. **§0 writes out every definition
+the statements depend on** (hypothesis structures by the types of their constructor and fields,
+predicates by `Iff.rfl`, laws by their masses), so a changed definition — a field added to a
+hypothesis, a changed law — fails this file. Definition 9 (`PTRAt`) is the paper's definition
+and is written out below. The grid sensitivity `|n(x) − n(x')| ≤ m` of the Laplace, Gaussian and SVT queries is
 written out in the statements (`hn`, `hA`, `hqs`).
 
 Where a statement is narrower than the paper (finite outputs: clamped windows and finite grids;
@@ -56,7 +62,7 @@ of its only constructor (so a field added, removed or changed fails to compile h
 types of its fields; each **predicate** by `Iff.rfl` against its defining formula; each **law**
 and mechanism by its masses (`rfl`). A finite type's `Enum` instance is not written out: `Enum`'s
 own fields (`Odp/Core/Spec.lean`) make its list of elements a duplicate-free listing of the
-whole type, so a sum over it does not depend on the instance. -/
+whole type, so a sum over it is the same, up to the order of its terms, for every instance. -/
 
 /-! ### The hypotheses of the trust boundary (`Odp/Mech/Noise.lean`) -/
 
