@@ -30,10 +30,18 @@ What is proved here:
   (Definition 9 with condition 1).
 * `iqr_logBin_odp`: odp's `M_IQR(ε, δ)` — both discretisations with `δ/2` — is
   `({values, ⊥}, iqrCosts ε, δ)`-ODP from those hypotheses; `iqr_logBin_hyps_satisfiable`:
-  those hypotheses are jointly satisfiable over any `ExpField` (degenerate witnesses).
+  those hypotheses are jointly satisfiable over any `ExpField` with genuine laws for `L = 1`
+  (the discrete Laplace test tail, the point mass as release noise, a non-constant statistic).
+* **odp's `M_IQR` with its laws written out** (`logBinLapIQR_ptr`, `iqr_logBinLap_odp`): odp
+  clamps the released index to a declared window, so the release law is finite
+  (`clampedIndex`, `lapRelease`: the clamped discrete Laplace of scale `(L − 1)/ε`, no noise for
+  `L = 1`) and the test is the discrete Laplace through its closed-form tail (`dlapTailNoise`).
+  Lemma 10 then rests only on the pass tail `Pr(Z ≥ K) ≤ δ/2` and `IQRDataFacts` — no noise
+  hypothesis; `iqr_logBinLap_hyps_satisfiable` for `L = 4`. The generic theorems above are
+  instances of one proof for any release kernel (`logBinIQRK_ptr`, `ReleaseWithin`).
 
-The released value is any finite post-processing `out` of the released index (see
-`Odp/Mech/Noise.lean`, "Finiteness").
+In the generic theorems the released value is any finite post-processing `out` of the released
+index (see `Odp/Mech/Noise.lean`, "Finiteness").
 -/
 module
 

@@ -16,7 +16,7 @@ nothing here is assumed.
   (the discrete Laplace tail odp samples is `dlapTailNoise`, `Odp/Mech/ClampedLaplace.lean`).
 * `IntLaw` and `IntLaw.ShiftWithin 0 ε`: `IntLaw.dirac z₀` with `IntLaw.shiftWithin_zero` (the
   noiseless release, `L = 1`). No finitely supported law satisfies `ShiftBound` (see the header
-  of `Odp/Mech/Noise.lean`, "What is not shown satisfiable").
+  of `Odp/Mech/Noise.lean`, "Which hypotheses have genuine witnesses").
 * `Iter.ShiftDominated`: `Iter.shiftDominated_rr` (randomised response on the parity of the
   centre, a non-constant kernel, rate `r ≥ 0`).
 * `Iter.StepsDP`: `Iter.stepsDP_const` (steps that ignore the data, any `ε_k, δ_k ≥ 0`);

@@ -1008,7 +1008,7 @@ Each hypothesis of the trust boundary, satisfied by a genuine instance of the ki
 law that depends on the data; the law odp samples where it has no infinite sum). Not witnessed:
 `LapNoise` (SVT's threshold noise), `GaussNoise` (the discrete Gaussian's `δ`),
 `IntLaw.ShiftBound` — no finitely supported law satisfies them and the real laws are infinite
-sums (`Odp/Mech/Noise.lean`, "What is not shown satisfiable"). -/
+sums (`Odp/Mech/Noise.lean`, "Which hypotheses have genuine witnesses"). -/
 
 /-- `TailNoise α`: the discrete Laplace tail of scale `1/α` (odp's PTR and test noise). -/
 example {R : Type} [ExpField R] (α : R) (hα : 0 ≤ α) :

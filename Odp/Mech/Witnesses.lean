@@ -25,7 +25,7 @@ be written without an infinite sum — not by degenerate ones (a law ignoring th
 Jointly: `iqr_logBin_hyps_satisfiable`, `iqr_logBinLap_hyps_satisfiable` (`IQR.lean`),
 `testRelease_hyps_satisfiable`, `noisyGD_hyps_satisfiable` (here).
 
-**Not witnessed** (see the trust boundary, "What is not shown satisfiable"): `LapNoise` (SVT's
+**Not witnessed** (see the trust boundary, "Which hypotheses have genuine witnesses"): `LapNoise` (SVT's
 threshold noise, unclamped), `GaussNoise` (the discrete Gaussian's δ) and `IntLaw.ShiftBound`
 (so `IntLaw.ShiftWithin n` for `n ≥ 1`): no finitely supported law satisfies them, and the real
 laws are infinite sums. The grid Laplace mechanism, M_toy and odp's `M_IQR` no longer need any of
