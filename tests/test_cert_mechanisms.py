@@ -527,7 +527,7 @@ def test_verify_reports_per_round_proved_or_declared(tmp_path, capsys, monkeypat
     flat = " ".join(out.split())
     assert "guarantees: 3 of 7 round(s) proved in Lean, 4 declared" in flat
     assert ("rounds 1, 3, 5: toy, odp's own mechanism: proved by Odp.Mech.toy_odp, assuming "
-            "- noise law: LapNoise") in flat
+            "- law: clampedLaplace") in flat
     assert "- the guarantees of 3 of the 7 rounds are proved in Lean from the hypotheses" in flat
     side = json.loads(Path(str(path2) + ".json").read_text())
     assert {"Odp.LedgerCore.mechOk", "Odp.Mech.toy_odp"} <= {

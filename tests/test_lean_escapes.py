@@ -218,3 +218,21 @@ def test_the_compiler_sees_only_init(toolchain, tmp_path):  # noqa: F811
         assert "Odp/X.olean" not in build.digests
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_a_vacuous_field_in_a_hypothesis_fails_the_statement_file(toolchain, tmp_path, capsys):  # noqa: F811
+    """Issue 30's second attack: one plausible extra field in `LapNoise` ("the noise is centred
+    at 0") makes it unsatisfiable, and every theorem taking it vacuous — while each proof still
+    compiles where it is. `Odp/Mech/Spec.lean` writes the structure out (its constructor's type),
+    so the statement file no longer compiles, at that line."""
+    root = copy_tree(tmp_path)
+    replace(root, "Odp/Mech/Noise.lean",
+            "  shift_down : ∀ f, Bdd f → E (fun z => f (z - 1)) ≤ exp α * E f\n",
+            "  shift_down : ∀ f, Bdd f → E (fun z => f (z - 1)) ≤ exp α * E f\n"
+            "  centred : E (ind (fun z => decide (z = 0))) = 1\n")
+    code, out = _run(["--src", str(root), "--only", "Odp.Mech.Spec"], capsys)
+    assert code == 1, out
+    assert "ok   Odp.Mech.Noise" in out and "ok   Odp.Mech.SVT" in out  # the proofs still hold
+    spec = next(line for line in out.splitlines() if "FAIL Odp.Mech.Spec" in line)
+    assert "error" in spec, spec
+    assert "LapNoise.mk" in out, out

@@ -159,10 +159,13 @@ def test_each_cost_function_is_what_mech_ok_enforces(data):
 
 @pytest.mark.parametrize("name", ["laplace", "toy"])
 def test_a_proved_noise_law_is_one_edit_of_the_record(name, monkeypatch):
-    """When a noise law gains a Lean proof (the grid Laplace's ``LapNoise``), the kind's
-    ``hypotheses`` field is the one thing that changes: ``odp verify`` lists the rest."""
+    """The grid Laplace and M_toy are proved about the clamped discrete Laplace law written out
+    in Lean (no ``LapNoise``): their records name that law and no noise hypothesis.  A record's
+    ``hypotheses`` field is the one thing such a change edits: ``odp verify`` lists the rest."""
     kind = KINDS[name]
-    rest = tuple(h for h in kind.hypotheses if "LapNoise" not in h)
+    assert not any("LapNoise" in h for h in kind.hypotheses)
+    assert any(h.startswith("law: clampedLaplace") for h in kind.hypotheses)
+    rest = tuple(h for h in kind.hypotheses if not h.startswith("law: clampedLaplace"))
     assert rest and len(rest) == len(kind.hypotheses) - 1
     monkeypatch.setitem(KINDS, name, dataclasses.replace(kind, hypotheses=rest))
     entry = mechanisms.guarantees([MechRow(name, (5,))])["rounds"][0]

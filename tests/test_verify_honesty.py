@@ -252,7 +252,7 @@ def test_odps_own_mechanisms_are_recognised_and_proved(tmp_path, capsys):
         theorem = mechanisms.theorem_of(r["mechanism"])
         assert r["theorem"] == theorem and r["status"] == ("proved" if theorem else "declared")
         assert r["hypotheses"] == list(mechanisms.HYPOTHESES[r["mechanism"]])
-    assert rounds[0]["hypotheses"][0].startswith("noise law: LapNoise")
+    assert rounds[0]["hypotheses"][0].startswith("law: clampedLaplace")  # no noise hypothesis
     assert any(h.startswith("noise law: LapTail") for h in rounds[2]["hypotheses"])
     assert any("IQRDataFacts" in h for h in rounds[3]["hypotheses"])
     assert any("Iter.ShiftDominated" in h for h in rounds[4]["hypotheses"])

@@ -55,8 +55,9 @@ neighbours, and the neighbour relation bounds the mechanism's sensitivity (queri
 `m` grid units, `trNbr` for test-and-release); each request's declared `supEps`, blocks and `δ`
 pass `mechOk` for its kind at the model's parameters; the release is the Lean model's law (odp's Python
 samplers and mechanisms are not proved to compute it); the noise hypotheses of the trust boundary
-(`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`, the tail bound of
-`M_IQR`), the stated data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`,
+where a kind has them (`svt`: `LapNoise`, `LapTail`; `gaussian`: `GaussNoise`; `test_release`:
+`TailNoise`; `toy`, `laplace`, `rr`, `median` and `iqr` have none — their laws are written out —
+and `iqr` keeps the pass tail `Pr(Z ≥ K) ≤ δ/2`), the stated data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`,
 `UtilitySensitivity`), Definition 9 for a PTR function, `StepsDP`/`PrefixDP` for iterative
 mechanisms (with `δ^{k_i}` computed by tested Python code for non-basic COMPs), and a DP charge's
 DP; `supEps` is the largest declared block, and every output is labelled with a listed class
@@ -188,20 +189,20 @@ request whose mechanism is `Sum.inl` of M_toy (`postProcess`), labelling `inl v`
 class, whose rows pass `mech toy` with `ε`, with `supEps` the largest block and every output's
 class listed, between neighbours, is honest. -/
 theorem toy_in_sum_honest (Nbr : X → X → Prop) (D e m : Nat) (hm : 0 < m)
-    (Z : LapNoise R (amt D e / natR m)) (n : X → Int)
+    (hε : (0 : R) ≤ amt D e) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
     (N : Nat) (r : Request X (Option (Window lo hi) ⊕ Answers N) R)
-    (hM : r.M = postProcess Sum.inl (toyMech m (amt D e) Z n lo hi hlh))
+    (hM : r.M = postProcess Sum.inl (toyMech m (amt D e) hε n lo hi hlh))
     (hb : ∀ v, r.block (Sum.inl v) = toyIndex (toyBlock v))
     (hrow : mechOk r.rowEntry r.blocks true kindToy [e] [] = true)
     (hsup : r.supEps = listMax r.blocks) (hrange : ∀ o, r.block o < listLen r.blocks)
     (hN : Nbr r.x₀ r.x₁) : r.Honest Nbr D := by
-  have hpush : IsPush Sum.inl (toyMech m (amt D e) Z n lo hi hlh) r.M := by
+  have hpush : IsPush Sum.inl (toyMech m (amt D e) hε n lo hi hlh) r.M := by
     rw [hM]
     intro x o'
     rfl
   exact honest_of Nbr D r hN
-    (ToyBuiltin.odpCost (ToyBuiltin.intro e m hm Z n hn lo hi hlh Sum.inl ⟨hpush, hb⟩ hrow))
+    (ToyBuiltin.odpCost (ToyBuiltin.intro e m hm hε n hn lo hi hlh Sum.inl ⟨hpush, hb⟩ hrow))
     hsup hrange
 
 end Worked

@@ -26,7 +26,9 @@ For each of these kinds of `mech` row (`Odp.LedgerCore.mechOk`):
 **What stays assumed**: the neighbour relation (`Nbr r.x₀ r.x₁`, and that the query values move
 by at most `m` grid units between neighbours); that the release *is* the model's (odp's Python
 samplers and mechanisms are not proved to compute these laws); the noise hypotheses of the trust
-boundary `Odp/Mech/Noise.lean` (`LapNoise`, `GaussNoise`, `LapTail`).
+boundary `Odp/Mech/Noise.lean` for the Gaussian (`GaussNoise`) and SVT (`LapNoise` for the
+threshold noise, `LapTail` for the query noise). M_toy, the grid Laplace mechanism and randomized
+response take no noise hypothesis: their laws are written out.
 -/
 module
 
@@ -68,49 +70,49 @@ theorem toy_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List StepGr
 
 /-- M_toy's guarantee (`toy_odp`) in the certificate's terms. -/
 theorem toy_model_odpCost (Nbr : X → X → Prop) (D e m : Nat) (hm : 0 < m)
-    (Z : LapNoise R (amt D e / natR m)) (n : X → Int)
+    (hε : (0 : R) ≤ amt D e) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
     {en : Entry} {bs : List Nat} {gs : List StepGroup}
     (h : mechOk en bs true kindToy [e] gs = true) :
-    ODPcost Nbr (toyMech m (amt D e) Z n lo hi hlh)
+    ODPcost Nbr (toyMech m (amt D e) hε n lo hi hlh)
       (fun o => amt D (blockAt (toyIndex (toyBlock o)) bs)) (amt D en.delta) := by
   have h1 := (ODP_iff_ODPcost Nbr _ toyBlock (toyCosts (amt D e)) 0).mp
-    (toy_odp Nbr m hm (amt D e) Z n hn lo hi hlh)
+    (toy_odp Nbr m hm (amt D e) hε n hn lo hi hlh)
   have hl := toy_cost_link (R := R) D h
   exact odpCost_congr h1 (fun o => (hl.1 (toyBlock o)).symm) hl.2.symm
 
 /-- A request that is a round of **M_toy** (paper, Sec. 1; `odp.mechanisms.noise.ToyMechanism`):
-it releases `f` of a draw of `toyMech m (e/D) Z n lo hi hlh` (a fair coin, then the clamped grid
-Laplace release of `n x` or ⊥), labels values `0` and ⊥ `1`, and its rows pass `mech toy` with
-parameter `e`. Carried hypotheses: `m ≥ 1`, the noise `Z` (`LapNoise`, scale `m/ε` grid units),
-`n` moves by at most `m` between neighbours. -/
+it releases `f` of a draw of `toyMech m (e/D) hε n lo hi hlh` (a fair coin, then the clamped grid
+Laplace release of `n x` — its law written out, `clampedLaplace` — or ⊥), labels values `0` and
+⊥ `1`, and its rows pass `mech toy` with parameter `e`. Carried hypotheses: `m ≥ 1`, `e/D ≥ 0`,
+`n` moves by at most `m` between neighbours; no noise hypothesis. -/
 inductive ToyBuiltin [Enum O] [DecidableEq O] (Nbr : X → X → Prop) (D : Nat)
     (r : Request X O R) : Prop
-  | intro (e m : Nat) (hm : 0 < m) (Z : LapNoise R (amt D e / natR m)) (n : X → Int)
+  | intro (e m : Nat) (hm : 0 < m) (hε : (0 : R) ≤ amt D e) (n : X → Int)
       (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
       (f : Option (Window lo hi) → O)
-      (hreal : Realizes r (toyMech m (amt D e) Z n lo hi hlh) f (fun o => toyIndex (toyBlock o)))
+      (hreal : Realizes r (toyMech m (amt D e) hε n lo hi hlh) f (fun o => toyIndex (toyBlock o)))
       (hrow : mechOk r.rowEntry r.blocks true kindToy [e] [] = true)
 
 /-- **Honesty (ODP conjunct), M_toy**. -/
 theorem ToyBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
     {r : Request X O R} (h : ToyBuiltin Nbr D r) :
     ODPcost Nbr r.M (r.cost D) (amt D r.delta) := by
-  obtain ⟨e, m, hm, Z, n, hn, lo, hi, hlh, f, hreal, hrow⟩ := h
-  exact odp_of_realizes Nbr D hreal (toy_model_odpCost Nbr D e m hm Z n hn lo hi hlh hrow)
+  obtain ⟨e, m, hm, hε, n, hn, lo, hi, hlh, f, hreal, hrow⟩ := h
+  exact odp_of_realizes Nbr D hreal (toy_model_odpCost Nbr D e m hm hε n hn lo hi hlh hrow)
 
 /-- **Honesty, M_toy, on its own output type**: a request whose mechanism is M_toy, labelled
 (values ↦ 0, ⊥ ↦ 1), whose rows pass `mech toy` with its `ε` and whose `supEps` is the largest
 block, between neighbours, is honest. -/
 theorem toy_honest (Nbr : X → X → Prop) (D e m : Nat) (hm : 0 < m)
-    (Z : LapNoise R (amt D e / natR m)) (n : X → Int)
+    (hε : (0 : R) ≤ amt D e) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
-    (r : Request X (Option (Window lo hi)) R) (hM : r.M = toyMech m (amt D e) Z n lo hi hlh)
+    (r : Request X (Option (Window lo hi)) R) (hM : r.M = toyMech m (amt D e) hε n lo hi hlh)
     (hb : ∀ o, r.block o = toyIndex (toyBlock o))
     (hrow : mechOk r.rowEntry r.blocks true kindToy [e] [] = true)
     (hsup : r.supEps = listMax r.blocks) (hN : Nbr r.x₀ r.x₁) : r.Honest Nbr D := by
   have hodp := ToyBuiltin.odpCost
-    (ToyBuiltin.intro e m hm Z n hn lo hi hlh (fun o => o) (realizes_self hM hb) hrow)
+    (ToyBuiltin.intro e m hm hε n hn lo hi hlh (fun o => o) (realizes_self hM hb) hrow)
   refine honest_of Nbr D r hN hodp hsup (fun o => ?_)
   have hl2 : listLen (toyBlocks (blockAt 0 [e])) = 2 := rfl
   rw [(mechOk_toy hrow).1, hl2, hb o]
@@ -118,14 +120,15 @@ theorem toy_honest (Nbr : X → X → Prop) (D e m : Nat) (hm : 0 < m)
 
 /-! ### The grid Laplace and Gaussian mechanisms, randomized response (one class, Lemma 3) -/
 
-/-- A request that is a round of the **grid Laplace mechanism** (`laplaceMech`, clamped), one
-class for all outputs, rows passing `mech laplace` with parameter `e`. -/
+/-- A request that is a round of the **grid Laplace mechanism** (`laplaceMech`, clamped: its law
+`clampedLaplace` written out, no noise hypothesis), one class for all outputs, rows passing
+`mech laplace` with parameter `e`. -/
 inductive LaplaceBuiltin [Enum O] [DecidableEq O] (Nbr : X → X → Prop) (D : Nat)
     (r : Request X O R) : Prop
-  | intro (e m : Nat) (hm : 0 < m) (Z : LapNoise R (amt D e / natR m)) (n : X → Int)
+  | intro (e m : Nat) (hm : 0 < m) (hε : (0 : R) ≤ amt D e) (n : X → Int)
       (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
       (f : Window lo hi → O)
-      (hreal : Realizes r (laplaceMech m (amt D e) Z n lo hi hlh) f (fun _ => 0))
+      (hreal : Realizes r (laplaceMech m (amt D e) hε n lo hi hlh) f (fun _ => 0))
       (hrow : mechOk r.rowEntry r.blocks true kindLaplace [e] [] = true)
 
 /-- **Cost link, one class** (`mech laplace`, and so `rr`, `median`: `dpBlocks`): the single
@@ -140,26 +143,26 @@ theorem laplace_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List St
 theorem LaplaceBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
     {r : Request X O R} (h : LaplaceBuiltin Nbr D r) :
     ODPcost Nbr r.M (r.cost D) (amt D r.delta) := by
-  obtain ⟨e, m, hm, Z, n, hn, lo, hi, hlh, f, hreal, hrow⟩ := h
+  obtain ⟨e, m, hm, hε, n, hn, lo, hi, hlh, f, hreal, hrow⟩ := h
   obtain ⟨hb, hd⟩ := mechOk_laplace hrow
-  have hdp := laplace_dp Nbr m hm (amt D e) Z n hn lo hi hlh
+  have hdp := laplace_dp Nbr m hm (amt D e) hε n hn lo hi hlh
   have hd' : (amt D r.delta : R) = 0 := by
     have : r.delta = 0 := hd
     rw [this]; exact amt_zero D
-  have hdp' : DP Nbr (laplaceMech m (amt D e) Z n lo hi hlh) (amt D e) (amt D r.delta) := by
+  have hdp' : DP Nbr (laplaceMech m (amt D e) hε n lo hi hlh) (amt D e) (amt D r.delta) := by
     rw [hd']; exact hdp
   exact odp_of_realizes Nbr D hreal (dp_model_odpCost Nbr D _ hb hdp')
 
 /-- **Honesty, grid Laplace, on its own output type** (one class, every output labelled `0`). -/
 theorem laplace_honest (Nbr : X → X → Prop) (D e m : Nat) (hm : 0 < m)
-    (Z : LapNoise R (amt D e / natR m)) (n : X → Int)
+    (hε : (0 : R) ≤ amt D e) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
-    (r : Request X (Window lo hi) R) (hM : r.M = laplaceMech m (amt D e) Z n lo hi hlh)
+    (r : Request X (Window lo hi) R) (hM : r.M = laplaceMech m (amt D e) hε n lo hi hlh)
     (hb : ∀ o, r.block o = 0)
     (hrow : mechOk r.rowEntry r.blocks true kindLaplace [e] [] = true)
     (hsup : r.supEps = listMax r.blocks) (hN : Nbr r.x₀ r.x₁) : r.Honest Nbr D := by
   have hodp := LaplaceBuiltin.odpCost
-    (LaplaceBuiltin.intro e m hm Z n hn lo hi hlh (fun o => o) (realizes_self hM hb) hrow)
+    (LaplaceBuiltin.intro e m hm hε n hn lo hi hlh (fun o => o) (realizes_self hM hb) hrow)
   refine honest_of Nbr D r hN hodp hsup (fun o => ?_)
   rw [hb o, (mechOk_laplace hrow).1]
   exact Nat.zero_lt_succ _

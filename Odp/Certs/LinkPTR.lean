@@ -15,7 +15,7 @@ For each of these kinds of `mech` row (`Odp.LedgerCore.mechOk`), as in `Odp/Cert
    `testRelease_honest`, `median_honest`): a request that releases the model's output, labelled
    by the model's partition, with rows passing `mech` for that kind with the model's parameters,
    satisfies the ODP conjunct of `Request.Honest`, from the Mech theorem (`ptr_odp`,
-   `iqr_logBin_odp`, `test_release_odp`, `expMedian_dp` with Lemma 3).
+   `iqr_logBinLap_odp`, `test_release_odp`, `expMedian_dp` with Lemma 3).
 
 **What stays assumed**: neighbours; that the release is the model's; Definition 9's conditions
 for a PTR function (`IsPTRFunction`, the PTR kind's interface); for `M_IQR` the noise hypotheses
@@ -127,46 +127,51 @@ theorem iqr_cost_link (D : Nat) {e : Entry} {bs ps : List Nat} {gs : List StepGr
   · exact amt_three D _
   · exact amt_two D _
 
-/-- A request that is a round of **odp's `M_IQR(ε, δ)`** (`iqrLogBin`: the log-bin PTR function
-on the first discretisation and, on its ⊥, on the second; each with `δ/2`): it releases `f` of
-the output, labels values `0` and ⊥ `1`, and its rows pass `mech iqr` with parameters `e, d`.
-Carried hypotheses: the test noise `Z` (`TailNoise`, one step costs `e^{ε}`), its tail
-`Pr(Z ≥ K) ≤ δ/2`, the release noise `W` (`ShiftWithin (L − 1) ε`), and the stated data facts
-of both discretisations (`IQRDataFacts`). -/
+/-- A request that is a round of **odp's `M_IQR(ε, δ)`** with its laws written out
+(`iqrLogBinLap`: the log-bin PTR function on the first discretisation and, on its ⊥, on the
+second, each with `δ/2`; test noise the discrete Laplace of scale `1/ε`, release the sub-bin
+index plus the discrete Laplace of scale `(L − 1)/ε` clamped to the declared index window): it
+releases `f` of the output, labels values `0` and ⊥ `1`, and its rows pass `mech iqr` with
+parameters `e, d`. Carried hypotheses: the pass tail `Pr(Z ≥ K) ≤ δ/2` (a fact about the number
+`K`) and the stated data facts of both discretisations (`IQRDataFacts`); no noise hypothesis. -/
 inductive IqrBuiltin [Enum O] [DecidableEq O] (Nbr : X → X → Prop) (D : Nat)
     (r : Request X O R) : Prop
-  | intro {V : Type} [Enum V] [DecidableEq V] (e d : Nat) (Z : TailNoise R (amt D e))
-      (W : IntLaw R) (K : Int) (L : Nat) (out₁ out₂ : Option Int → V) (A₁ A₂ : X → Int)
-      (sub₁ sub₂ : X → Option Int) (htail : Z.G K ≤ amt D d / 2)
-      (hW : W.ShiftWithin (L - 1) (amt D e)) (hd₁ : IQRDataFacts Nbr A₁ sub₁ L)
-      (hd₂ : IQRDataFacts Nbr A₂ sub₂ L) (f : Option V → O)
-      (hreal : Realizes r (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) f (fun o => vobIndex (vob o)))
+  | intro {V : Type} [Enum V] [DecidableEq V] (e d : Nat) (hε : (0 : R) ≤ amt D e) (K : Int)
+      (L : Nat) (lo₁ hi₁ : Int) (h₁ : lo₁ ≤ hi₁) (out₁ : Option (Window lo₁ hi₁) → V)
+      (lo₂ hi₂ : Int) (h₂ : lo₂ ≤ hi₂) (out₂ : Option (Window lo₂ hi₂) → V) (A₁ A₂ : X → Int)
+      (sub₁ sub₂ : X → Option Int) (htail : discreteLaplaceTail (amt D e : R) K ≤ amt D d / 2)
+      (hd₁ : IQRDataFacts Nbr A₁ sub₁ L) (hd₂ : IQRDataFacts Nbr A₂ sub₂ L) (f : Option V → O)
+      (hreal : Realizes r (iqrLogBinLap (amt D e) hε K L lo₁ hi₁ h₁ out₁ lo₂ hi₂ h₂ out₂ A₁ A₂
+        sub₁ sub₂) f (fun o => vobIndex (vob o)))
       (hrow : mechOk r.rowEntry r.blocks true kindIqr [e, d] [] = true)
 
 theorem IqrBuiltin.odpCost [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat} (hD : 0 < D)
     {r : Request X O R} (h : IqrBuiltin Nbr D r) :
     ODPcost Nbr r.M (r.cost D) (amt D r.delta) := by
-  obtain ⟨e, d, Z, W, K, L, out₁, out₂, A₁, A₂, sub₁, sub₂, htail, hW, hd₁, hd₂, f, hreal,
-    hrow⟩ := h
+  obtain ⟨e, d, hε, K, L, lo₁, hi₁, h₁, out₁, lo₂, hi₂, h₂, out₂, A₁, A₂, sub₁, sub₂, htail, hd₁,
+    hd₂, f, hreal, hrow⟩ := h
   have hl := iqr_cost_link (R := R) D hrow
   have h1 := (ODP_iff_ODPcost Nbr _ vob (iqrCosts (amt D e)) (amt D d)).mp
-    (iqr_logBin_odp Nbr (amt_nonneg hD e) (amt_nonneg hD d) Z W K L out₁ out₂ A₁ A₂ sub₁ sub₂
-      htail hW hd₁ hd₂)
+    (iqr_logBinLap_odp Nbr hε (amt_nonneg hD d) K L lo₁ hi₁ h₁ out₁ lo₂ hi₂ h₂ out₂ A₁ A₂ sub₁
+      sub₂ htail hd₁ hd₂)
   exact odp_of_realizes Nbr D hreal
     (odpCost_congr h1 (fun o => (hl.1 (vob o)).symm) (congrArg (amt D) hl.2.1.symm))
 
 /-- **Honesty, M_IQR, on its own output type**. -/
 theorem iqr_honest {V : Type} [Enum V] [DecidableEq V] (Nbr : X → X → Prop) (D : Nat)
-    (hD : 0 < D) (e d : Nat) (Z : TailNoise R (amt D e)) (W : IntLaw R) (K : Int) (L : Nat)
-    (out₁ out₂ : Option Int → V) (A₁ A₂ : X → Int) (sub₁ sub₂ : X → Option Int)
-    (htail : Z.G K ≤ amt D d / 2) (hW : W.ShiftWithin (L - 1) (amt D e))
+    (hD : 0 < D) (e d : Nat) (K : Int) (L : Nat) (lo₁ hi₁ : Int) (h₁ : lo₁ ≤ hi₁)
+    (out₁ : Option (Window lo₁ hi₁) → V) (lo₂ hi₂ : Int) (h₂ : lo₂ ≤ hi₂)
+    (out₂ : Option (Window lo₂ hi₂) → V) (A₁ A₂ : X → Int) (sub₁ sub₂ : X → Option Int)
+    (htail : discreteLaplaceTail (amt D e : R) K ≤ amt D d / 2)
     (hd₁ : IQRDataFacts Nbr A₁ sub₁ L) (hd₂ : IQRDataFacts Nbr A₂ sub₂ L)
-    (r : Request X (Option V) R) (hM : r.M = iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂)
+    (r : Request X (Option V) R)
+    (hM : r.M = iqrLogBinLap (amt D e) (amt_nonneg hD e) K L lo₁ hi₁ h₁ out₁ lo₂ hi₂ h₂ out₂ A₁ A₂
+      sub₁ sub₂)
     (hb : ∀ o, r.block o = vobIndex (vob o))
     (hrow : mechOk r.rowEntry r.blocks true kindIqr [e, d] [] = true)
     (hsup : r.supEps = listMax r.blocks) (hN : Nbr r.x₀ r.x₁) : r.Honest Nbr D := by
-  have hodp := IqrBuiltin.odpCost hD (IqrBuiltin.intro e d Z W K L out₁ out₂ A₁ A₂ sub₁ sub₂
-    htail hW hd₁ hd₂ (fun o => o) (realizes_self hM hb) hrow)
+  have hodp := IqrBuiltin.odpCost hD (IqrBuiltin.intro e d (amt_nonneg hD e) K L lo₁ hi₁ h₁ out₁
+    lo₂ hi₂ h₂ out₂ A₁ A₂ sub₁ sub₂ htail hd₁ hd₂ (fun o => o) (realizes_self hM hb) hrow)
   refine honest_of Nbr D r hN hodp hsup (fun o => ?_)
   rw [hb o]
   exact vob_range o _ (iqr_cost_link (R := R) D hrow).2.2

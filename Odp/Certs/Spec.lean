@@ -28,7 +28,10 @@ example, and this file fails to compile.
   (`amt D`) and its `δ` — the model's cost function of `Odp/Mech` (`toyCosts`, `svtCosts`,
   `ptrCosts`, `iterCosts`, …) at the row's parameters, in the certificate's class order.
 
-The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`, `IntLaw.ShiftWithin`,
+* §5 each kind's case analysis (its constructor is the only one), the certificate's class orders;
+* §6 `mechOk` and every function it calls, written out.
+
+The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`,
 `IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`, `StepsDP`, `PrefixDP`,
 `IsPTRFunction`) are those of `Odp/Mech` (the trust boundary `Odp/Mech/Noise.lean`;
 `IsPTRFunction`, Definition 9, in `Odp/Mech/PTR.lean`; their statements are pinned by
@@ -138,23 +141,23 @@ example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → 
     mechOk r.rowEntry r.blocks true kindDp [] [] = true → DpBuiltin Nbr D r :=
   @DpBuiltin.intro
 
-/-- **`toy`**: M_toy (Sec. 1) at `ε = e/D`, classes (values, ⊥). Rests on: `LapNoise`, the grid
-sensitivity `hn`. -/
+/-- **`toy`**: M_toy (Sec. 1) at `ε = e/D`, classes (values, ⊥). Rests on: the grid
+sensitivity `hn` (no noise hypothesis: the release's law, `clampedLaplace`, is written out). -/
 example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
-    {r : Request X O R} (e m : Nat), 0 < m → ∀ (Z : LapNoise R (amt D e / natR m)) (n : X → Int),
+    {r : Request X O R} (e m : Nat), 0 < m → ∀ (hε : (0 : R) ≤ amt D e) (n : X → Int),
     (∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) → ∀ (lo hi : Int) (hlh : lo ≤ hi)
     (f : Option (Window lo hi) → O),
-    Realizes r (toyMech m (amt D e) Z n lo hi hlh) f (fun o => toyIndex (toyBlock o)) →
+    Realizes r (toyMech m (amt D e) hε n lo hi hlh) f (fun o => toyIndex (toyBlock o)) →
     mechOk r.rowEntry r.blocks true kindToy [e] [] = true → ToyBuiltin Nbr D r :=
   @ToyBuiltin.intro
 
-/-- **`laplace`**: the clamped grid Laplace mechanism at `ε = e/D`, one class. Rests on:
-`LapNoise`, the grid sensitivity `hn`. -/
+/-- **`laplace`**: the clamped grid Laplace mechanism at `ε = e/D`, one class. Rests on: the
+grid sensitivity `hn` (no noise hypothesis). -/
 example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
-    {r : Request X O R} (e m : Nat), 0 < m → ∀ (Z : LapNoise R (amt D e / natR m)) (n : X → Int),
+    {r : Request X O R} (e m : Nat), 0 < m → ∀ (hε : (0 : R) ≤ amt D e) (n : X → Int),
     (∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) → ∀ (lo hi : Int) (hlh : lo ≤ hi)
     (f : Window lo hi → O),
-    Realizes r (laplaceMech m (amt D e) Z n lo hi hlh) f (fun _ => 0) →
+    Realizes r (laplaceMech m (amt D e) hε n lo hi hlh) f (fun _ => 0) →
     mechOk r.rowEntry r.blocks true kindLaplace [e] [] = true → LaplaceBuiltin Nbr D r :=
   @LaplaceBuiltin.intro
 
@@ -196,15 +199,18 @@ example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → 
     mechOk r.rowEntry r.blocks true kindPtr [e, d] [] = true → PtrBuiltin Nbr D r :=
   @PtrBuiltin.intro
 
-/-- **`iqr`**: odp's M_IQR (Lemma 10, log bins) at `(e/D, d/D)`, classes (values, ⊥). Rests on:
-`TailNoise` with its tail at `K` at most `δ/2`, `IntLaw.ShiftWithin`, `IQRDataFacts` for both
-quartiles. -/
+/-- **`iqr`**: odp's M_IQR (Lemma 10, log bins) at `(e/D, d/D)` with its laws written out (the
+discrete Laplace test noise, the clamped discrete Laplace release), classes (values, ⊥). Rests
+on: the pass tail `Pr(Z ≥ K) ≤ δ/2` and `IQRDataFacts` for both quartile discretisations — no
+noise hypothesis. -/
 example : ∀ {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
-    {r : Request X O R} {V : Type} [Enum V] [DecidableEq V] (e d : Nat) (Z : TailNoise R (amt D e))
-    (W : IntLaw R) (K : Int) (L : Nat) (out₁ out₂ : Option Int → V) (A₁ A₂ : X → Int)
-    (sub₁ sub₂ : X → Option Int), Z.G K ≤ amt D d / 2 → W.ShiftWithin (L - 1) (amt D e) →
+    {r : Request X O R} {V : Type} [Enum V] [DecidableEq V] (e d : Nat) (hε : (0 : R) ≤ amt D e)
+    (K : Int) (L : Nat) (lo₁ hi₁ : Int) (h₁ : lo₁ ≤ hi₁) (out₁ : Option (Window lo₁ hi₁) → V)
+    (lo₂ hi₂ : Int) (h₂ : lo₂ ≤ hi₂) (out₂ : Option (Window lo₂ hi₂) → V) (A₁ A₂ : X → Int)
+    (sub₁ sub₂ : X → Option Int), discreteLaplaceTail (amt D e : R) K ≤ amt D d / 2 →
     IQRDataFacts Nbr A₁ sub₁ L → IQRDataFacts Nbr A₂ sub₂ L → ∀ (f : Option V → O),
-    Realizes r (iqrLogBin Z W K out₁ out₂ A₁ A₂ sub₁ sub₂) f (fun o => vobIndex (vob o)) →
+    Realizes r (iqrLogBinLap (amt D e) hε K L lo₁ hi₁ h₁ out₁ lo₂ hi₂ h₂ out₂ A₁ A₂ sub₁ sub₂) f
+      (fun o => vobIndex (vob o)) →
     mechOk r.rowEntry r.blocks true kindIqr [e, d] [] = true → IqrBuiltin Nbr D r :=
   @IqrBuiltin.intro
 
@@ -369,5 +375,205 @@ example : ∀ {R : Type} [ExpField R] (D : Nat), 0 < D → ∀ {e : Entry} {bs p
     (∀ i, (amt D (blockAt i bs) : R) = amt D (blockAt i (stopCosts gs))) ∧
       (amt D (stopDeltas gs) : R) ≤ amt D e.delta ∧ listLen bs = gs.length :=
   @Odp.Certs.Link.lemma11_cost_link
+
+/-! ## §5 Each kind has only the constructor written out in §3
+
+An inductive predicate with a second constructor would make "built-in" mean more than §3 says.
+For each kind, its case analysis (`casesOn`) is pinned: every proof of it is the constructor of
+§3 applied to arguments. -/
+
+section Cases
+
+variable {R X O : Type} [ExpField R] [Enum O] [DecidableEq O] {Nbr : X → X → Prop} {D : Nat}
+  {r : Request X O R}
+
+example : ∀ {motive : DpBuiltin Nbr D r → Prop} (t : DpBuiltin Nbr D r),
+    (∀ (Om : Type) [Enum Om] M f hreal hdp hrow,
+      motive (DpBuiltin.intro (Om := Om) M f hreal hdp hrow)) → motive t :=
+  @DpBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : ToyBuiltin Nbr D r → Prop} (t : ToyBuiltin Nbr D r),
+    (∀ e m hm hε n hn lo hi hlh f hreal hrow,
+      motive (ToyBuiltin.intro e m hm hε n hn lo hi hlh f hreal hrow)) → motive t :=
+  @ToyBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : LaplaceBuiltin Nbr D r → Prop} (t : LaplaceBuiltin Nbr D r),
+    (∀ e m hm hε n hn lo hi hlh f hreal hrow,
+      motive (LaplaceBuiltin.intro e m hm hε n hn lo hi hlh f hreal hrow)) → motive t :=
+  @LaplaceBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : GaussianBuiltin Nbr D r → Prop} (t : GaussianBuiltin Nbr D r),
+    (∀ e d m Z n hn lo hi hlh f hreal hrow,
+      motive (GaussianBuiltin.intro e d m Z n hn lo hi hlh f hreal hrow)) → motive t :=
+  @GaussianBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : RrBuiltin Nbr D r → Prop} (t : RrBuiltin Nbr D r),
+    (∀ (C : Type) [Enum C] [DecidableEq C] e truth f hreal hrow,
+      motive (RrBuiltin.intro (C := C) e truth f hreal hrow)) → motive t :=
+  @RrBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : SvtBuiltin Nbr D r → Prop} (t : SvtBuiltin Nbr D r),
+    (∀ c e1 e2 m N hm ρ ν A hA f hreal hrow,
+      motive (SvtBuiltin.intro c e1 e2 m N hm ρ ν A hA f hreal hrow)) → motive t :=
+  @SvtBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : PtrBuiltin Nbr D r → Prop} (t : PtrBuiltin Nbr D r),
+    (∀ (C V : Type) [Enum V] e d T hT s f hreal hrow,
+      motive (PtrBuiltin.intro (C := C) (V := V) e d T hT s f hreal hrow)) → motive t :=
+  @PtrBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : IqrBuiltin Nbr D r → Prop} (t : IqrBuiltin Nbr D r),
+    (∀ (V : Type) [Enum V] [DecidableEq V] e d hε K L lo₁ hi₁ h₁ out₁ lo₂ hi₂ h₂ out₂ A₁ A₂
+      sub₁ sub₂ htail hd₁ hd₂ f hreal hrow,
+      motive (IqrBuiltin.intro (V := V) e d hε K L lo₁ hi₁ h₁ out₁ lo₂ hi₂ h₂ out₂ A₁ A₂ sub₁ sub₂
+        htail hd₁ hd₂ f hreal hrow)) → motive t :=
+  @IqrBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : TestReleaseBuiltin Nbr D r → Prop} (t : TestReleaseBuiltin Nbr D r),
+    (∀ (Xtr Xte V : Type) [Enum V] NbrTr NbrTe g hg e1 e2 u ut utr Z rel score thr hrel htest
+      f hreal hrow,
+      motive (TestReleaseBuiltin.intro (Xtr := Xtr) (Xte := Xte) (V := V) NbrTr NbrTe g hg e1 e2
+        u ut utr Z rel score thr hrel htest f hreal hrow)) → motive t :=
+  @TestReleaseBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : MedianBuiltin Nbr D r → Prop} (t : MedianBuiltin Nbr D r),
+    (∀ (Y : Type) [Enum Y] e y₀ u hu f hreal hrow,
+      motive (MedianBuiltin.intro (Y := Y) e y₀ u hu f hreal hrow)) → motive t :=
+  @MedianBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : IterBuiltin Nbr D r → Prop} (t : IterBuiltin Nbr D r),
+    (∀ (W : Type) [Enum W] M S rule gs hsteps f hreal hrow,
+      motive (IterBuiltin.intro (W := W) M S rule gs hsteps f hreal hrow)) → motive t :=
+  @IterBuiltin.casesOn R X O _ _ _ Nbr D r
+
+example : ∀ {motive : Lemma11Builtin Nbr D r → Prop} (t : Lemma11Builtin Nbr D r),
+    (∀ (W : Type) [Enum W] M S rule gs hks hcomp f hreal hrow,
+      motive (Lemma11Builtin.intro (W := W) M S rule gs hks hcomp f hreal hrow)) → motive t :=
+  @Lemma11Builtin.casesOn R X O _ _ _ Nbr D r
+
+end Cases
+
+/-- The class orders of the certificate: (values, ⊥) ↦ (0, 1); the per-step `ε`s and `δ`s of an
+iterative round, read from its step groups (`count` copies of each group's value). -/
+example {R : Type} [ExpField R] (D : Nat) (sel : StepGroup → Nat) (g : StepGroup)
+    (gs : List StepGroup) :
+    toyIndex .value = 0 ∧ toyIndex .bottom = 1 ∧ vobIndex .value = 0 ∧ vobIndex .bottom = 1 ∧
+    (stepList D sel [] : List R) = [] ∧
+    (stepList D sel (g :: gs) : List R) = List.replicate g.count (amt D (sel g)) ++ stepList D sel gs :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl⟩
+
+/-! ## §6 `mechOk`, written out
+
+What `mechOk` (`Odp/LedgerCore.lean`, the rule that the generated Python checker and
+`odp verify --kernel` apply to a `mech` row) accepts for each kind, and every function it calls.
+(`listMax`, `listLen`, `blockAt` are written out in `Odp/Core/Spec.lean`.) -/
+
+/-- The kinds' numbers. -/
+example : kindDeclared = 0 ∧ kindDp = 1 ∧ kindLaplace = 2 ∧ kindGaussian = 3 ∧ kindRr = 4 ∧
+    kindMedian = 5 ∧ kindErm = 6 ∧ kindToy = 7 ∧ kindSvt = 8 ∧ kindPtr = 9 ∧ kindIqr = 10 ∧
+    kindIter = 11 ∧ kindIterCosts = 12 ∧ kindTestRelease = 13 ∧ kindLemma11 = 14 :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
+
+/-- `mechOk` by kind. -/
+example (e : Entry) (bs : List Nat) (hasBlocks : Bool) (kind : Nat) (ps : List Nat)
+    (gs : List StepGroup) :
+    mechOk e bs hasBlocks kind ps gs =
+      if decide (kind = kindDeclared) then arity ps gs 0
+      else if decide (kind = kindDp) then
+        arity ps gs 0 && (if hasBlocks then listEq bs [e.supEps] else true)
+      else if decide (kind = kindLaplace) then
+        arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+      else if decide (kind = kindGaussian) then
+        arity ps gs 2 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) (blockAt 1 ps)
+      else if decide (kind = kindRr) then
+        arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+      else if decide (kind = kindMedian) then
+        arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+      else if decide (kind = kindErm) then
+        arity ps gs 1 && costsAre e bs hasBlocks (dpBlocks (blockAt 0 ps)) 0
+      else if decide (kind = kindToy) then
+        arity ps gs 1 && costsAre e bs hasBlocks (toyBlocks (blockAt 0 ps)) 0
+      else if decide (kind = kindSvt) then
+        arity ps gs 3 && svtOk e bs hasBlocks (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps)
+      else if decide (kind = kindPtr) then
+        arity ps gs 2 && costsAre e bs hasBlocks (ptrBlocks (blockAt 0 ps)) (blockAt 1 ps)
+      else if decide (kind = kindIqr) then
+        arity ps gs 2 && costsAre e bs hasBlocks (iqrBlocks (blockAt 0 ps)) (blockAt 1 ps)
+      else if decide (kind = kindIter) then
+        stopsOk gs ps && costsAre e bs hasBlocks (iterBlocks gs ps) (iterDelta gs ps)
+      else if decide (kind = kindIterCosts) then
+        stopsOk gs ps && costsAre e bs hasBlocks (iterBlocks gs ps) e.delta
+      else if decide (kind = kindTestRelease) then
+        arity ps gs 5 && testReleaseOk e bs hasBlocks (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps)
+          (blockAt 3 ps) (blockAt 4 ps)
+      else if decide (kind = kindLemma11) then
+        decide (listLen ps = 0) && lemma11Ok e bs hasBlocks gs
+      else false :=
+  rfl
+
+/-- The cost lists of the kinds, the arity and cost checks. -/
+example (ε d n : Nat) (e : Entry) (bs expected ps : List Nat) (hasBlocks : Bool)
+    (gs : List StepGroup) (a b : Nat) :
+    dpBlocks ε = [ε] ∧ toyBlocks ε = [ε, 0] ∧ ptrBlocks ε = [2 * ε, ε] ∧
+    iqrBlocks ε = [3 * ε, 2 * ε] ∧
+    arity ps gs n = (decide (listLen ps = n) && decide (groupsLen gs = 0)) ∧
+    costsAre e bs hasBlocks expected d = (decide (e.delta = d) &&
+      (if hasBlocks then listEq bs expected else decide (e.supEps = listMax expected))) ∧
+    natMax a b = (if decide (a ≤ b) then b else a) ∧ natMin a b = (if decide (a ≤ b) then a else b) :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
+
+/-- Lists: equality, number of groups, number of steps. -/
+example (x y : Nat) (xs ys : List Nat) (g : StepGroup) (gs : List StepGroup) :
+    listEq [] [] = true ∧ listEq (x :: xs) (y :: ys) = (decide (x = y) && listEq xs ys) ∧
+    listEq [] (y :: ys) = false ∧ listEq (x :: xs) [] = false ∧
+    groupsLen [] = 0 ∧ groupsLen (g :: gs) = groupsLen gs + 1 ∧
+    stepCount [] = 0 ∧ stepCount (g :: gs) = g.count + stepCount gs :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
+
+/-- SVT's check (Lemma 8's costs `ℰ(S_{c'})·c = ε1·c + c'·ε2`, classes `c' = 0 … c`, `δ = 0`). -/
+example (e : Entry) (bs : List Nat) (hasBlocks : Bool) (c e1 e2 k b : Nat) :
+    svtOk e bs hasBlocks c e1 e2 = (decide (0 < c) && decide (e.delta = 0) &&
+      (if hasBlocks then svtFrom c e1 e2 0 bs else decide (e.supEps = e1 + e2))) ∧
+    svtFrom c e1 e2 k [] = decide (k = c + 1) ∧
+    svtFrom c e1 e2 k (b :: bs)
+      = (if decide (b * c = e1 * c + k * e2) then svtFrom c e1 e2 (k + 1) bs else false) :=
+  ⟨rfl, rfl, rfl⟩
+
+/-- Test-and-release's check (Thm. 17 on the grid). -/
+example (e : Entry) (bs : List Nat) (hasBlocks : Bool) (e1 e2 u ut utr : Nat) :
+    testReleaseOk e bs hasBlocks e1 e2 u ut utr = (decide (0 < u) && decide (e.delta = 0) &&
+      (if hasBlocks then
+        decide (listLen bs = 2) && decide (blockAt 0 bs * u = natMax (e1 * u) (ut * e2)) &&
+          decide (blockAt 1 bs * u = natMin (blockAt 0 bs * u) (natMax utr ut * e2))
+      else decide (e.supEps * u = natMax (e1 * u) (ut * e2)))) :=
+  rfl
+
+/-- Lemma 11 with basic composition: stops, prefix sums of the step groups, costs and `δ`. -/
+example (k acc prev : Nat) (g : StepGroup) (gs : List StepGroup) (ks : List Nat) :
+    prefixEps k acc [] = acc ∧
+    prefixEps k acc (g :: gs) = (if decide (k ≤ g.count) then acc + k * g.eps
+      else prefixEps (k - g.count) (acc + g.count * g.eps) gs) ∧
+    prefixDelta k acc [] = acc ∧
+    prefixDelta k acc (g :: gs) = (if decide (k ≤ g.count) then acc + k * g.delta
+      else prefixDelta (k - g.count) (acc + g.count * g.delta) gs) ∧
+    iterBlocks gs [] = [] ∧ iterBlocks gs (k :: ks) = prefixEps k 0 gs :: iterBlocks gs ks ∧
+    iterDelta gs [] = 0 ∧ iterDelta gs (k :: ks) = prefixDelta k 0 gs + iterDelta gs ks ∧
+    increasingFrom prev [] = true ∧
+    increasingFrom prev (k :: ks) = (if decide (prev < k) then increasingFrom k ks else false) ∧
+    stopsOk gs ks = (decide (0 < listLen ks) && increasingFrom 0 ks &&
+      decide (listMax ks = stepCount gs)) :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
+
+/-- Lemma 11 with any COMP: one group per stop `(k_i, ε^{k_i}, δ^{k_i})`. -/
+example (e : Entry) (bs : List Nat) (hasBlocks : Bool) (prev : Nat) (g : StepGroup)
+    (gs : List StepGroup) :
+    stopCosts [] = [] ∧ stopCosts (g :: gs) = g.eps :: stopCosts gs ∧
+    stopDeltas [] = 0 ∧ stopDeltas (g :: gs) = g.delta + stopDeltas gs ∧
+    stopsAbove prev [] = true ∧
+    stopsAbove prev (g :: gs) = (if decide (prev < g.count) then stopsAbove g.count gs else false) ∧
+    lemma11Ok e bs hasBlocks gs = (decide (0 < groupsLen gs) && stopsAbove 0 gs &&
+      decide (stopDeltas gs ≤ e.delta) &&
+      (if hasBlocks then listEq bs (stopCosts gs) else decide (e.supEps = listMax (stopCosts gs)))) :=
+  ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
 
 end Odp.Certs.Spec

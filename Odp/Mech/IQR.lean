@@ -30,16 +30,25 @@ What is proved here:
   (Definition 9 with condition 1).
 * `iqr_logBin_odp`: odp's `M_IQR(ε, δ)` — both discretisations with `δ/2` — is
   `({values, ⊥}, iqrCosts ε, δ)`-ODP from those hypotheses; `iqr_logBin_hyps_satisfiable`:
-  those hypotheses are jointly satisfiable over any `ExpField` (degenerate witnesses).
+  those hypotheses are jointly satisfiable over any `ExpField` with genuine laws for `L = 1`
+  (the discrete Laplace test tail, the point mass as release noise, a non-constant statistic).
+* **odp's `M_IQR` with its laws written out** (`logBinLapIQR_ptr`, `iqr_logBinLap_odp`): odp
+  clamps the released index to a declared window, so the release law is finite
+  (`clampedIndex`, `lapRelease`: the clamped discrete Laplace of scale `(L − 1)/ε`, no noise for
+  `L = 1`) and the test is the discrete Laplace through its closed-form tail (`dlapTailNoise`).
+  Lemma 10 then rests only on the pass tail `Pr(Z ≥ K) ≤ δ/2` and `IQRDataFacts` — no noise
+  hypothesis; `iqr_logBinLap_hyps_satisfiable` for `L = 4`. The generic theorems above are
+  instances of one proof for any release kernel (`logBinIQRK_ptr`, `ReleaseWithin`).
 
-The released value is any finite post-processing `out` of the released index (see
-`Odp/Mech/Noise.lean`, "Finiteness").
+In the generic theorems the released value is any finite post-processing `out` of the released
+index (see `Odp/Mech/Noise.lean`, "Finiteness").
 -/
 module
 
 public import Odp.Mech.PTR
 public import Odp.Mech.PTRLaws
 public import Odp.Mech.NoiseSat
+public import Odp.Mech.Laplace
 
 @[expose] public section
 
@@ -190,30 +199,44 @@ variable [Enum V] [DecidableEq V]
 def logBinRelease (W : IntLaw R) (out : Option Int → V) (u : Option Int) : Dist V R :=
   W.map (fun w => out (u.map (· + w)))
 
-/-- `LogBinIQR.apply` at one proposal (bin offset): pass iff `A(x) + Z ≥ K + 1`, i.e.
-`Z ≥ K + 1 − A(x)`, with probability `G(K + 1 − A(x))`; on a pass release
-`out(sub(x) + W)`, else `⊥`. -/
-def logBinIQR {c : R} (Z : TailNoise R c) (W : IntLaw R) (K : Int) (out : Option Int → V)
+/-- `LogBinIQR.apply` at one proposal (bin offset), with the release given by a kernel `rel`
+(the law of the released value for the unnoised sub-bin index `u`, or `u = none` for an IQR of
+0): pass iff `A(x) + Z ≥ K + 1`, i.e. `Z ≥ K + 1 − A(x)`, with probability `G(K + 1 − A(x))`; on a
+pass release a draw of `rel (sub x)`, else `⊥`. -/
+def logBinIQRK {c : R} (Z : TailNoise R c) (rel : Option Int → Dist V R) (K : Int)
     (A : X → Int) (sub : X → Option Int) : Mechanism X (Option V) R :=
-  fun x => gate (logBinRelease W out (sub x)) (fun _ => Z.G (K + 1 - A x))
+  fun x => gate (rel (sub x)) (fun _ => Z.G (K + 1 - A x))
     (fun _ => Z.nonneg _) (fun _ => Z.le_one _)
 
-theorem logBinIQR_bot {c : R} (Z : TailNoise R c) (W : IntLaw R) (K : Int)
-    (out : Option Int → V) (A : X → Int) (sub : X → Option Int) (x : X) :
-    Pr (logBinIQR Z W K out A sub x) botEvent = 1 - Z.G (K + 1 - A x) := by
+/-- `LogBinIQR.apply` at one proposal with the release `out(sub(x) + W)` for a noise law `W`. -/
+def logBinIQR {c : R} (Z : TailNoise R c) (W : IntLaw R) (K : Int) (out : Option Int → V)
+    (A : X → Int) (sub : X → Option Int) : Mechanism X (Option V) R :=
+  logBinIQRK Z (logBinRelease W out) K A sub
+
+/-- A release kernel whose releases for sub-bin indices at most `n` apart are `e^ε`-close on
+every event (what the release noise of `LogBinIQR` gives for `n = L − 1`). -/
+def ReleaseWithin (rel : Option Int → Dist V R) (n : Nat) (ε : R) : Prop :=
+  ∀ j j' : Int, (j - j').natAbs ≤ n → ∀ C : Event V,
+    Pr (rel (some j)) C ≤ exp ε * Pr (rel (some j')) C
+
+omit [DecidableEq V] in
+theorem logBinIQRK_bot {c : R} (Z : TailNoise R c) (rel : Option Int → Dist V R) (K : Int)
+    (A : X → Int) (sub : X → Option Int) (x : X) :
+    Pr (logBinIQRK Z rel K A sub x) botEvent = 1 - Z.G (K + 1 - A x) := by
   rw [Pr_botEvent]
   exact gate_none_const _ _ _ _
 
-theorem logBinIQR_val {c : R} (Z : TailNoise R c) (W : IntLaw R) (K : Int)
-    (out : Option Int → V) (A : X → Int) (sub : X → Option Int) (x : X) (C : Event V) :
-    Pr (logBinIQR Z W K out A sub x) (valEvent C)
-      = Z.G (K + 1 - A x) * Pr (logBinRelease W out (sub x)) C :=
+omit [DecidableEq V] in
+theorem logBinIQRK_val {c : R} (Z : TailNoise R c) (rel : Option Int → Dist V R) (K : Int)
+    (A : X → Int) (sub : X → Option Int) (x : X) (C : Event V) :
+    Pr (logBinIQRK Z rel K A sub x) (valEvent C) = Z.G (K + 1 - A x) * Pr (rel (sub x)) C :=
   Pr_gate_const _ _ _ _ C
 
-theorem logBinIQR_isValue {c : R} (Z : TailNoise R c) (W : IntLaw R) (K : Int)
-    (out : Option Int → V) (A : X → Int) (sub : X → Option Int) (x : X) :
-    Pr (logBinIQR Z W K out A sub x) isValue = Z.G (K + 1 - A x) := by
-  rw [isValue_eq, logBinIQR_val, Pr_univ]
+omit [DecidableEq V] in
+theorem logBinIQRK_isValue {c : R} (Z : TailNoise R c) (rel : Option Int → Dist V R) (K : Int)
+    (A : X → Int) (sub : X → Option Int) (x : X) :
+    Pr (logBinIQRK Z rel K A sub x) isValue = Z.G (K + 1 - A x) := by
+  rw [isValue_eq, logBinIQRK_val, Pr_univ]
   grind
 
 /-- Two sub-bin indices of one bin differ by at most `L − 1`. -/
@@ -223,23 +246,24 @@ theorem natAbs_sub_le_of_same_bin (k j j' : Int) (L : Nat) (h1 : k * L ≤ j)
   generalize k * (L : Int) = m at h1 h2 h3 h4
   omega
 
-/-- **odp's log-bin IQR PTR function satisfies Definition 9** (conditions 2–4) with
-`G(T, x) = {s | A(x) ≥ 2}`, from the noise hypotheses and the stated data facts of
-`Odp/Mech/Noise.lean`: test noise `Z` with one step costing `e^ε` (discrete Laplace of scale
-`1/ε`), `Pr(Z ≥ K) ≤ δ'`, a release noise `W` whose shifts by at most `L − 1` cost `e^ε`, and
+omit [DecidableEq V] in
+/-- **The log-bin IQR PTR function satisfies Definition 9** (conditions 2–4) with
+`G(T, x) = {s | A(x) ≥ 2}`, for any release kernel whose releases for indices at most `L − 1`
+apart are `e^ε`-close: from the test noise `Z` with one step costing `e^ε`, `Pr(Z ≥ K) ≤ δ'` and
 `IQRDataFacts`. -/
-theorem logBinIQR_ptr (Nbr : X → X → Prop) {ε δ' : R} (Z : TailNoise R ε) (W : IntLaw R)
-    (K : Int) (L : Nat) (out : Option Int → V) (A : X → Int) (sub : X → Option Int)
-    (htail : Z.G K ≤ δ') (hW : W.ShiftWithin (L - 1) ε) (hdata : IQRDataFacts Nbr A sub L) :
-    PTRAt Nbr (logBinIQR Z W K out A sub) (fun x => 2 ≤ A x) ε δ' where
+theorem logBinIQRK_ptr (Nbr : X → X → Prop) {ε δ' : R} (Z : TailNoise R ε)
+    (rel : Option Int → Dist V R) (K : Int) (L : Nat) (A : X → Int) (sub : X → Option Int)
+    (htail : Z.G K ≤ δ') (hrel : ReleaseWithin rel (L - 1) ε)
+    (hdata : IQRDataFacts Nbr A sub L) :
+    PTRAt Nbr (logBinIQRK Z rel K A sub) (fun x => 2 ≤ A x) ε δ' where
   bot_close x x' hx := by
-    rw [logBinIQR_bot, logBinIQR_bot]
+    rw [logBinIQRK_bot, logBinIQRK_bot]
     have hl := (hdata.lipschitz x x' hx).2
     have h1 := Z.G_anti (show K + 1 - A x ≤ (K + 1 - A x') + 1 by omega)
     have h2 := Z.down (K + 1 - A x')
     grind
   value_close x x' hx := by
-    rw [logBinIQR_isValue, logBinIQR_isValue]
+    rw [logBinIQRK_isValue, logBinIQRK_isValue]
     have hl := (hdata.lipschitz x x' hx).1
     have h1 := Z.G_anti (show (K + 1 - A x') - 1 ≤ K + 1 - A x by omega)
     have h2 := Z.up (K + 1 - A x' - 1)
@@ -247,7 +271,7 @@ theorem logBinIQR_ptr (Nbr : X → X → Prop) {ε δ' : R} (Z : TailNoise R ε)
     rw [e] at h2
     grind
   good x hA x' hx C := by
-    rw [logBinIQR_val, logBinIQR_val]
+    rw [logBinIQRK_val, logBinIQRK_val]
     obtain ⟨k, j, j', hj, hj', h1, h2, h3, h4⟩ := hdata.same_bin x x' hx hA
     -- the test: one step of the threshold
     have hl := (hdata.lipschitz x x' hx).1
@@ -255,33 +279,51 @@ theorem logBinIQR_ptr (Nbr : X → X → Prop) {ε δ' : R} (Z : TailNoise R ε)
     have t2 := Z.up (K + 1 - A x' - 1)
     have e : K + 1 - A x' - 1 + 1 = K + 1 - A x' := by omega
     rw [e] at t2
-    -- the release: a shift of the noise by `j − j'`, `|j − j'| ≤ L − 1`
-    have hr : Pr (logBinRelease W out (sub x)) C
-        ≤ exp ε * Pr (logBinRelease W out (sub x')) C := by
-      unfold logBinRelease
-      rw [IntLaw.Pr_map, IntLaw.Pr_map, hj, hj']
-      have hs := hW (fun w => C (out (some (j' + w)))) (j - j')
-        (natAbs_sub_le_of_same_bin k j j' L h1 h2 h3 h4)
-      have e2 : W.P (fun z => C (out ((some j).map (· + z))))
-          = W.P (fun w => (fun w => C (out (some (j' + w)))) (w + (j - j'))) :=
-        W.P_congr (fun z => by
-          show C (out (some (j + z))) = C (out (some (j' + (z + (j - j')))))
-          congr 3; omega)
-      rw [e2]
-      exact hs
+    -- the release: indices `j, j'` of one bin, `|j − j'| ≤ L − 1`
+    have hr : Pr (rel (sub x)) C ≤ exp ε * Pr (rel (sub x')) C := by
+      rw [hj, hj']
+      exact hrel j j' (natAbs_sub_le_of_same_bin k j j' L h1 h2 h3 h4) C
     have e2 : exp (2 * ε) = exp ε * exp ε := by rw [← exp_add]; congr 1; grind
     rw [e2]
     have g0 := Z.nonneg (K + 1 - A x)
-    have p0 := Pr_nonneg (logBinRelease W out (sub x)) C
-    have p0' := Pr_nonneg (logBinRelease W out (sub x')) C
+    have p0 := Pr_nonneg (rel (sub x)) C
+    have p0' := Pr_nonneg (rel (sub x')) C
     have s1 := mul_le_mul_left' (Z.G (K + 1 - A x)) hr g0
-    have s2 := mul_le_mul_right' (exp ε * Pr (logBinRelease W out (sub x')) C) (le_trans' t1 t2)
+    have s2 := mul_le_mul_right' (exp ε * Pr (rel (sub x')) C) (le_trans' t1 t2)
       (mul_nonneg' (exp_nonneg ε) p0')
     grind
   bad x hA := by
-    rw [logBinIQR_isValue]
+    rw [logBinIQRK_isValue]
     have h := Z.G_anti (show K ≤ K + 1 - A x by omega)
     grind
+
+/-- A noise law whose shifts by at most `n` cost `e^ε` gives a release kernel `ReleaseWithin n`. -/
+theorem releaseWithin_of_shiftWithin (W : IntLaw R) (out : Option Int → V) (n : Nat) {ε : R}
+    (hW : W.ShiftWithin n ε) : ReleaseWithin (logBinRelease W out) n ε := by
+  intro j j' hjj C
+  unfold logBinRelease
+  rw [IntLaw.Pr_map, IntLaw.Pr_map]
+  have hs := hW (fun w => C (out (some (j' + w)))) (j - j') hjj
+  have e2 : W.P (fun z => C (out ((some j).map (· + z))))
+      = W.P (fun w => (fun w => C (out (some (j' + w)))) (w + (j - j'))) :=
+    W.P_congr (fun z => by
+      show C (out (some (j + z))) = C (out (some (j' + (z + (j - j')))))
+      congr 3; omega)
+  rw [e2]
+  exact hs
+
+/-- **odp's log-bin IQR PTR function satisfies Definition 9** (conditions 2–4) with
+`G(T, x) = {s | A(x) ≥ 2}`, from the noise hypotheses and the stated data facts of
+`Odp/Mech/Noise.lean`: test noise `Z` with one step costing `e^ε` (discrete Laplace of scale
+`1/ε`), `Pr(Z ≥ K) ≤ δ'`, a release noise `W` whose shifts by at most `L − 1` cost `e^ε`, and
+`IQRDataFacts`. (`logBinLapIQR_ptr`: the same for odp's laws written out, no noise
+hypothesis.) -/
+theorem logBinIQR_ptr (Nbr : X → X → Prop) {ε δ' : R} (Z : TailNoise R ε) (W : IntLaw R)
+    (K : Int) (L : Nat) (out : Option Int → V) (A : X → Int) (sub : X → Option Int)
+    (htail : Z.G K ≤ δ') (hW : W.ShiftWithin (L - 1) ε) (hdata : IQRDataFacts Nbr A sub L) :
+    PTRAt Nbr (logBinIQR Z W K out A sub) (fun x => 2 ≤ A x) ε δ' :=
+  logBinIQRK_ptr Nbr Z (logBinRelease W out) K L A sub htail
+    (releaseWithin_of_shiftWithin W out (L - 1) hW) hdata
 
 /-- odp's log-bin IQR PTR function as a function of its proposal (the bin offset `s`;
 `none` is `⊥`, and then the test never passes). -/
@@ -338,16 +380,160 @@ theorem iqr_logBin_odp (Nbr : X → X → Prop) {ε δ : R} (hε : 0 ≤ ε) (h�
   rw [half_add_half] at h
   exact h
 
-/-- The hypotheses of `iqr_logBin_odp` are jointly satisfiable over any `ExpField` (a degenerate
-test noise `G ≡ 0`, no release noise with `L = 1`, a constant stability statistic): they are
-not contradictory. -/
-theorem iqr_logBin_hyps_satisfiable (Nbr : X → X → Prop) {ε δ : R} (hε : 0 ≤ ε) (hδ : 0 ≤ δ) :
-    ∃ (Z : TailNoise R ε) (W : IntLaw R), Z.G 0 ≤ δ / 2 ∧ W.ShiftWithin (1 - 1) ε ∧
-      IQRDataFacts Nbr (fun _ => 1) (fun _ => none) 1 := by
-  refine ⟨TailNoise.zero ε hε, IntLaw.dirac 0, ?_, IntLaw.shiftWithin_zero _ hε,
-    IQRDataFacts.const Nbr _ 1⟩
-  show (0 : R) ≤ δ / 2
-  have := half_add_half δ
+/-- The hypotheses of `iqr_logBin_odp` are jointly satisfiable over any `ExpField` with genuine
+laws, for `L = 1` (odp's `resolution=1`: no release noise): the test noise is the discrete
+Laplace of scale `1/ε` (`dlapTailNoise`, its tail in closed form) with any pass threshold `K`
+and `δ` such that `Pr(Z ≥ K) ≤ δ/2` (what odp's `pass_threshold` chooses `K` for), the release
+noise is the point mass at 0 (no noise), and the data facts hold for a non-constant statistic
+(`IQRDataFacts.witness`). For `L ≥ 2` see `iqr_logBinLap_odp`, which needs no noise law at all. -/
+theorem iqr_logBin_hyps_satisfiable {ε δ : R} (hε : 0 ≤ ε) (K : Int)
+    (hK : discreteLaplaceTail ε K ≤ δ / 2) :
+    ∃ (Z : TailNoise R ε) (W : IntLaw R), Z.G = discreteLaplaceTail ε ∧ Z.G K ≤ δ / 2 ∧
+      W.ShiftWithin (1 - 1) ε ∧
+      IQRDataFacts (fun x x' : Int => (x - x').natAbs ≤ 1) (fun x => x) (witSub 1) 1 :=
+  ⟨dlapTailNoise ε hε, IntLaw.dirac 0, rfl, hK, IntLaw.shiftWithin_zero _ hε,
+    IQRDataFacts.witness 1 (by omega)⟩
+
+/-! ### odp's `M_IQR` with its laws written out: no noise hypothesis
+
+odp's `LogBinIQR.apply` (`python/odp/mechanisms/ptr/mechanism.py`): pass iff `A(x) + Z ≥ K + 1`
+with `Z` the discrete Laplace of scale `1/ε` (`test_scale`); on a pass the sub-bin index
+`j = sub(x)` (or the IQR-0 marker) plus `W`, the discrete Laplace of scale `(L − 1)/ε`
+(`release_scale`; no noise for `L = 1`), **clamped** to the declared index window `[lo, hi]`,
+tagged with its discretisation. Both laws are written out: the test through its closed-form tail
+`discreteLaplaceTail ε` (`dlapTailNoise`), the release through the clamped discrete Laplace law
+`clampedLaplace (ε/(L − 1))` (`Odp/Mech/ClampedLaplace.lean`). So Lemma 10 for odp's `M_IQR`
+(`iqr_logBinLap_odp`) rests only on the pass tail `Pr(Z ≥ K) ≤ δ/2` (a fact about the number `K`
+odp's `pass_threshold` computes) and the stated data facts `IQRDataFacts`. -/
+
+/-- The point mass at `v`. -/
+def pointDist (v : V) : Dist V R where
+  mass w := if w = v then 1 else 0
+  nonneg w := (ite_unit (w = v)).1
+  total := fsum_single v 1
+
+/-- The law of `f(o)` for `o ∼ d` (post-processing). -/
+def pushDist {O : Type} [Enum O] (f : O → V) (d : Dist O R) : Dist V R :=
+  postProcess f (fun (_ : Unit) => d) ()
+
+theorem Pr_pushDist {O : Type} [Enum O] (f : O → V) (d : Dist O R) (C : Event V) :
+    Pr (pushDist f d) C = Pr d (fun o => C (f o)) :=
+  Pr_postProcess f (fun (_ : Unit) => d) () C
+
+/-- A bound at every output is a bound on every event. -/
+theorem Pr_le_of_mass_le {O : Type} [Enum O] (p q : Dist O R) (k : R)
+    (h : ∀ o, p.mass o ≤ k * q.mass o) (S : Event O) : Pr p S ≤ k * Pr q S := by
+  unfold Pr
+  rw [← fsum_mul_left]
+  apply fsum_le
+  intro o
+  by_cases hS : S o = true
+  · rw [if_pos hS, if_pos hS]; exact h o
+  · rw [if_neg hS, if_neg hS]; grind
+
+/-- **The released sub-bin index of `LogBinIQR`** (`resolution = L`) for the exact index `j`:
+`clamp(j + W, lo, hi)`, `W` the discrete Laplace of scale `(L − 1)/ε` for `L ≥ 2` (the law
+`clampedLaplace (ε/(L − 1))`), and `clamp(j, lo, hi)` with no noise for `L = 1`. -/
+def clampedIndex (ε : R) (hε : 0 ≤ ε) (L : Nat) (lo hi : Int) (hlh : lo ≤ hi) (j : Int) :
+    Dist (Window lo hi) R :=
+  if L = 1 then pointDist (clamp lo hi hlh j)
+  else clampedLaplace (ε / natR (L - 1)) (rate_nonneg hε (L - 1)) lo hi hlh j
+
+/-- Exact indices at most `L − 1` apart give `e^ε`-close released indices, at every output. -/
+theorem clampedIndex_shift {ε : R} (hε : 0 ≤ ε) (L : Nat) (lo hi : Int) (hlh : lo ≤ hi)
+    (j j' : Int) (hjj : (j - j').natAbs ≤ L - 1) (c : Window lo hi) :
+    (clampedIndex ε hε L lo hi hlh j).mass c ≤ exp ε * (clampedIndex ε hε L lo hi hlh j').mass c := by
+  by_cases hL : L ≤ 1
+  · have e : j = j' := by omega
+    rw [e]
+    have h1 := one_le_exp hε
+    have h0 := (clampedIndex ε hε L lo hi hlh j').nonneg c
+    have := mul_le_mul_right' ((clampedIndex ε hε L lo hi hlh j').mass c) h1 h0
+    grind
+  · unfold clampedIndex
+    rw [if_neg (show ¬ L = 1 by omega), if_neg (show ¬ L = 1 by omega)]
+    have h := clampedLaplace_shift (rate_nonneg hε (L - 1)) lo hi hlh j j' (L - 1) hjj c
+    rw [natR_mul_rate (show 0 < L - 1 by omega)] at h
+    exact h
+
+/-- **odp's `LogBinIQR` release** for the exact sub-bin index `u`: `out none` for an IQR of 0
+(`u = none`), else `out (some ĵ)` for the released index `ĵ` (`clampedIndex`); `out` tags the
+discretisation, as `IQREstimate` does. -/
+def lapRelease (ε : R) (hε : 0 ≤ ε) (L : Nat) (lo hi : Int) (hlh : lo ≤ hi)
+    (out : Option (Window lo hi) → V) : Option Int → Dist V R
+  | none => pointDist (out none)
+  | some j => pushDist (fun w => out (some w)) (clampedIndex ε hε L lo hi hlh j)
+
+theorem lapRelease_within {ε : R} (hε : 0 ≤ ε) (L : Nat) (lo hi : Int) (hlh : lo ≤ hi)
+    (out : Option (Window lo hi) → V) : ReleaseWithin (lapRelease ε hε L lo hi hlh out) (L - 1) ε := by
+  intro j j' hjj C
+  show Pr (pushDist (fun w => out (some w)) (clampedIndex ε hε L lo hi hlh j)) C
+    ≤ exp ε * Pr (pushDist (fun w => out (some w)) (clampedIndex ε hε L lo hi hlh j')) C
+  rw [Pr_pushDist, Pr_pushDist]
+  exact Pr_le_of_mass_le _ _ _ (clampedIndex_shift hε L lo hi hlh j j' hjj) _
+
+/-- **odp's `LogBinIQR.apply` at one proposal, its laws written out**: test noise the discrete
+Laplace of scale `1/ε` (tail `discreteLaplaceTail ε`), release `lapRelease`. -/
+def logBinLapIQR (ε : R) (hε : 0 ≤ ε) (K : Int) (L : Nat) (lo hi : Int) (hlh : lo ≤ hi)
+    (out : Option (Window lo hi) → V) (A : X → Int) (sub : X → Option Int) :
+    Mechanism X (Option V) R :=
+  logBinIQRK (dlapTailNoise ε hε) (lapRelease ε hε L lo hi hlh out) K A sub
+
+/-- **odp's log-bin IQR PTR function satisfies Definition 9** (conditions 2–4), with no noise
+hypothesis: from the pass tail `Pr(Z ≥ K) ≤ δ'` and `IQRDataFacts`. -/
+theorem logBinLapIQR_ptr (Nbr : X → X → Prop) {ε δ' : R} (hε : 0 ≤ ε) (K : Int) (L : Nat)
+    (lo hi : Int) (hlh : lo ≤ hi) (out : Option (Window lo hi) → V) (A : X → Int)
+    (sub : X → Option Int) (htail : discreteLaplaceTail ε K ≤ δ')
+    (hdata : IQRDataFacts Nbr A sub L) :
+    PTRAt Nbr (logBinLapIQR ε hε K L lo hi hlh out A sub) (fun x => 2 ≤ A x) ε δ' :=
+  logBinIQRK_ptr Nbr (dlapTailNoise ε hε) _ K L A sub htail
+    (lapRelease_within hε L lo hi hlh out) hdata
+
+/-- **odp's `M_IQR(ε, δ)` with its laws written out** (`IQRMechanism`): the log-bin PTR function
+on the first discretisation (index window `[lo₁, hi₁]`, tagged by `out₁`) and, on its `⊥`, on
+the second (`[lo₂, hi₂]`, `out₂`), with the same `ε`, `K` and `L`. -/
+def iqrLogBinLap (ε : R) (hε : 0 ≤ ε) (K : Int) (L : Nat) (lo₁ hi₁ : Int) (h₁ : lo₁ ≤ hi₁)
+    (out₁ : Option (Window lo₁ hi₁) → V) (lo₂ hi₂ : Int) (h₂ : lo₂ ≤ hi₂)
+    (out₂ : Option (Window lo₂ hi₂) → V) (A₁ A₂ : X → Int) (sub₁ sub₂ : X → Option Int) :
+    Mechanism X (Option V) R :=
+  iqrMech (logBinLapIQR ε hε K L lo₁ hi₁ h₁ out₁ A₁ sub₁)
+    (logBinLapIQR ε hε K L lo₂ hi₂ h₂ out₂ A₂ sub₂)
+
+/-- **Lemma 10 for odp's `M_IQR(ε, δ)`, with no noise hypothesis**: `({values, ⊥}, ℰ, δ)`-ODP with
+`ℰ(values) = 3ε`, `ℰ({⊥}) = 2ε`, from the pass tail `Pr(Z ≥ K) ≤ δ/2` of the discrete Laplace
+test noise and the stated data facts of both discretisations. -/
+theorem iqr_logBinLap_odp (Nbr : X → X → Prop) {ε δ : R} (hε : 0 ≤ ε) (hδ : 0 ≤ δ) (K : Int)
+    (L : Nat) (lo₁ hi₁ : Int) (h₁ : lo₁ ≤ hi₁) (out₁ : Option (Window lo₁ hi₁) → V)
+    (lo₂ hi₂ : Int) (h₂ : lo₂ ≤ hi₂) (out₂ : Option (Window lo₂ hi₂) → V) (A₁ A₂ : X → Int)
+    (sub₁ sub₂ : X → Option Int) (htail : discreteLaplaceTail ε K ≤ δ / 2)
+    (hd₁ : IQRDataFacts Nbr A₁ sub₁ L) (hd₂ : IQRDataFacts Nbr A₂ sub₂ L) :
+    ODP Nbr (iqrLogBinLap ε hε K L lo₁ hi₁ h₁ out₁ lo₂ hi₂ h₂ out₂ A₁ A₂ sub₁ sub₂) vob
+      (iqrCosts ε) δ := by
+  have hδ2 : 0 ≤ δ / 2 := by
+    have := half_add_half δ
+    grind
+  have h := iqr_odp Nbr _ _ _ _ ε (δ / 2) (δ / 2) hε hδ2 hδ2
+    (logBinLapIQR_ptr Nbr hε K L lo₁ hi₁ h₁ out₁ A₁ sub₁ htail hd₁)
+    (logBinLapIQR_ptr Nbr hε K L lo₂ hi₂ h₂ out₂ A₂ sub₂ htail hd₂)
+  rw [half_add_half] at h
+  exact h
+
+/-- The hypotheses of `iqr_logBinLap_odp` are jointly satisfiable with odp's default
+`resolution = 4` (`L = 4`) and a non-constant statistic, for every `K` and `δ` with
+`Pr(Z ≥ K) ≤ δ/2` (e.g. `δ = 2·Pr(Z ≥ K)`). -/
+theorem iqr_logBinLap_hyps_satisfiable {ε : R} (K : Int) :
+    discreteLaplaceTail ε K ≤ (2 * discreteLaplaceTail ε K) / 2 ∧
+      IQRDataFacts (fun x x' : Int => (x - x').natAbs ≤ 1) (fun x => x) (witSub 4) 4 := by
+  refine ⟨?_, IQRDataFacts.witness 4 (by omega)⟩
+  have h2 : (2 : R) ≠ 0 := by
+    have : (0 : R) < 1 := Lean.Grind.OrderedRing.zero_lt_one
+    grind
+  have hi : (2 : R) * 2⁻¹ = 1 := Lean.Grind.Field.mul_inv_cancel h2
+  rw [Lean.Grind.Field.div_eq_mul_inv]
+  generalize discreteLaplaceTail ε K = g
+  generalize (2 : R)⁻¹ = i at hi
+  have : 2 * g * i = g * (2 * i) := by grind
+  rw [this, hi]
   grind
 
 end LogBin

@@ -10,10 +10,12 @@ clamped to a declared window `[lo, hi]` (in grid units) so that every output spa
 `clamp(n(x) + Z, lo, hi)`. The release `g·v` is a data-independent relabelling of the grid value
 `v`, so the mechanisms below output `v` itself (`Window lo hi = {v ∈ ℤ | lo ≤ v ≤ hi}`).
 
-* **Laplace** (`laplace_dp`, `laplace_odp`). `Z` discrete Laplace of scale `m/ε` grid units
-  (hypothesis `LapNoise (ε/m)`, `Odp/Mech/Noise.lean`). Then the clamped mechanism is ε-DP
-  (Def. 1, δ = 0): a shift of the noise by `s`, `|s| ≤ m`, costs `e^{|s|·ε/m} ≤ e^ε`. By
-  Lemma 3 (`Odp.Core.odp_of_dp`) it is (𝒫, ℰ ≡ ε, 0)-ODP for every partition 𝒫.
+* **Laplace** (`laplace_dp`, `laplace_odp`). `Z` discrete Laplace of scale `m/ε` grid units.
+  The mechanism's law is written out — `clampedLaplace (ε/m)` (`Odp/Mech/ClampedLaplace.lean`):
+  closed-form masses on the window, proved to sum to 1 — so **no noise hypothesis** is taken.
+  For `ε ≥ 0` it is ε-DP (Def. 1, δ = 0): moving the centre by `s`, `|s| ≤ m`, costs at most
+  `e^{|s|·ε/m} ≤ e^ε` at every output. By Lemma 3 (`Odp.Core.odp_of_dp`) it is
+  (𝒫, ℰ ≡ ε, 0)-ODP for every partition 𝒫.
 * **Gaussian** (`gaussian_dp`, `gaussian_odp`). `Z` discrete Gaussian whose additive mechanism
   on ℤ with sensitivity `m` is (ε, δ)-DP (hypothesis `GaussNoise m ε δ`; odp computes δ with a
   tested Python bound, CKS Thm. 7). Then the clamped mechanism is (ε, δ)-DP and, by Lemma 3,
@@ -23,8 +25,9 @@ clamped to a declared window `[lo, hi]` (in grid units) so that every output spa
   (`toyCosts ε`). The general form (`coinOrBottom_odp`): the coin in front of any (ε, δ)-DP
   mechanism gives (𝒫, ℰ, δ/2)-ODP.
 
-Both grid theorems hold for any map `out : ℤ → O` into a finite type in place of the clamp
-(`grid_dp_of_shift`); the clamp is the instance odp uses.
+The Gaussian theorem holds for any map `out : ℤ → O` into a finite type in place of the clamp
+(`grid_dp_of_shift`, from any noise whose shifts up to `m` are (ε, δ)-bounded); the clamp is the
+instance odp uses.
 
 Narrower than the paper: the paper's M_toy adds continuous Laplace noise to a real value; here
 (as in odp) the noise is the discrete Laplace on the grid and the release is clamped to a
@@ -34,6 +37,7 @@ window — the mechanism odp runs. The neighbour relation is any relation `Nbr` 
 module
 
 public import Odp.Mech.Basic
+public import Odp.Mech.ClampedLaplace
 
 @[expose] public section
 
@@ -90,33 +94,49 @@ theorem grid_dp_of_shift (N : Expect R) (Nbr : X → X → Prop) (n : X → Int)
 
 /-! ### Laplace -/
 
-/-- **The grid Laplace mechanism, clamped** (`odp.mechanisms.noise.LaplaceMechanism` with a
-window): `x ↦ clamp(n(x) + Z, lo, hi)`, `Z` discrete Laplace of scale `m/ε` grid units. -/
-def laplaceMech (m : Nat) (ε : R) (Z : LapNoise R (ε / natR m)) (n : X → Int) (lo hi : Int)
-    (hlh : lo ≤ hi) : Mechanism X (Window lo hi) R :=
-  fun x => Z.toExpect.lawOf (clamp lo hi hlh) (n x)
+/-- The rate `ε/m ≥ 0` of the grid Laplace noise (scale `m/ε` grid units). -/
+theorem rate_nonneg {ε : R} (hε : 0 ≤ ε) (m : Nat) : 0 ≤ ε / natR m := by
+  rw [Lean.Grind.Field.div_eq_mul_inv]
+  cases m with
+  | zero => rw [natR_zero, Lean.Grind.Field.inv_zero]; grind
+  | succ k => exact mul_nonneg' hε (Std.le_of_lt (inv_pos' (natR_pos (Nat.succ_pos k))))
 
-/-- **The grid Laplace mechanism is ε-DP** (Def. 1, δ = 0). -/
-theorem laplace_dp (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R)
-    (Z : LapNoise R (ε / natR m)) (n : X → Int)
-    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi) :
-    DP Nbr (laplaceMech m ε Z n lo hi hlh) ε 0 := by
-  apply grid_dp_of_shift Z.toExpect Nbr n m hn (clamp lo hi hlh) ε 0
-  intro d hd1 hd2 S
-  have h := Z.shift_le m d hd1 hd2 (ind S) (Expect.bdd_ind S)
-  have hmε : natR m * (ε / natR m) = ε := by
-    have := natR_pos (R := R) hm
-    grind
-  rw [hmε] at h
+/-- **The grid Laplace mechanism, clamped** (`odp.mechanisms.noise.LaplaceMechanism` with a
+window): `x ↦ clamp(n(x) + Z, lo, hi)`, `Z` discrete Laplace of scale `m/ε` grid units — its law
+written out (`clampedLaplace (ε/m)`, `Odp/Mech/ClampedLaplace.lean`: closed-form masses, total
+1), not a hypothesis. -/
+def laplaceMech (m : Nat) (ε : R) (hε : 0 ≤ ε) (n : X → Int) (lo hi : Int) (hlh : lo ≤ hi) :
+    Mechanism X (Window lo hi) R :=
+  fun x => clampedLaplace (ε / natR m) (rate_nonneg hε m) lo hi hlh (n x)
+
+theorem natR_mul_rate {m : Nat} (hm : 0 < m) (ε : R) : natR m * (ε / natR m) = ε := by
+  have h := natR_pos (R := R) hm
+  have hi : natR m * (natR m : R)⁻¹ = 1 := Lean.Grind.Field.mul_inv_cancel (by grind)
+  rw [Lean.Grind.Field.div_eq_mul_inv]
+  generalize (natR m : R)⁻¹ = i at hi
   grind
+
+/-- **The grid Laplace mechanism is ε-DP** (Def. 1, δ = 0), for `ε ≥ 0`, with no hypothesis
+about the noise: its law is `clampedLaplace`, and moving the centre by at most `m` costs at most
+`e^{m·ε/m} = e^ε` at every output (`clampedLaplace_shift`). -/
+theorem laplace_dp (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R) (hε : 0 ≤ ε)
+    (n : X → Int) (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int)
+    (hlh : lo ≤ hi) :
+    DP Nbr (laplaceMech m ε hε n lo hi hlh) ε 0 := by
+  apply dp_of_pointwise
+  intro x x' hx c
+  have h := clampedLaplace_shift (rate_nonneg hε m) lo hi hlh (n x) (n x') m
+    (by have := hn x x' hx; omega) c
+  rw [natR_mul_rate hm] at h
+  exact h
 
 /-- **Lemma 3 for the grid Laplace mechanism**: (𝒫, ℰ ≡ ε, 0)-ODP for every partition `κ`. -/
 theorem laplace_odp {K : Type} [Enum K] [DecidableEq K] (Nbr : X → X → Prop) (m : Nat)
-    (hm : 0 < m) (ε : R) (Z : LapNoise R (ε / natR m)) (n : X → Int)
+    (hm : 0 < m) (ε : R) (hε : 0 ≤ ε) (n : X → Int)
     (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi)
     (κ : Window lo hi → K) :
-    ODP Nbr (laplaceMech m ε Z n lo hi hlh) κ (fun _ => ε) 0 :=
-  odp_of_dp Nbr _ ε 0 (laplace_dp Nbr m hm ε Z n hn lo hi hlh) κ
+    ODP Nbr (laplaceMech m ε hε n lo hi hlh) κ (fun _ => ε) 0 :=
+  odp_of_dp Nbr _ ε 0 (laplace_dp Nbr m hm ε hε n hn lo hi hlh) κ
 
 /-! ### Gaussian -/
 
@@ -223,17 +243,17 @@ theorem coinOrBottom_odp (Nbr : X → X → Prop) (M : Mechanism X O R) (ε δ :
 
 /-- **M_toy** (paper, Sec. 1; `odp.mechanisms.noise.ToyMechanism`): a fair coin; heads → the
 clamped grid Laplace release `clamp(n(x) + Z, lo, hi)`, tails → ⊥. -/
-def toyMech (m : Nat) (ε : R) (Z : LapNoise R (ε / natR m)) (n : X → Int) (lo hi : Int)
+def toyMech (m : Nat) (ε : R) (hε : 0 ≤ ε) (n : X → Int) (lo hi : Int)
     (hlh : lo ≤ hi) : Mechanism X (Option (Window lo hi)) R :=
-  coinOrBottom (laplaceMech m ε Z n lo hi hlh)
+  coinOrBottom (laplaceMech m ε hε n lo hi hlh)
 
 /-- **M_toy is (𝒫, ℰ, 0)-ODP** with 𝒫 = {values, {⊥}}, ℰ(values) = ε, ℰ({⊥}) = 0
 (paper, Sec. 3, the example after Def. 2). -/
-theorem toy_odp (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R)
-    (Z : LapNoise R (ε / natR m)) (n : X → Int)
-    (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int) (hlh : lo ≤ hi) :
-    ODP Nbr (toyMech m ε Z n lo hi hlh) toyBlock (toyCosts ε) 0 := by
-  have h := coinOrBottom_odp Nbr _ ε 0 (laplace_dp Nbr m hm ε Z n hn lo hi hlh)
+theorem toy_odp (Nbr : X → X → Prop) (m : Nat) (hm : 0 < m) (ε : R) (hε : 0 ≤ ε)
+    (n : X → Int) (hn : ∀ x x', Nbr x x' → n x ≤ n x' + m ∧ n x' ≤ n x + m) (lo hi : Int)
+    (hlh : lo ≤ hi) :
+    ODP Nbr (toyMech m ε hε n lo hi hlh) toyBlock (toyCosts ε) 0 := by
+  have h := coinOrBottom_odp Nbr _ ε 0 (laplace_dp Nbr m hm ε hε n hn lo hi hlh)
   have h0 : (2 : R)⁻¹ * 0 = 0 := by grind
   rw [h0] at h
   exact h

@@ -10,8 +10,8 @@ structures and predicates passed as theorem *arguments* (never `axiom`s): a theo
 one says "if this holds, the mechanism has this guarantee". Nothing here is proved about odp's
 Python samplers or its Python arithmetic — that link is the trust boundary, and it is stated
 below, hypothesis by hypothesis: what it says, which real distribution, tested computation or
-data fact satisfies it, and why. That each hypothesis is satisfiable (the theorems are not
-vacuous) is proved in `Odp/Mech/NoiseSat.lean`.
+data fact satisfies it, and why. Which hypotheses are shown satisfiable by genuine laws (so the
+theorems are not vacuous), and which are not and why, is said at the end of this header.
 
 The definitions they mention (the expectation shape `Expect`, and for the iterative mechanism
 `Step`, `prefixMech`, `Vec`, `l1`) are model definitions, not assumptions: `Expect` is below,
@@ -39,8 +39,9 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
   with Mathlib for its discrete Laplace sampler (`tsum_shift` and `laplace_inequality` in
   `SampCert/DifferentialPrivacy/Queries/AboveThresh/Privacy.lean`; the sampler's mass function
   in `SampCert/Samplers/LaplaceGen/Properties.lean`, `DiscreteLaplaceGenSample_apply`).
-  Used for: the grid Laplace mechanism and M_toy (`b = m/ε`, so `α = ε/m`) and SVT's threshold
-  noise ρ (`b = m/ε1`).
+  Used for: SVT's threshold noise ρ (`b = m/ε1`), which odp does not clamp. (The grid Laplace
+  mechanism and M_toy no longer take it: their releases are clamped, so their law is a finite
+  distribution, written out in `Odp/Mech/ClampedLaplace.lean`.)
 * `LapTail β` — the tail `G t = Pr[ν ≥ t]` of a discrete Laplace law of scale `b' = 1/β`
   (SVT's query noise ν_i, `b' = 2cm/ε2`): `0 ≤ G ≤ 1`, `G` is antitone, and
   `G t ≤ e^β G (t + 1)`.
@@ -59,7 +60,9 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
   `1 − G (t + 1) = ∑_{z ≤ t} p z = ∑_{z ≤ t − 1} p (z + 1) ≤ e^{1/b} (1 − G t)`.
   Used for the PTR test noise (scale `1/ε`, so `c = ε`) and for the test noise of Alg. 5 (scale
   `M/ε₂` grid units, so `c = ε₂/M`). Only threshold events `{Z ≥ t}` of this noise occur in the
-  mechanisms, so nothing more about `Z` is assumed.
+  mechanisms, so nothing more about `Z` is assumed. *Witness*: the discrete Laplace tail itself,
+  in closed form (`dlapTailNoise`, `Odp/Mech/ClampedLaplace.lean`); odp's `M_IQR` is also proved
+  with that tail written in (`iqr_logBinLap_odp`), so it takes no `TailNoise`.
 * The pass tail `δ'` of the PTR test is not a structure: the theorems take `Z.G K ≤ δ'`
   (`Pr(Z ≥ K) ≤ δ'`), which odp's `pass_threshold` (`odp.mechanisms.ptr.mechanism`) chooses `K`
   to satisfy (`r^K/(1 + r) ≤ δ'` with `r = e^{−ε}` is exactly the discrete Laplace tail at
@@ -74,8 +77,12 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
 * `IntLaw.ShiftWithin W n ε` — a shift by any `s` with `|s| ≤ n` costs `e^ε` on every event.
   Follows from `ShiftBound W c` when `n·c ≤ ε` (proved: `IntLaw.shiftWithin_of_shiftBound` in
   `Odp/Mech/PTRLaws.lean`); for `n = 0` every law satisfies it (`IntLaw.shiftWithin_zero`).
-  Used for the release noise of the log-bin IQR PTR function: scale `(L − 1)/ε` (one step costs
-  `ε/(L − 1)`, `L − 1` steps cost `ε`), and no noise at all for `L = 1` (the point mass at 0).
+  Used for the release noise of the log-bin IQR PTR function in the generic theorems
+  (`logBinIQR_ptr`, `iqr_logBin_odp`): scale `(L − 1)/ε` (one step costs `ε/(L − 1)`, `L − 1`
+  steps cost `ε`), and no noise at all for `L = 1` (the point mass at 0). odp clamps the released
+  index to a declared window, so its release law is finite and written out instead
+  (`lapRelease`, `Odp/Mech/IQR.lean`): `iqr_logBinLap_odp` and the certificate link's `iqr` kind
+  take no `IntLaw`.
 * `Iter.ShiftDominated N r` — the noise on one integer coordinate of an iterative step: `N u` is
   the distribution of the released value (in a finite window `C`) when the exact value is
   `u ∈ ℤ`, and a shift of the centre by `s` multiplies any output's probability by at most
@@ -85,7 +92,8 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
   `p(c − u) ≤ e^{|u − u'|/b} p(c − u')` by the triangle inequality. Clamping `u + Z` to a window
   `[lo, hi]` keeps it: an end point's mass is a tail sum `Σ_{z ≤ lo − u} p(z)`, and re-indexing
   the sum by the shift bounds it term by term by `e^{|u − u'|/b}` times the other tail. In
-  `NoisyGradientDescent` the scale is `m/ε_k`, so `r = ε_k/m`.
+  `NoisyGradientDescent` the scale is `m/ε_k`, so `r = ε_k/m`. *Witness*: that clamped law in
+  closed form (`Iter.shiftDominated_clampedLaplace`, `Odp/Mech/ClampedLaplace.lean`).
 
 Every sampler's correctness — that odp's code draws exactly the law named (discrete Laplace and
 Gaussian by Canonne–Kamath–Steinke's exact samplers; randomized response by uniform category,
@@ -198,17 +206,46 @@ cover odp's releases. Each coordinate of Alg. 4's released model is clamped to a
 too (`python/odp/mechanisms/erm.py`). The statement for unclamped, countable outputs is the limit of growing windows;
 that limit is not formalised (it is not needed for what odp runs).
 
-## What is not shown satisfiable (see `Odp/Mech/NoiseSat.lean` for what is)
+## Which hypotheses have genuine witnesses, and which do not
 
-No instance of `LapNoise` or `GaussNoise` is built, and `IntLaw.ShiftBound` (so
-`IntLaw.ShiftWithin n` for `n ≥ 1`) has no witness here. A finitely supported law cannot be one:
-if `z` is its largest support point, `E[1_{z+1}(Z + 1)] = Pr[Z = z] > 0` while
-`e^α E[1_{z+1}(Z)] = e^α Pr[Z = z + 1] = 0` (for `ShiftBound`: shift the event just past the
-largest point of the support). The laws that are instances (the real discrete Laplace and
-Gaussian) have expectations that are infinite series, which need real analysis (Mathlib), not
-available to this Lean-core build (for `L ≥ 2` the release-noise witness is the discrete Laplace
-over ℝ: Mathlib layer, stated). Their satisfiability rests on those real laws and on the facts
-cited above (SampCert proves the Laplace ones with Mathlib).
+Genuine witnesses — laws of the kind named above, depending on the data, the law odp samples
+where it has no infinite sum — are in `Odp/Mech/Witnesses.lean` (table there),
+`Odp/Mech/ClampedLaplace.lean` and `Odp/Mech/NoiseSat.lean`: `TailNoise`, `LapTail`,
+`Iter.ShiftDominated` (the discrete Laplace tail and the clamped discrete Laplace law, in closed
+form), `IntLaw` with `ShiftWithin 0` (the point mass: odp's `resolution = 1`), `Iter.StepsDP`,
+`Iter.PrefixDP`, `Iter.L1Sensitive`, `IQRDataFacts`, `ERMRelease`, `TestSensitivity`,
+`UtilitySensitivity`, `MedianDP`.
+
+**Not witnessed, and why.** No instance of `LapNoise` or `GaussNoise` is built, and
+`IntLaw.ShiftBound` (so `IntLaw.ShiftWithin n` for `n ≥ 1`) has none either:
+
+* A finitely supported law cannot be one: if `z` is its largest support point,
+  `E[1_{z+1}(Z + 1)] = Pr[Z = z] > 0` while `e^α E[1_{z+1}(Z)] = e^α Pr[Z = z + 1] = 0` (for
+  `ShiftBound`: shift the event just past the largest point of the support). So every instance
+  has infinite support, and its expectation of a bounded function is an infinite series: defining
+  it needs the completeness of the reals (a least upper bound of the partial sums), which an
+  `ExpField` does not provide (the rationals with `exp ≡ 1` are an `ExpField`). That is real
+  analysis — the Mathlib layer, not compiled here.
+* `LapNoise` is used only for **SVT's threshold noise ρ**, which odp draws unclamped
+  (`odp.mechanisms.svt`: `rho = discrete_laplace(threshold_scale)`, compared with each noisy
+  query); its answer probabilities are sums over all of ℤ (odp's exact audit,
+  `odp.mechanisms.svt.audit.answer_probability`, sums the two tails as geometric series). Clamping
+  ρ would give a finite law, but it is not what odp samples, so it is not done here. So Lemma 8
+  (`svt_odp`) and the certificate kinds `svt` rest on `LapNoise` for the discrete Laplace of scale
+  `m/ε1`, which SampCert proves with Mathlib for its sampler (cited above).
+* `GaussNoise`'s `δ` is Canonne–Kamath–Steinke's Theorem 7 bound for the discrete Gaussian, a
+  statement about an infinite sum (its normaliser is a theta series), computed by tested Python
+  code; the clamped Gaussian's masses have no closed form either. So the Gaussian results rest
+  on `GaussNoise`.
+* `IntLaw.ShiftBound` (release noise of the generic log-bin theorems for `L ≥ 2`) is not needed
+  for odp's `M_IQR`: its release is clamped, and `iqr_logBinLap_odp` is proved about that finite
+  law. The generic theorems (`logBinIQR_ptr`, `iqr_logBin_odp`) keep it, for any noise law.
+
+The grid Laplace mechanism, M_toy, randomized response, the exponential median and odp's
+`M_IQR` take **no noise hypothesis**: their laws are written out and proved to be probability
+distributions (`clampedLaplace`, `rrMech`, `expMech`, `lapRelease` with the discrete Laplace
+tail). What remains for them is that odp's Python samplers draw exactly these laws (tested in
+Python against the exact laws, not proved).
 -/
 module
 

@@ -12,21 +12,22 @@ nothing here is assumed.
   and `P[ν = x] = (1 − r)/(1 + r) · r^{|x|}`, `Pr[ν ≥ t] = r^t/(1 + r)` for `t ≥ 1` and
   `1 − r^{1−t}/(1 + r)` for `t ≤ 0` — a genuine instance, the real law.
 * `TailNoise c` (for `0 ≤ c`): `TailNoise.logistic c`, `G t = 1/(1 + e^{c·t})`, the tail of a
-  discretised logistic law on ℤ — a genuine distribution on ℤ with every shift ratio `≤ e^c`;
-  `TailNoise.zero c`: `G ≡ 0` (all mass at `−∞`); it satisfies every pass-tail bound `G K ≤ δ'`
-  with `δ' ≥ 0`.
+  discretised logistic law on ℤ — a genuine distribution on ℤ with every shift ratio `≤ e^c`
+  (the discrete Laplace tail odp samples is `dlapTailNoise`, `Odp/Mech/ClampedLaplace.lean`).
 * `IntLaw` and `IntLaw.ShiftWithin 0 ε`: `IntLaw.dirac z₀` with `IntLaw.shiftWithin_zero` (the
   noiseless release, `L = 1`). No finitely supported law satisfies `ShiftBound` (see the header
-  of `Odp/Mech/Noise.lean`, "What is not shown satisfiable").
+  of `Odp/Mech/Noise.lean`, "Which hypotheses have genuine witnesses").
 * `Iter.ShiftDominated`: `Iter.shiftDominated_rr` (randomised response on the parity of the
   centre, a non-constant kernel, rate `r ≥ 0`).
 * `Iter.StepsDP`: `Iter.stepsDP_const` (steps that ignore the data, any `ε_k, δ_k ≥ 0`);
   `Iter.PrefixDP` then follows by basic composition (`Odp.Mech.prefixDP_basic`).
-* `IQRDataFacts.const` (a constant statistic `A ≡ 1`), `ERMRelease.const` (a release that does
+* `IQRDataFacts.witness` (a non-constant statistic, every `L ≥ 1`), `IQRDataFacts.const`, `ERMRelease.const` (a release that does
   not depend on the training set, with the diagonal coupling), `TestSensitivity.const`,
   `UtilitySensitivity.const`, `Iter.l1Sensitive_id` (the identity query on `ℤ` with
   `|x − x'| ≤ 1`, `m = 1`), `MedianDP.const` (a median that ignores the data).
-* Jointly, for `M_IQR`: `iqr_logBin_hyps_satisfiable` (`Odp/Mech/IQR.lean`).
+* Jointly, for `M_IQR`: `iqr_logBin_hyps_satisfiable` and `iqr_logBinLap_hyps_satisfiable`
+  (`Odp/Mech/IQR.lean`). The genuine witnesses of the other hypotheses (the clamped discrete
+  Laplace, data-dependent releases and steps) are in `Odp/Mech/Witnesses.lean`.
 
 `LapNoise` and `GaussNoise` have no instance here (no finitely supported law is one; the real
 discrete Laplace and Gaussian need infinite sums): see the trust boundary's header.
@@ -317,15 +318,6 @@ def TailNoise.logistic (c : R) (hc : 0 ≤ c) : TailNoise R c where
     have := mul_le_mul_left' (E * e) hle (mul_nonneg' (by grind) (by grind))
     grind
 
-/-- The tail `G ≡ 0` (all mass at `−∞`): satisfies `TailNoise` and every pass-tail bound. -/
-def TailNoise.zero (c : R) (hc : 0 ≤ c) : TailNoise R c where
-  G _ := 0
-  nonneg _ := by grind
-  le_one _ := by grind
-  antitone _ := by grind
-  up _ := by grind
-  down _ := by have := one_le_exp hc; grind
-
 /-- The point mass at `z₀` (the noiseless release, `L = 1`). -/
 def IntLaw.dirac (z₀ : Int) : IntLaw R where
   P B := if B z₀ then 1 else 0
@@ -354,6 +346,26 @@ theorem IQRDataFacts.const {X : Type} (Nbr : X → X → Prop) (sub : X → Opti
     IQRDataFacts Nbr (fun _ => 1) sub L where
   lipschitz _ _ _ := by omega
   same_bin _ _ _ h := by omega
+
+/-- The sub-bin index of the data-fact witness: `L` (bin 1) for `x ≥ 1`, `x` below. -/
+def witSub (L : Nat) (x : Int) : Option Int := some (if 1 ≤ x then (L : Int) else x)
+
+/-- **A non-constant instance of the IQR data facts**, for every `L ≥ 1`: databases `x ∈ ℤ` whose
+neighbours differ by at most 1, the stability statistic `A x = x` (it takes every value), and the
+sub-bin index `witSub L x` (it varies; for `A x ≥ 2` the database and its neighbours lie in bin 1).
+A small synthetic instance: odp's real statistic (order statistics of the data) is stated, not
+proved, to satisfy the facts (tested in Python). -/
+theorem IQRDataFacts.witness (L : Nat) (hL : 1 ≤ L) :
+    IQRDataFacts (fun x x' : Int => (x - x').natAbs ≤ 1) (fun x => x) (witSub L) L where
+  lipschitz x x' h := by omega
+  same_bin x x' h hx := by
+    have h1 : 1 ≤ x := by omega
+    have h2 : 1 ≤ x' := by omega
+    refine ⟨1, L, L, ?_, ?_, by omega, by omega, by omega, by omega⟩
+    · show some (if 1 ≤ x then (L : Int) else x) = some (L : Int)
+      rw [if_pos h1]
+    · show some (if 1 ≤ x' then (L : Int) else x') = some (L : Int)
+      rw [if_pos h2]
 
 /-- A release that ignores the training set, with the diagonal coupling. -/
 theorem ERMRelease.const {Xtr V T : Type} [Enum V] [DecidableEq V] (NbrTr : Xtr → Xtr → Prop)

@@ -353,6 +353,10 @@ _PTR_NOISE = ("noise law: TailNoise — the PTR test noise (discrete Laplace, sc
               "Laplace, scale (L − 1)/ε)")
 #: The recorded keys of odp's iterative mechanisms (Alg. 3): their δ rule decides the kind.
 _ITERATIVE = ("iterative", "noisy_gd", "dpsgd", "dpsgd_loop")
+_CLAMPED_LAPLACE = ("law: clampedLaplace — the clamped discrete Laplace law, scale m/ε grid "
+                    "units, written out in Lean (Odp/Mech/ClampedLaplace.lean: its masses "
+                    "proved to sum to 1; no noise hypothesis); that odp.samplers."
+                    "discrete_laplace draws it is tested, not proved")
 _IQR_DATA = ("data fact: IQRDataFacts — the stability statistic is 1-Lipschitz and, at 2 or "
              "more, keeps neighbours' IQRs in one bin (argued and tested in Python, not proved)")
 
@@ -380,8 +384,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          params=_amounts("epsilon"), recorded=("laplace",),
          cost=_classes(lean.dpBlocks, delta=False), checked=_ONE + ", δ = 0",
          theorem="Odp.Mech.laplace_odp", linked=True,
-         hypotheses=("noise law: LapNoise — the discrete Laplace noise, scale m/ε grid units "
-                     "(odp.samplers.discrete_laplace)", _SENSITIVITY)),
+         hypotheses=(_CLAMPED_LAPLACE, _SENSITIVITY)),
     Kind("gaussian", "kindGaussian",
          params=_amounts("epsilon", "delta"), recorded=("gaussian",),
          cost=_classes(lean.dpBlocks, delta=True), checked=_ONE + " and its δ",
@@ -413,8 +416,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          cost=_classes(lean.toyBlocks, delta=False),
          checked="classes (values, ⊥) costing (ε, 0), δ = 0",
          theorem="Odp.Mech.toy_odp", linked=True,
-         hypotheses=("noise law: LapNoise — the Laplace release's noise, scale m/ε grid units "
-                     "(odp.samplers.discrete_laplace), and a fair coin", _SENSITIVITY)),
+         hypotheses=(_CLAMPED_LAPLACE + "; and a fair coin (odp's CSPRNG)", _SENSITIVITY)),
     Kind("svt", "kindSvt",
          params=(Param("c", amount=False), *_amounts("epsilon1", "epsilon2")),
          recorded=("svt",), cost=_svt_costs,
@@ -437,8 +439,11 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          params=_amounts("epsilon", "delta"), recorded=("iqr",),
          cost=_classes(lean.iqrBlocks, delta=True),
          checked="classes (values, ⊥) costing (3ε, 2ε) and δ (Lemma 10)",
-         theorem="Odp.Mech.iqr_logBin_odp", linked=True,
-         hypotheses=(*_PTR_NOISE,
+         theorem="Odp.Mech.iqr_logBinLap_odp", linked=True,
+         hypotheses=("law: odp's M_IQR written out in Lean (Odp/Mech/IQR.lean: the discrete "
+                     "Laplace test through its closed-form tail, the clamped Laplace release "
+                     "index; no noise hypothesis); that odp's samplers draw it is tested, not "
+                     "proved",
                      "numerical bound: the pass tail Pr(Z ≥ K) ≤ δ/2 of each discretisation, "
                      "K chosen by odp.mechanisms.ptr.pass_threshold (tested Python)",
                      _IQR_DATA)),
