@@ -52,7 +52,7 @@ class MissingRng(odp.Mechanism):
     lambda: odp.LaplaceMechanism(lambda: 1, epsilon="0.5"),  # query takes no argument
     lambda: odp.LaplaceMechanism(lambda rows, extra: 1, epsilon="0.5"),  # two arguments
     lambda: odp.RandomizedResponse(lambda a, b: True, epsilon="0.5"),
-    lambda: odp.SparseVectorMechanism([len, lambda a, b: 1], 1, epsilon1="0.1",
+    lambda: odp.mechanisms.SparseVectorMechanism([len, lambda a, b: 1], 1, epsilon1="0.1",
                                       epsilon2="0.2", c=1),
 ])
 def test_wrong_signatures_are_refused_before_the_reservation(make, tmp_path):

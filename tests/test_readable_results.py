@@ -128,11 +128,11 @@ def test_no_any_for_a_guarantee():
     """A guarantee parameter is typed by what it may be (a union of the notions), not Any."""
     import typing
 
-    from odp import accountant, dp_conversions, guarantees
+    from odp import accountant, conversions, guarantees
 
-    for func in (dp_conversions.to_dp, accountant._chargeable):
+    for func in (conversions.to_dp, accountant._chargeable):
         hint = typing.get_type_hints(func)["guarantee"]
         assert hint is not typing.Any
         members = set(typing.get_args(hint))
         assert {guarantees.ZCDP, guarantees.RDP, guarantees.GDP} <= members, hint
-    assert typing.get_type_hints(dp_conversions.best_rdp_to_dp)["curve"] is not typing.Any
+    assert typing.get_type_hints(conversions.best_rdp_to_dp)["curve"] is not typing.Any

@@ -107,7 +107,7 @@ def _chargeable(guarantee: Chargeable, delta: Number | None) -> tuple[ODP, dict[
             raise InvalidParameter(
                 f"charging {guarantee!r} converts it to (ε, δ)-DP: pass delta=, the δ to spend "
                 "on the conversion (it is charged like any round's δ); nothing was charged")
-        from .dp_conversions import to_dp
+        from .conversions import to_dp
 
         converted = to_dp(guarantee, delta)
         return DP(converted.epsilon, converted.delta).as_odp(), converted.record

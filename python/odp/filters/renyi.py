@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import cast
 
 from .. import conversions as cv
-from ..budget import parse_epsilon
+from ..budget import parse_alpha, parse_epsilon
 from ..protocols import CostLike, PrivacyCost
 from ..rational import ceil_fraction, floor_fraction
 from ..errors import InvalidBudget, InvalidParameter
@@ -82,7 +82,7 @@ class RDPAccumulator(Accumulator[Fraction, Fraction]):
     measure = "rdp"
 
     def __init__(self, alpha: Number):
-        self.alpha = cv.parse_alpha(alpha)
+        self.alpha = parse_alpha(alpha)
 
     def parse(self, cost: CostLike) -> Fraction:
         a = self.alpha
@@ -206,7 +206,7 @@ class RDPFilter(PrivacyFilter[Fraction, Fraction]):
         conversion :func:`odp.conversions.rdp_to_dp_epsilon` at ``delta`` is at most
         ``epsilon``: the whole interaction is then (α, ε_α)-RDP (paper 004 Thm. 4.6), hence
         (ε, δ)-DP.  Raises ``InvalidParameter`` if no budget at that order reaches ε."""
-        a = cv.parse_alpha(alpha)
+        a = parse_alpha(alpha)
         eps = _target_epsilon(epsilon)
         # ε(b) = max(0, ⌈b + offset⌉) with the offset's upper bound: b + offset <= ⌊ε⌋ suffices
         budget = floor_fraction(floor_fraction(eps, _GRID) - cv.rdp_to_dp_offset(a, delta), _GRID)
