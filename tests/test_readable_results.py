@@ -116,9 +116,7 @@ def test_one_public_interval_and_a_decimal_one_named_for_what_it_is():
     assert odp.buckets.Interval is odp.readable.Interval
     assert odp.intervals.DecimalInterval is not odp.readable.Interval
     assert odp.intervals.DecimalInterval.__name__ == "DecimalInterval"
-    with pytest.warns(DeprecationWarning, match="use odp.intervals.DecimalInterval"):
-        old = odp.intervals.Interval  # the old name still works for one release
-    assert old is odp.intervals.DecimalInterval
+    assert not hasattr(odp.intervals, "Interval")  # its old name is gone (no pre-release shims)
     classes = {obj for module in (odp.buckets, odp.intervals, odp.rdp, odp.readable, odp)
                for name, obj in vars(module).items() if name == "Interval"}
     assert classes == {odp.readable.Interval}  # no second public class named Interval

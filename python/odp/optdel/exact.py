@@ -95,7 +95,6 @@ from operator import add
 
 from ..errors import InvalidParameter
 from .problem import ExpProblem
-from .._compat import positional_deprecated
 
 __all__ = [
     "DEFAULT_MAX_STATES",
@@ -257,7 +256,6 @@ class _Lattice:
         return self.num[k0] * self.lam * (self.suffix[k0] // s_prod) * (s_prod - keep)
 
 
-@positional_deprecated(1)
 def thm15_lattice_exact(
     w0: Fraction,
     *,
@@ -307,7 +305,6 @@ def thm15_lattice_exact(
     return Fraction(G[0], lat.U)
 
 
-@positional_deprecated(1)
 def eq4_lattice_exact(
     w0: Fraction,
     *,

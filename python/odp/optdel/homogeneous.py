@@ -76,7 +76,6 @@ from ..floats import float_down, float_up
 from ..rational import exp_bracket
 from . import lattice
 from .search import first_true
-from .._compat import positional_deprecated
 
 __all__ = [
     "TAIL_TARGET",
@@ -222,7 +221,6 @@ def _tail_sum(k: int, epsilon: Fraction, E: Fraction, up: bool) -> decimal.Decim
         u += 1
 
 
-@positional_deprecated(1)
 def prefix_delta(k: int, *, epsilon: Fraction, delta: Fraction, E: Fraction, up: bool) -> Fraction:
     """A rigorous bound (upper when ``up``) of the optimal-composition delta of ``k`` steps of
     ``(epsilon, delta)``-DP at ``epsilon_total = E``: ``(1 - (1-delta)**k) + (1-delta)**k T(E)``."""
@@ -234,7 +232,6 @@ def prefix_delta(k: int, *, epsilon: Fraction, delta: Fraction, E: Fraction, up:
     return max(Fraction(value), Fraction(0))
 
 
-@positional_deprecated(1)
 def eq4_bound(stops: Sequence[int], *, epsilon: Fraction, delta: Fraction,
               costs: Sequence[Fraction], up: bool) -> Fraction:
     """A rigorous bound of Eq. (4) for homogeneous steps: the sum over the stops of

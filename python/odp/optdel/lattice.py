@@ -51,7 +51,6 @@ import numpy as np
 from ..errors import InvalidParameter
 from ..floats import float_down, float_up
 from ..rational import exp_bracket
-from .._compat import positional_deprecated
 
 __all__ = [
     "LatticeInstance",
@@ -380,7 +379,6 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
             yield i, R[k], lo, hi, pmf, overflow, survive
 
 
-@positional_deprecated(1)
 def prefix_term(
     table: _StopTable,
     *,
