@@ -81,3 +81,35 @@ def test_conversions_have_one_home():
         value = getattr(cv, name)
         if callable(value) and hasattr(value, "__module__"):
             assert value.__module__ == "odp.conversions", name
+
+
+def test_no_public_constructor_takes_a_test_hook():
+    """Test hooks (a fixed clock, a given ledger id, skipping a check) live in private
+    constructors (``SQLiteLedger._open``, ``PostgresLedger._open``,
+    ``odp.ledger.postgres._init_ledger``), never as ``_``-prefixed parameters of a public class's
+    constructor or of a public function of the ledger."""
+    import ast
+    from pathlib import Path
+
+    root = Path(odp.__file__).parent
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel == "_lean_rules.py":  # generated from the Lean source, Lean's parameter names
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [(f"{node.name}.{f.name}", f)
+                     for node in tree.body
+                     if isinstance(node, ast.ClassDef) and not node.name.startswith("_")
+                     for f in node.body
+                     if isinstance(f, ast.FunctionDef) and f.name in ("__init__", "__new__")]
+        if rel.startswith("ledger/"):
+            functions += [(node.name, node) for node in tree.body
+                          if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")]
+        for name, func in functions:
+            args = func.args
+            hooks = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs
+                     if a.arg.startswith("_")]
+            if hooks:
+                offenders.append(f"{rel}: {name}({', '.join(hooks)})")
+    assert offenders == []
