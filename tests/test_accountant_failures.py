@@ -1,4 +1,4 @@
-"""Issue 14.5: a query that raises, returns NaN, or a mechanism with the wrong call signature.
+"""A query that raises, returns NaN, or a mechanism with the wrong call signature.
 Programming errors that can be seen before the reservation cost nothing; a failure after it is
 charged the worst case and the error says so.  Real SQLite ledgers, read back from the file."""
 

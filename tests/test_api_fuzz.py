@@ -1,4 +1,4 @@
-"""Only OdpError escapes (issue 18, item 4): the public constructors and ``Accountant.run`` /
+"""Only OdpError escapes: the public constructors and ``Accountant.run`` /
 ``charge`` / ``reserve`` fed huge, tiny, subnormal, NaN, infinite, negative and wrongly typed
 values either work or raise an :class:`odp.OdpError` subclass — and a refused call moves no
 budget and writes no ledger row."""

@@ -1,4 +1,4 @@
-"""Certificates bound to the mechanisms (issue 25, items 2-4): each round's ``mech`` row, the
+"""Certificates bound to the mechanisms: each round's ``mech`` row, the
 Lean cost functions (``Odp/LedgerCore.lean``, through the generated checker) against each Python
 mechanism's declared guarantee, the two forgeries of the issue, and the per-round report.
 
@@ -535,8 +535,8 @@ def test_verify_reports_per_round_proved_or_declared(tmp_path, capsys, monkeypat
 
 
 def test_text_version_1_certificates_have_declared_rounds():
-    """A certificate written without mech rows (text v1, as before issue 25) still verifies;
-    every round is declared.  A text-v2 sidecar requires the rows."""
+    """A certificate written without mech rows (text v1, from before they existed) still
+    verifies; every round is declared.  A text-v2 sidecar requires the rows."""
     from odp.certs.export import build_certificate
 
     acc = _real_run()

@@ -388,7 +388,7 @@ def test_default_window_makes_the_clamp_negligible():
     assert mech.grid_window.hi < 2**62 and mech.sensitivity2 == 2**32
 
 
-# ------------------------------------------------------------------ bad input (item 5)
+# ------------------------------------------------------------------ bad input
 
 
 def _build(**kw):

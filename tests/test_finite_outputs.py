@@ -1,5 +1,5 @@
-"""Finite output spaces by construction (issue 24, item 6) and readable releases (issue 27,
-item 4), for the grid mechanisms of ``odp.mechanisms.noise`` (Laplace, Gaussian, M_toy).
+"""Finite output spaces by construction and readable releases, for the grid mechanisms of
+``odp.mechanisms.noise`` (Laplace, Gaussian, M_toy).
 
 * The release is ``g·clamp(n(x) + Z, lo, hi)``: the clamp happens exactly at the window's
   edges, after the noise; a user window is snapped outward to the grid; bad windows are refused.

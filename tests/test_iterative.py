@@ -1,5 +1,5 @@
-"""Iterative mechanisms with early stopping (paper 002, Alg. 3, Lemma 11) and the composition
-rules of odp.composition.
+"""Iterative mechanisms with early stopping (Hartmann et al. 2022, Alg. 3, Lemma 11) and the
+composition rules of odp.composition.
 
 Exact check: the steps are the generalised randomized response of Lemma 12 (outputs 0..3,
 ``Pr(0 | b=0) = δ_k``, ``Pr(1 | b=0) = (1−δ_k)W/(1+W)``, …) with rational W = 2, so every output

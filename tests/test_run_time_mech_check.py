@@ -1,4 +1,4 @@
-"""The run-time check applies each round's ``mech`` row (issue 25 follow-up): before the settle
+"""The run-time check applies each round's ``mech`` row: before the settle
 row of a round recorded as made by one of odp's own mechanisms is committed, the declared classes,
 costs and δ must be the Lean cost function (``Odp/LedgerCore.lean``, generated checker) of the
 recorded parameters.  A round that declares anything else is refused at run time: it is charged

@@ -309,9 +309,10 @@ def test_keyword_only_parameters_are_keyword_only():
 
 
 def test_no_function_takes_more_than_four_positional_parameters():
-    """The rule of issue 16, the ledger included.  The only exception: the transition check
-    the ledgers call positionally, ``check(ε_r, δ_r, sup, charged, δ, blocks, realized)``
-    (``TransitionCheck`` in ``odp.ledger.base``), and the file generated from the Lean source
+    """At most four positional parameters, the ledger included.  The only exceptions: the
+    transition check the ledgers call positionally,
+    ``check(ε_r, δ_r, sup, charged, δ, blocks, realized)`` (``TransitionCheck`` in
+    ``odp.ledger.base``), and the file generated from the Lean source
     (``_lean_rules.py``), whose functions take the Lean definitions' arguments in their order."""
     import ast
     from pathlib import Path

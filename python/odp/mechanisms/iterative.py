@@ -1,4 +1,4 @@
-"""Iterative mechanisms with early stopping (paper 002, Sec. 5: Alg. 3, Lemma 11).
+"""Iterative mechanisms with early stopping (Hartmann et al. 2022, Sec. 5: Alg. 3, Lemma 11).
 
 :class:`IterativeMechanism` runs steps ``s_k = M_k((s_1, …, s_{k−1}), x)`` for
 ``k = 1 … k_n`` and, after each stopping point ``k_i < k_n``, evaluates the stopping rule

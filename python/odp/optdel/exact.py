@@ -1,6 +1,6 @@
 r"""Exact OptDel (Thm. 15, Eq. (3)) and the Lemma 11 bound (Eq. (4)) by backward induction.
 
-Paper 002, Sec. 5.2 and App. C.  Inputs are in the exponential parametrisation
+Hartmann et al. 2022, Sec. 5.2 and App. C.  Inputs are in the exponential parametrisation
 (:class:`~odp.optdel.problem.ExpProblem`: rational ``w_k = e**eps_k``, ``delta_k`` and
 ``W_i = e**E(P_i)``), so every number below is rational and the results are exact ``Fraction``\ s.
 

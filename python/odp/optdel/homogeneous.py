@@ -1,9 +1,10 @@
 r"""Homogeneous steps in closed form: Eq. (4) term by term, Thm. 15 segment by segment.
 
-Paper 002, Sec. 5.2.  When every step is the same ``(epsilon, delta)`` (``w = e**epsilon``,
-``q = w/(1+w)``), the up-count of the ``1,2``-only paths of Lemma C (:mod:`odp.optdel.exact`)
-after ``m`` steps is binomial: ``Pr0(u) = (1-delta)**m * C(m, u) q**u (1-q)**(m-u)``, at loss
-``(2u - m) epsilon``.  Two consequences:
+Hartmann et al. 2022, Sec. 5.2.  When every step is the same ``(epsilon, delta)``
+(``w = e**epsilon``, ``q = w/(1+w)``), the up-count of the ``1,2``-only paths of Lemma C
+(:mod:`odp.optdel.exact`) after ``m`` steps is binomial:
+``Pr0(u) = (1-delta)**m * C(m, u) q**u (1-q)**(m-u)``, at loss ``(2u - m) epsilon``.  Two
+consequences:
 
 **Eq. (4) is a closed form** (Murtagh-Vadhan's optimal composition of ``k`` homogeneous steps,
 the sum behind Kairouz-Oh-Viswanath Thm. 3.3).  With ``s = (1-delta)**k`` and

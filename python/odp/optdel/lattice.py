@@ -1,6 +1,6 @@
 r"""Rigorous floating-point backward induction on a privacy-loss lattice (Thm. 15 and Eq. (4)).
 
-Paper 002, Sec. 5.2.  This is the fast path for the ordinary parametrisation (per-step
+Hartmann et al. 2022, Sec. 5.2.  This is the fast path for the ordinary parametrisation (per-step
 ``epsilon_k``, per-stop ``E(P_i)``), where ``e**epsilon`` is irrational and exact rational
 arithmetic is impossible.  It runs the recursion of :mod:`odp.optdel.exact` (Lemmas A-C there)
 
