@@ -4,7 +4,8 @@ The names a newcomer needs first are at the top level::
 
     import odp
     acc = odp.Accountant(epsilon="1", delta="1e-6")
-    acc.run(odp.LaplaceMechanism(len, epsilon="0.3", sensitivity=1), data)
+    count = odp.LaplaceMechanism(len, epsilon="0.3", sensitivity=1)
+    print(acc.run(count, [23, 41, 37]))      # a DP count, charged ε = 0.3
 
 Everything else is reached through its subpackage, each loaded by ``import odp``:
 
