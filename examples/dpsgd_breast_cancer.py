@@ -4,8 +4,8 @@
 Trains logistic regression and a small MLP (one hidden layer) with :class:`odp.mechanisms.DPSGD`
 — Poisson sampling and exact discrete Gaussian noise drawn from the accountant's CSPRNG — through
 one :class:`odp.Accountant`, stopping at the end of an epoch once the epoch's mean noisy gradient
-is small (paper 002, Sec. 5, Lemma 11 with RDP as COMP).  For each model it prints the test
-accuracy, the ε charged for the epochs it ran and the worst case (all epochs), which plain DP
+is small (Hartmann et al. 2022, Sec. 5, Lemma 11 with RDP as COMP).  For each model it prints the
+test accuracy, the ε charged for the epochs it ran and the worst case (all epochs), which plain DP
 accounting would charge.
 
 Privacy unit: one patient record of the training split (add/remove neighbours; the split is a

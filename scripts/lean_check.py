@@ -91,6 +91,9 @@ def _load(name: str, path: Path):
     return module
 
 
+# Loaded by path on purpose, not imported as ``odp.lean_toolchain``: the checker runs as
+# ``python3 -I -S`` and must not import the ``odp`` package, whose code is not part of its
+# trusted base (docs/lean.md, "The trusted base"); this one standard-library-only file is.
 lt = _load("odp_lean_toolchain", REPO / "python" / "odp" / "lean_toolchain.py")
 lexer = _load("odp_lean_lexer", HERE / "lean" / "lexer.py")
 sandbox = _load("odp_lean_sandbox", HERE / "lean" / "sandbox.py")

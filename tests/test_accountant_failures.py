@@ -1,4 +1,4 @@
-"""Issue 14.5: a query that raises, returns NaN, or a mechanism with the wrong call signature.
+"""A query that raises, returns NaN, or a mechanism with the wrong call signature.
 Programming errors that can be seen before the reservation cost nothing; a failure after it is
 charged the worst case and the error says so.  Real SQLite ledgers, read back from the file."""
 
@@ -52,7 +52,7 @@ class MissingRng(odp.Mechanism):
     lambda: odp.LaplaceMechanism(lambda: 1, epsilon="0.5"),  # query takes no argument
     lambda: odp.LaplaceMechanism(lambda rows, extra: 1, epsilon="0.5"),  # two arguments
     lambda: odp.RandomizedResponse(lambda a, b: True, epsilon="0.5"),
-    lambda: odp.SparseVectorMechanism([len, lambda a, b: 1], 1, epsilon1="0.1",
+    lambda: odp.mechanisms.SparseVectorMechanism([len, lambda a, b: 1], 1, epsilon1="0.1",
                                       epsilon2="0.2", c=1),
 ])
 def test_wrong_signatures_are_refused_before_the_reservation(make, tmp_path):

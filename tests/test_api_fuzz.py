@@ -1,4 +1,4 @@
-"""Only OdpError escapes (issue 18, item 4): the public constructors and ``Accountant.run`` /
+"""Only OdpError escapes: the public constructors and ``Accountant.run`` /
 ``charge`` / ``reserve`` fed huge, tiny, subnormal, NaN, infinite, negative and wrongly typed
 values either work or raise an :class:`odp.OdpError` subclass — and a refused call moves no
 budget and writes no ledger row."""
@@ -67,18 +67,18 @@ CONSTRUCTORS = {
     "RandomizedResponse(categories)": lambda v: odp.RandomizedResponse(_q, epsilon=1,
                                                                        categories=v),
     "Toy(ε)": lambda v: odp.ToyMechanism(_q, epsilon=v),
-    "SVT(ε1)": lambda v: odp.SparseVectorMechanism([_q], [0], epsilon1=v, epsilon2=1, c=1),
-    "SVT(thresholds)": lambda v: odp.SparseVectorMechanism([_q], v, epsilon1=1, epsilon2=1, c=1),
-    "SVT(c)": lambda v: odp.SparseVectorMechanism([_q], [0], epsilon1=1, epsilon2=1, c=v),
-    "PTRFunction(δ)": lambda v: odp.PTRFunction("1", v),
-    "IQR(ε)": lambda v: odp.IQRMechanism(epsilon=v, delta="1e-6", n=100),
-    "IQR(n)": lambda v: odp.IQRMechanism(epsilon=1, delta="1e-6", n=v),
-    "ExponentialMedian(lower)": lambda v: odp.ExponentialMedian(epsilon=1, lower=v, upper=10),
-    "ExponentialMedian(candidates)": lambda v: odp.ExponentialMedian(epsilon=1, lower=0,
+    "SVT(ε1)": lambda v: odp.mechanisms.SparseVectorMechanism([_q], [0], epsilon1=v, epsilon2=1, c=1),
+    "SVT(thresholds)": lambda v: odp.mechanisms.SparseVectorMechanism([_q], v, epsilon1=1, epsilon2=1, c=1),
+    "SVT(c)": lambda v: odp.mechanisms.SparseVectorMechanism([_q], [0], epsilon1=1, epsilon2=1, c=v),
+    "PTRFunction(δ)": lambda v: odp.mechanisms.PTRFunction("1", v),
+    "IQR(ε)": lambda v: odp.mechanisms.IQRMechanism(epsilon=v, delta="1e-6", n=100),
+    "IQR(n)": lambda v: odp.mechanisms.IQRMechanism(epsilon=1, delta="1e-6", n=v),
+    "ExponentialMedian(lower)": lambda v: odp.mechanisms.ExponentialMedian(epsilon=1, lower=v, upper=10),
+    "ExponentialMedian(candidates)": lambda v: odp.mechanisms.ExponentialMedian(epsilon=1, lower=0,
                                                                      upper=10, candidates=v),
-    "OutputPerturbationERM(λ)": lambda v: odp.OutputPerturbationERM(
+    "OutputPerturbationERM(λ)": lambda v: odp.mechanisms.OutputPerturbationERM(
         epsilon=1, regularization=v, n=100, dim=2),
-    "OutputPerturbationERM(dim)": lambda v: odp.OutputPerturbationERM(
+    "OutputPerturbationERM(dim)": lambda v: odp.mechanisms.OutputPerturbationERM(
         epsilon=1, regularization="0.1", n=100, dim=v),
     "Accountant(ε)": lambda v: odp.Accountant(v),
     "Accountant(δ)": lambda v: odp.Accountant(1, v),

@@ -1,4 +1,4 @@
-"""``odp.buckets.from_dp_event`` with the real dp-accounting package (issue 26, item 4)."""
+"""``odp.buckets.from_dp_event`` with the real dp-accounting package."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Poisson-subsampled Gaussian and Laplace in privacy buckets (issue 26, item 1): the interval
-contains independently computed values.
+"""Poisson-subsampled Gaussian and Laplace in privacy buckets: the interval contains
+independently computed values.
 
 References (``tests/poisson_refs.py``, no odp.buckets code): one run by the closed form at
 mpmath precision; two runs by one mpmath quadrature of the closed form; ten runs by a separate

@@ -1,6 +1,6 @@
-"""``odp buckets --mechanism poisson-gaussian|poisson-laplace`` (issue 26, items 1 and 5): the
-issue's command line, mixing with other mechanisms and ``--spec``, and bad input (one line on
-stderr, exit 2, nothing computed)."""
+"""``odp buckets --mechanism poisson-gaussian|poisson-laplace``: the documented command line,
+mixing with other mechanisms and ``--spec``, and bad input (one line on stderr, exit 2, nothing
+computed)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The case that breaks the public reference implementation's squaring (notes/seed_003.md §8).
+"""The case that breaks the squaring of Meiser and Mohammadi's public reference implementation
+(github.com/sommerda/privacybuckets, ``core/probabilitybuckets_light.py`` at commit bbb8ff4).
 
 Pair: Gaussians σ = 1 (A = N(0,1), B = N(1,1)) discretised on a 0.005 grid over [-8, 9].  Its
 loss is affine in the output, so the exact r-fold δ(ε) follows from an exact convolution of the

@@ -70,7 +70,7 @@ def fresh_float_notice(monkeypatch):
     (1.1753151919421372e+80, "1.17531519194213721e80"),
 ])
 def test_privacy_floats_round_up_to_the_shortest_decimal(fresh_float_notice, value, expected):
-    """Issue 27.4: a float ε or δ means the shortest decimal >= its binary value (reference
+    """A float ε or δ means the shortest decimal >= its binary value (reference
     values worked out by hand from the floats' exact binary expansions, in the comments)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1,4 +1,4 @@
-"""The two forgeries of issue 25 against the Lean kernel (``odp verify --kernel``'s check):
+"""Two forgeries against the Lean kernel (``odp verify --kernel``'s check):
 a real run's certificate with an M_toy round relabelled as free, or a DP(0.1) charge halved
 with an invented two-class ``blocks`` row, is rejected by the kernel deciding
 ``Odp.LedgerCore.checkCert`` — the step that fails is named (one step per chunk).

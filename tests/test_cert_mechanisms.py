@@ -1,4 +1,4 @@
-"""Certificates bound to the mechanisms (issue 25, items 2-4): each round's ``mech`` row, the
+"""Certificates bound to the mechanisms: each round's ``mech`` row, the
 Lean cost functions (``Odp/LedgerCore.lean``, through the generated checker) against each Python
 mechanism's declared guarantee, the two forgeries of the issue, and the per-round report.
 
@@ -28,8 +28,8 @@ from odp.certs.format import parse
 from odp.certs.lean import OdpCheckProcess
 from odp.certs.units import common_denominator, in_units
 from odp.cli import main
-from odp.composition import (BucketsComposition, Lemma11, OptDel, RDPComposition,
-                             ReplaceOneComposition, StepSpec)
+from odp.composition import (BucketsComposition, OptimalDelta, PrefixDeltaSum,
+                             RDPComposition, ReplaceOneComposition, StepSpec)
 from odp.errors import CertificateError, InvalidParameter
 from odp.guarantees import as_odp
 from odp.mechanisms.dpsgd import DPSGD, LogisticRegressionModel
@@ -189,7 +189,7 @@ def test_noisy_gradient_descent_is_an_iterative_mechanism(n, dim, eps, stops):
 
 def test_iterative_with_a_numerical_delta_rule_checks_the_costs_only():
     mech = IterativeMechanism(lambda h, x, rng: 0, stops=[1, 2],
-                              steps=StepSpec(Fraction(1, 2), Fraction(1, 10**6)), rule=OptDel())
+                              steps=StepSpec(Fraction(1, 2), Fraction(1, 10**6)), rule=OptimalDelta())
     _agrees(mech, "iter_costs")
     assert mechanisms.theorem_of("iter_costs") is None  # its δ is a numerical bound: declared
 
@@ -217,7 +217,7 @@ def test_iterative_with_privacy_buckets_is_a_lemma_11_round(costs):
     steps = [StepSpec(Fraction(1, 10), Fraction(1, 10**6))] * 3
     comp = BucketsComposition()
     mech = IterativeMechanism(lambda h, x, rng: 0, stops=[1, 3], steps=steps, costs=costs,
-                              rule=Lemma11(comp))
+                              rule=PrefixDeltaSum(comp))
     want_costs = costs or ["1/10", "3/10"]
     deltas = _lemma11_reference([1, 3], steps, want_costs, comp)
     assert mech.guarantee.delta == sum(deltas)
@@ -229,7 +229,7 @@ def test_iterative_with_privacy_buckets_is_a_lemma_11_round(costs):
 def test_noisy_gradient_descent_with_buckets_is_a_lemma_11_round():
     comp = BucketsComposition()
     mech = NoisyGradientDescent(n=50, dim=2, epsilon_step="1/10", stops=[2, 4],
-                                rule=Lemma11(comp))
+                                rule=PrefixDeltaSum(comp))
     steps = [StepSpec(Fraction(1, 10))] * 4
     _lemma11_row_is(mech, [2, 4], ["1/5", "2/5"],
                     _lemma11_reference([2, 4], steps, ["1/5", "2/5"], comp))
@@ -278,7 +278,7 @@ def test_a_certificate_with_lemma_11_rounds_verifies_everywhere(tmp_path, capsys
     data = (np.array([[0.5], [-2.0], [3.0]]), np.array([1.0, -1.0, 1.0]))
     acc = odp.Accountant("40", "1e-2", rng=odp.SeededRandom(2))
     gd = NoisyGradientDescent(n=3, dim=1, epsilon_step="1/10", stops=[1, 3],
-                              rule=Lemma11(BucketsComposition()))
+                              rule=PrefixDeltaSum(BucketsComposition()))
     acc.run(gd, data)
     sgd = DPSGD(LogisticRegressionModel(1), n=3, sampling_rate=1, noise_multiplier=1,
                 epochs=2, delta="1e-3", clip=1, granularity="1/4")
@@ -318,7 +318,7 @@ def test_a_certificate_with_lemma_11_rounds_verifies_everywhere(tmp_path, capsys
 
 def test_iterative_with_custom_costs_is_declared():
     mech = IterativeMechanism(lambda h, x, rng: 0, stops=[1, 2], steps=StepSpec(Fraction(1, 4)),
-                              costs=["1/2", "1"], rule=Lemma11())
+                              costs=["1/2", "1"], rule=PrefixDeltaSum())
     assert mechanisms.derive(mech.name, mech.params()) is None
     row = mechanisms.row_for(mech.name, mech.params(), as_odp(mech.guarantee).record().classes)
     assert row.kind == "declared"
@@ -535,8 +535,8 @@ def test_verify_reports_per_round_proved_or_declared(tmp_path, capsys, monkeypat
 
 
 def test_text_version_1_certificates_have_declared_rounds():
-    """A certificate written without mech rows (text v1, as before issue 25) still verifies;
-    every round is declared.  A text-v2 sidecar requires the rows."""
+    """A certificate written without mech rows (text v1, from before they existed) still
+    verifies; every round is declared.  A text-v2 sidecar requires the rows."""
     from odp.certs.export import build_certificate
 
     acc = _real_run()

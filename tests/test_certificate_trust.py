@@ -1,4 +1,4 @@
-"""The certificate trust model (issue 14, item 1): a forged certificate does not pass silently.
+"""The certificate trust model: a forged certificate does not pass silently.
 
 A certificate records the ledger's hash chain; ``odp verify`` checks it, checks what the
 auditor brings (the data owner's public key or HMAC key, a head the owner kept, the ledger

@@ -323,7 +323,7 @@ def test_enforcement_default_follows_the_admission_rule():
 
 
 def test_demo_certificate_is_accepted_and_twenty_mutants_are_rejected(tmp_path, capsys):
-    """Issue 4: `odp demo` writes a certificate that `odp verify` accepts; 20 mutated copies
+    """`odp demo` writes a certificate that `odp verify` accepts; 20 mutated copies
     (one number changed in each, at distinct places) are all rejected by `odp verify`."""
     ledger = tmp_path / "demo.db"
     assert main(["demo", "--ledger", str(ledger), "--seed", "4"]) == 0

@@ -1,4 +1,4 @@
-"""Issue 27.7: CLI edges reported by a new user, each now one line on stderr with exit code 2
+"""CLI edges reported by a new user, each now one line on stderr with exit code 2
 and nothing written (or a documented behaviour).  Real files, the real CLI entry point."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 14.4: what users saw as tracebacks is now one line on stderr, exit code 2, and nothing
+"""What users saw as tracebacks is now one line on stderr, exit code 2, and nothing
 written -- checked for the reported cases, then by fuzzing every subcommand's arguments and
 file inputs with hypothesis (no traceback, no internal error, exit 2 on bad input)."""
 

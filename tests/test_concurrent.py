@@ -1,4 +1,4 @@
-"""Concurrent composition of interactive mechanisms (paper 004): launches charged once,
+"""Concurrent composition of interactive mechanisms (Haney et al. 2023): launches charged once,
 free interleaving, nesting, sequential-only approximate zCDP, ODP refund rule, threads."""
 
 from __future__ import annotations
@@ -245,9 +245,9 @@ def _racing_launches_overspend_nothing():
 
 
 def _racing_approximate_zcdp_launches_stay_sequential():
-    """Two threads launch approximate-zCDP children at once: only one may be open (paper 004,
-    Sec. 4).  The decision waits as above, after the sequentiality check and before the child is
-    registered: without the launch lock the second launch would pass that check too."""
+    """Two threads launch approximate-zCDP children at once: only one may be open (Haney et al.
+    2023, Sec. 4).  The decision waits as above, after the sequentiality check and before the child
+    is registered: without the launch lock the second launch would pass that check too."""
     from racy import PausedZCDPFilter, race
 
     root_filter = PausedZCDPFilter(1, "1e-5")

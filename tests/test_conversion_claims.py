@@ -15,7 +15,7 @@ from __future__ import annotations
 import mpmath as mp
 import pytest
 
-from odp.dp_conversions import rdp_to_dp_epsilon, rdp_to_dp_epsilon_mironov
+from odp.conversions import rdp_to_dp_epsilon, rdp_to_dp_epsilon_mironov
 
 mp.mp.dps = 50
 

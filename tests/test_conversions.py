@@ -13,6 +13,7 @@ from test_buckets_refs import gaussian_epsilon
 
 import odp
 from odp import conversions as cv
+from odp.budget import parse_alpha
 from odp.errors import InvalidBudget, InvalidParameter
 
 MPMATH_DPS = 40  # per-test precision, set by tests/conftest.py
@@ -164,7 +165,7 @@ def test_conversion_inputs_are_validated():
     with pytest.raises(InvalidParameter):
         cv.discrete_gaussian_zcdp(1, "1/2")
     assert cv.zcdp_to_dp_epsilon(0, "1e-6") == 0
-    assert cv.parse_alpha("1.5") == Fraction(3, 2)
+    assert parse_alpha("1.5") == Fraction(3, 2)
 
 
 # ---------------------------------------------------------------- RDP → (ε, δ): CKS / Balle et al.

@@ -1,5 +1,5 @@
 """The demo session (odp.demo, `odp demo`): its report agrees with the ledger it writes, it
-exercises every ODP mechanism of paper 002, and its certificate verifies."""
+exercises every ODP mechanism of Hartmann et al. 2022, and its certificate verifies."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_demo_keeps_the_releases_made_before_a_later_refusal(tmp_path, monkeypat
     assert report["certificate"]["verified"]
 
 
-# ------------------------------------------------------------------ issue 14.6
+# ------------------------------------------------------------------ every mechanism releases
 @pytest.mark.slow  # 20 full demo sessions
 def test_every_mechanism_releases_in_most_runs_and_pays_at_most_its_worst_case():
     """20 seeds of the default session: each mechanism releases (no ⊥) in at least 15 runs;

@@ -388,7 +388,7 @@ def test_default_window_makes_the_clamp_negligible():
     assert mech.grid_window.hi < 2**62 and mech.sensitivity2 == 2**32
 
 
-# ------------------------------------------------------------------ bad input (item 5)
+# ------------------------------------------------------------------ bad input
 
 
 def _build(**kw):
@@ -469,7 +469,7 @@ def test_buckets_comp_is_refused_for_the_discrete_step_with_its_real_reason():
     step and the COMP to use, instead of "no ε below 1e6 certifies δ" (docs/dpsgd.md)."""
     with pytest.raises(InvalidParameter) as info:
         DPSGD(LogisticRegressionModel(3), n=100, sampling_rate="1/10", noise_multiplier=2,
-              epochs=2, delta="1e-5", composition=odp.BucketsComposition())
+              epochs=2, delta="1e-5", composition=odp.composition.BucketsComposition())
     text = str(info.value)
     assert "subsampled_discrete_gaussian" in text and "RDPComposition" in text
     assert "1e6" not in text

@@ -15,7 +15,7 @@ import mpmath
 import pytest
 
 from odp.composition import (
-    Lemma11,
+    PrefixDeltaSum,
     RDPComposition,
     ReplaceOneComposition,
     StepSpec,
@@ -147,7 +147,7 @@ def test_issue_example_against_the_continuous_gaussian():
 
 
 def test_zhu_wang_general_bound_for_the_issue_example():
-    from odp.dp_conversions import best_rdp_to_dp
+    from odp.conversions import best_rdp_to_dp
     from odp.guarantees import RDP
 
     base = discrete_gaussian_rdp("1.1")
@@ -237,8 +237,8 @@ def test_lemma11_with_rdp_per_stop_deltas_add_up():
     stops = [50, 100, 150]
     steps = [STEP] * 150
     costs = [comp.epsilon_upper(steps[:k], Fraction(1, 3 * 10**6)) for k in stops]
-    g, details = iterative_guarantee(stops, steps, costs, Lemma11(comp))
-    per_stop = Lemma11(comp).per_stop(stops, steps, costs)
+    g, details = iterative_guarantee(stops, steps, costs, PrefixDeltaSum(comp))
+    per_stop = PrefixDeltaSum(comp).per_stop(stops, steps, costs)
     assert g.delta == sum(per_stop) <= Fraction(1, 10**6)
     assert list(g.costs.values()) == costs and costs == sorted(costs)
     assert details["rule"]["composition"]["name"] == "rdp"

@@ -1,5 +1,5 @@
-"""Exact mirrors of Lemma 20 and Theorem 7 (paper 002, Alg. 1 and App. B), and the concrete
-counterexample to the flawed δ-rule of Sec. 3.2.  Lean counterparts: ``Odp.Core.lemma20``,
+"""Exact mirrors of Lemma 20 and Theorem 7 (Hartmann et al. 2022, Alg. 1 and App. B), and the
+concrete counterexample to the flawed δ-rule of Sec. 3.2.  Lean counterparts: ``Odp.Core.lemma20``,
 ``Odp.Core.odp_composition``, ``Odp.Core.odp_composition_randomized`` (machine-checked; see
 ``Odp/NOTES.md``).
 

@@ -1,4 +1,4 @@
-"""Issue 27, items 1 and 4: the two examples run as documented (as subprocesses, from the
+"""The two examples run as documented (as subprocesses, from the
 source tree), and ``odp ledger show`` prints numbers people can read — exact short decimals,
 or values rounded on the safe side and marked — with the exact values in ``--json``."""
 
@@ -95,7 +95,7 @@ def test_ledger_show_marks_rounded_numbers_and_json_stays_exact(tmp_path, capsys
 
 
 def test_ledger_show_of_float_budgets_reads_like_the_numbers_typed(tmp_path, capsys):
-    """Issue 27.4: a float budget and float costs are recorded as short decimals; the ones a
+    """A float budget and float costs are recorded as short decimals; the ones a
     float means above its decimal (0.1 → 0.10000000000000001) print short and marked."""
     path = str(tmp_path / "floats.db")
     with warnings.catch_warnings():

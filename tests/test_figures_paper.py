@@ -1,5 +1,5 @@
-"""Figures 1 and 2 of paper 002 regenerate from the CLI as viewable PNGs with labelled axes, and
-their plotted numbers agree with independent computations."""
+"""Figures 1 and 2 of Hartmann et al. 2022 regenerate from the CLI as viewable PNGs with labelled
+axes, and their plotted numbers agree with independent computations."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Finite output spaces by construction (issue 24, item 6) and readable releases (issue 27,
-item 4), for the grid mechanisms of ``odp.mechanisms.noise`` (Laplace, Gaussian, M_toy).
+"""Finite output spaces by construction and readable releases, for the grid mechanisms of
+``odp.mechanisms.noise`` (Laplace, Gaussian, M_toy).
 
 * The release is ``g·clamp(n(x) + Z, lo, hi)``: the clamp happens exactly at the window's
   edges, after the noise; a user window is snapped outward to the grid; bad windows are refused.
@@ -110,9 +110,9 @@ def test_every_fraction_release_is_readable():
     values = [toy.release(Fraction(3), rng) for _ in range(20)]
     assert any(v is BOTTOM for v in values)
     assert all(isinstance(v, ExactValue) for v in values if v is not BOTTOM)
-    median = odp.ExponentialMedian(epsilon=1, lower=0, upper=1, candidates=3)
+    median = odp.mechanisms.ExponentialMedian(epsilon=1, lower=0, upper=1, candidates=3)
     assert str(median.release([Fraction(1, 2)] * 5, rng)) in ("0", "0.5", "1")
-    third = odp.ExponentialMedian(epsilon=1, lower=0, upper=1, candidates=4)
+    third = odp.mechanisms.ExponentialMedian(epsilon=1, lower=0, upper=1, candidates=4)
     assert str(third.release([Fraction(1, 3)] * 5, rng)) in ("0", "1/3", "2/3", "1")
 
 

@@ -1,5 +1,5 @@
-"""Iterative mechanisms with early stopping (paper 002, Alg. 3, Lemma 11) and the composition
-rules of odp.composition.
+"""Iterative mechanisms with early stopping (Hartmann et al. 2022, Alg. 3, Lemma 11) and the
+composition rules of odp.composition.
 
 Exact check: the steps are the generalised randomized response of Lemma 12 (outputs 0..3,
 ``Pr(0 | b=0) = δ_k``, ``Pr(1 | b=0) = (1−δ_k)W/(1+W)``, …) with rational W = 2, so every output
@@ -21,8 +21,8 @@ import odp
 from odp.composition import (
     BasicComposition,
     BucketsComposition,
-    Lemma11,
-    OptDel,
+    OptimalDelta,
+    PrefixDeltaSum,
     StepSpec,
     basic_costs,
     iterative_guarantee,
@@ -102,7 +102,7 @@ def test_lemma11_basic_composition_exact(stops, deltas):
 @pytest.mark.parametrize("stops,deltas", CASES)
 def test_optdel_delta_is_valid_and_smaller(stops, deltas):
     steps = [StepSpec(EPS, d) for d in deltas]
-    g_opt, _ = iterative_guarantee(stops, steps, rule=OptDel())
+    g_opt, _ = iterative_guarantee(stops, steps, rule=OptimalDelta())
     g_l11, _ = iterative_guarantee(stops, steps)
     assert g_opt.delta < g_l11.delta
     p0 = exact_alg3(0, stops, deltas, stop_after_zero_or_three)
@@ -151,7 +151,7 @@ def test_basic_composition_and_its_refusal():
     with pytest.raises(InvalidParameter):
         BasicComposition().delta_upper(steps, Fraction(3, 10))
     assert basic_costs([2, 4], steps) == [Fraction(1, 5), Fraction(2, 5)]
-    assert Lemma11().per_stop([2, 4], steps, [Fraction(1, 5), Fraction(2, 5)]) == [
+    assert PrefixDeltaSum().per_stop([2, 4], steps, [Fraction(1, 5), Fraction(2, 5)]) == [
         Fraction(2, 10**6), Fraction(4, 10**6)]
 
 

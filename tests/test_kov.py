@@ -1,4 +1,4 @@
-"""KOV optimal homogeneous composition (odp.kov) and Table 1 of paper 002.
+"""KOV optimal homogeneous composition (odp.kov) and Table 1 of Hartmann et al. 2022.
 
 References: the exact optimal composition computed independently by backward induction over
 the privacy-loss distribution of k-fold randomized response (odp.optdel with one stopping

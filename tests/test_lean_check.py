@@ -196,7 +196,7 @@ def test_the_unmodified_tree_passes_the_scan(capsys):
 
 
 def test_a_file_neither_compiled_nor_external_fails_the_check(tmp_path, capsys):
-    """The planted escape of issue 24: a file under Odp/Core without a `module` header, holding
+    """A planted escape: a file under Odp/Core without a `module` header, holding
     a new axiom and an unfinished proof, was neither compiled nor scanned."""
     root = copy_tree(tmp_path)
     (root / "Odp" / "Core" / "Bad.lean").write_text(

@@ -1,4 +1,4 @@
-"""Issue 24's planted escapes, each on a scratch copy of the Lean tree, through the real check
+"""Planted escapes, each on a scratch copy of the Lean tree, through the real check
 (scripts/lean_check.py with the real toolchain, Lean 4.28.0-pre as WebAssembly): every one must
 make it fail, with a line naming the file (or declaration) and the reason.
 
@@ -24,7 +24,7 @@ from lean_support import ROOT, copy_tree, plant, replace, scratch_cache, toolcha
 from script_support import load_module
 from test_lean_check import check
 
-#: The proof of `False` of issue 24: an unsafe loop, admitted by skipping the kernel's check.
+#: A proof of `False`: an unsafe loop, admitted by skipping the kernel's check.
 CHEAT = """set_option debug.skipKernelTC true in
 unsafe def cheatLoop : False := cheatLoop
 
@@ -98,7 +98,7 @@ def test_eval_and_run_cmd_are_refused_even_when_they_compile(tmp_path, capsys):
 
 
 def test_a_non_module_file_with_an_axiom_and_sorry_fails_the_check(tmp_path, capsys):
-    """Issue 24's second plant: a file under Odp/Core without a `module` header."""
+    """The second plant: a file under Odp/Core without a `module` header."""
     root = copy_tree(tmp_path)
     (root / "Odp" / "Core" / "Bad.lean").write_text(
         "namespace Odp.Core\n\naxiom bad : False\n\ntheorem uses_bad : (1 : Nat) = 2 := sorry\n\n"
@@ -124,7 +124,7 @@ def test_a_weakened_statement_fails_the_statement_file(toolchain, tmp_path, caps
     assert "checkCert_certificate_sound" in out
 
 
-# --- issue 30: the attacks on the checker itself ------------------------------------------------
+# --- the attacks on the checker itself ---------------------------------------------------------
 
 def _scratch_checker(root: Path):
     """A copy of the checker's own files (scripts/, python/odp/lean_toolchain.py) beside a
@@ -139,7 +139,7 @@ def _scratch_checker(root: Path):
 
 def test_a_compile_time_write_into_the_checker_or_the_toolchain_is_refused(
         toolchain, tmp_path, capsys, monkeypatch, request):  # noqa: F811
-    """The attack of issue 30: while Lean compiles a module, its code rewrites a line of the
+    """An attack on the checker: while Lean compiles a module, its code rewrites a line of the
     audit program (which the old checker read only after compiling) and drops a file into the
     downloaded toolchain. Each module is now compiled in a sandbox that can write only its own
     output directory: both writes are refused, the module fails, and the audit program and the

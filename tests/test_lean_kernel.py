@@ -1,7 +1,7 @@
 """The real Lean toolchain (Lean 4.28.0-pre, WebAssembly): the kernel decides certificates, the
 cached `Odp/LedgerCore.olean` is used only when it matches its recorded hashes, and
-scripts/lean_check.py fails on a false lemma, an unfinished proof and a new axiom (the escapes of
-issue 24: tests/test_lean_escapes.py).
+scripts/lean_check.py fails on a false lemma, an unfinished proof and a new axiom (the planted
+escapes: tests/test_lean_escapes.py).
 
 Each test compiles one to three Lean files (about 20-60 s each on our machines)."""
 

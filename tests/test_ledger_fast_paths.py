@@ -1,4 +1,4 @@
-"""The durable charge path's shortcuts give exactly what the plain definitions give (issue 17):
+"""The durable charge path's shortcuts give exactly what the plain definitions give:
 the one-loop row encoding and its caches against :func:`encode_value` byte for byte, the
 remembered JSON texts against ``dumps``, the records built without per-field ``setattr``
 against the dataclass constructors, and the stored values against the old conversion."""

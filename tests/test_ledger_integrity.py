@@ -1,4 +1,4 @@
-"""The ledger cannot lose or quietly rewrite spent budget (issue 18).
+"""The ledger cannot lose or quietly rewrite spent budget.
 
 Every edit is made the way an operator or an attacker would: with plain ``sqlite3`` (the
 triggers dropped and put back exactly), by editing bytes of the file, by deleting or truncating
@@ -778,7 +778,7 @@ def _files(path: Path) -> dict[str, bytes]:
 
 
 def test_an_unrelated_sqlite_database_is_refused_and_left_byte_identical(tmp_path):
-    """Issue 14, item 5: Accountant(ledger=path) on a database of another program."""
+    """Accountant(ledger=path) on a database of another program."""
     path = tmp_path / "app.db"
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")

@@ -24,6 +24,7 @@ from odp.ledger import (
     SQLiteLedger,
     init_postgres_ledger,
     pg_schema,
+    postgres,
     upgrade_postgres_ledger,
 )
 from odp.ledger.chain import ChainVerifier, EventRow, Genesis, write_key
@@ -85,11 +86,11 @@ def test_a_postgres_run_gives_the_sqlite_certificate_byte_for_byte(url, tmp_path
     ticks = iter(1_800_000_000 + i / 8 for i in range(10_000))  # exact binary fractions
     clock = lambda: next(ticks)  # noqa: E731
     budget = odp.Budget(2, "1e-6")
-    lite = SQLiteLedger(tmp_path / "l.db", budget, _clock=clock, _ledger_id="a" * 32)
+    lite = SQLiteLedger._open(tmp_path / "l.db", budget, clock=clock, ledger_id="a" * 32)
     a = _deterministic_run(lite, monkeypatch)
     ticks = iter(1_800_000_000 + i / 8 for i in range(10_000))
-    init_postgres_ledger(url, budget, _ledger_id="a" * 32)
-    b = _deterministic_run(PostgresLedger(url, _clock=lambda: next(ticks)), monkeypatch)
+    postgres._init_ledger(url, budget, ledger_id="a" * 32)
+    b = _deterministic_run(PostgresLedger._open(url, clock=lambda: next(ticks)), monkeypatch)
     assert a.ledger.events() == b.ledger.events()
     assert a.ledger.chain_head == b.ledger.chain_head and a.remaining == b.remaining
     ca, cb = a.certificate(), b.certificate()

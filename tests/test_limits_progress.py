@@ -1,4 +1,4 @@
-"""Issue 14.3: long work is estimated first, refused above a named limit (flag or parameter),
+"""Long work is estimated first, refused above a named limit (flag or parameter),
 and shows a progress bar on a terminal only (never under --json or into a pipe)."""
 
 from __future__ import annotations

@@ -215,9 +215,9 @@ def _toy_output_distribution(center: int, r: Fraction, lo: int, hi: int) -> dict
 
 @pytest.mark.parametrize("r", [Fraction(1, 2), Fraction(2, 3), Fraction(9, 10)])
 def test_toy_mechanism_odp_checked_exactly_with_odp_exact(r):
-    """M_toy (paper 002, Sec. 1) on neighbours with query values 0 and 1 (Δ = 1): the declared
-    ODP guarantee {values: ε, ⊥: 0}, δ = 0, with e^ε = 1/r (ε = ln(1/r)), decided exactly by
-    ``odp.exact`` with the factors e^{ℰ} folded into the second distribution.  Charging values
+    """M_toy (Hartmann et al. 2022, Sec. 1) on neighbours with query values 0 and 1 (Δ = 1): the
+    declared ODP guarantee {values: ε, ⊥: 0}, δ = 0, with e^ε = 1/r (ε = ln(1/r)), decided exactly
+    by ``odp.exact`` with the factors e^{ℰ} folded into the second distribution.  Charging values
     as little as ⊥ is detected as violated by the same check."""
     from odp.exact import FiniteDist, satisfies_odp_cost
 

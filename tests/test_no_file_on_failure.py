@@ -105,7 +105,7 @@ def test_certificate_write_refusals_are_typed_and_leave_nothing(where, certifica
     (tmp_path / "afile").write_text("not a directory\n")
     (tmp_path / "sidedir.json").mkdir()  # the sidecar's path is a directory
     before = _tree(tmp_path), sorted(p.name for p in tmp_path.rglob("*"))
-    with pytest.raises(odp.OutputError) as info:
+    with pytest.raises(odp.errors.OutputError) as info:
         certificate.write(tmp_path / where)
     assert isinstance(info.value, odp.OdpError) and isinstance(info.value, OSError)
     assert str(tmp_path / where.split("/")[0]) in str(info.value)
@@ -126,7 +126,7 @@ cert = acc.certificate()
 resource.setrlimit(resource.RLIMIT_FSIZE, (64, resource.RLIM_INFINITY))
 try:
     cert.write({str(tmp_path / "run.cert")!r})
-except odp.OutputError as exc:
+except odp.errors.OutputError as exc:
     print("OutputError:", exc)
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""The ODP filter (paper 002, App. A: Def. 19, Alg. 6) as Accountant admission."""
+"""The ODP filter (Hartmann et al. 2022, App. A: Def. 19, Alg. 6) as Accountant admission."""
 
 from __future__ import annotations
 
@@ -87,7 +87,8 @@ def test_realised_sequence_holds_pending_rounds_at_sup():
 
 
 def test_a_custom_filter_function_needs_a_stated_proof():
-    def advanced_on_realised(budget, sequence):  # the invalid heuristic of paper 001
+    # the heuristic Rogers, Roth, Ullman, Vadhan 2016 show invalid
+    def advanced_on_realised(budget, sequence):
         return True
 
     with pytest.raises(InvalidParameter, match="valid ODP filter"):

@@ -1,5 +1,5 @@
 """Incremental ODP filters (IncrementalFilter): the same decisions as the plain fold over the
-realised sequence (paper 002, Alg. 6 line 4), with settled rounds folded once each."""
+realised sequence (Hartmann et al. 2022, Alg. 6 line 4), with settled rounds folded once each."""
 
 from __future__ import annotations
 

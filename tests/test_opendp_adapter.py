@@ -1,4 +1,4 @@
-"""odp.from_opendp (issue 27.2) with the real OpenDP library: Laplace (max-divergence) and
+"""odp.from_opendp with the real OpenDP library: Laplace (max-divergence) and
 Gaussian (zCDP) measurements through SQLite ledgers, certified and verified; the tight zCDP → DP
 conversion (Canonne–Kamath–Steinke 2020, Cor. 13) against mpmath and against OpenDP's own; bad
 inputs refused with typed errors and nothing reserved.

@@ -1,5 +1,5 @@
-"""Propose-Test-Release (paper 002, Def. 9, Lemma 10): M_IQR's declared ODP guarantee checked
-against its exact output distribution on every neighbouring pair of small databases, the
+"""Propose-Test-Release (Hartmann et al. 2022, Def. 9, Lemma 10): M_IQR's declared ODP guarantee
+checked against its exact output distribution on every neighbouring pair of small databases, the
 properties of its test statistic, the exponential-mechanism median, and the Sec. 4.2 pipeline.
 
 Exactness: the discrete Laplace noise is taken in its exponential parametrisation

@@ -116,9 +116,7 @@ def test_one_public_interval_and_a_decimal_one_named_for_what_it_is():
     assert odp.buckets.Interval is odp.readable.Interval
     assert odp.intervals.DecimalInterval is not odp.readable.Interval
     assert odp.intervals.DecimalInterval.__name__ == "DecimalInterval"
-    with pytest.warns(DeprecationWarning, match="use odp.intervals.DecimalInterval"):
-        old = odp.intervals.Interval  # the old name still works for one release
-    assert old is odp.intervals.DecimalInterval
+    assert not hasattr(odp.intervals, "Interval")  # its old name is gone (no pre-release shims)
     classes = {obj for module in (odp.buckets, odp.intervals, odp.rdp, odp.readable, odp)
                for name, obj in vars(module).items() if name == "Interval"}
     assert classes == {odp.readable.Interval}  # no second public class named Interval
@@ -128,11 +126,11 @@ def test_no_any_for_a_guarantee():
     """A guarantee parameter is typed by what it may be (a union of the notions), not Any."""
     import typing
 
-    from odp import accountant, dp_conversions, guarantees
+    from odp import accountant, conversions, guarantees
 
-    for func in (dp_conversions.to_dp, accountant._chargeable):
+    for func in (conversions.to_dp, accountant._chargeable):
         hint = typing.get_type_hints(func)["guarantee"]
         assert hint is not typing.Any
         members = set(typing.get_args(hint))
         assert {guarantees.ZCDP, guarantees.RDP, guarantees.GDP} <= members, hint
-    assert typing.get_type_hints(dp_conversions.best_rdp_to_dp)["curve"] is not typing.Any
+    assert typing.get_type_hints(conversions.best_rdp_to_dp)["curve"] is not typing.Any

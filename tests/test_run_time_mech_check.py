@@ -1,4 +1,4 @@
-"""The run-time check applies each round's ``mech`` row (issue 25 follow-up): before the settle
+"""The run-time check applies each round's ``mech`` row: before the settle
 row of a round recorded as made by one of odp's own mechanisms is committed, the declared classes,
 costs and δ must be the Lean cost function (``Odp/LedgerCore.lean``, generated checker) of the
 recorded parameters.  A round that declares anything else is refused at run time: it is charged
@@ -18,7 +18,7 @@ import pytest
 
 import odp
 from odp.certs import verify
-from odp.composition import BucketsComposition, Lemma11, StepSpec
+from odp.composition import BucketsComposition, PrefixDeltaSum, StepSpec
 from odp.errors import CertificateError
 from odp.guarantees import ODP
 from odp.ledger import SQLiteLedger
@@ -152,7 +152,7 @@ def test_the_built_in_mechanisms_pass_the_run_time_mech_check(tmp_path):
     acc.run(NoisyGradientDescent(n=3, dim=1, epsilon_step="1/10", stops=[2, 4]), (x, y))
     acc.run(IterativeMechanism(lambda h, d, rng: 0, stops=[1, 3],
                                steps=StepSpec(Fraction(1, 10), Fraction(1, 10**6)),
-                               rule=Lemma11(BucketsComposition())), None)
+                               rule=PrefixDeltaSum(BucketsComposition())), None)
     acc.run(DPSGD(LogisticRegressionModel(1), n=3, sampling_rate=1, noise_multiplier=1,
                   epochs=2, delta="1e-3", clip=1, granularity="1/4"), (x, y))
     acc.close()

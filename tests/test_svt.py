@@ -1,4 +1,4 @@
-"""SVT (paper 002, Alg. 2, Lemma 8): the exact output distribution of the discrete-noise
+"""SVT (Hartmann et al. 2022, Alg. 2, Lemma 8): the exact output distribution of the discrete-noise
 mechanism, checked against the declared ODP guarantee with odp.exact, plus the batch/interactive
 accounting behaviour and the Sec. 4.1 release application.
 

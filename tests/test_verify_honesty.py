@@ -25,7 +25,7 @@ import odp
 from odp import _lean_rules as lean
 from odp.certs import mechanisms, verify
 from odp.cli import main
-from odp.composition import BucketsComposition, Lemma11, StepSpec
+from odp.composition import BucketsComposition, PrefixDeltaSum, StepSpec
 from odp.errors import InvalidParameter
 from odp.guarantees import DP, ODP
 from odp.mechanisms import BOTTOM, Mechanism
@@ -155,7 +155,7 @@ MISLABELLED = {
     "M_toy with its Laplace part replaced": lambda acc: acc.run(_tampered_toy(), DATA),
     "noisy GD with a user composition": lambda acc: acc.run(
         NoisyGradientDescent(n=3, dim=1, epsilon_step="1/10", stops=[1, 2],
-                             rule=Lemma11(LoudBuckets())), XY),
+                             rule=PrefixDeltaSum(LoudBuckets())), XY),
     "DP-SGD with a user model": lambda acc: acc.run(
         DPSGD(MyModel(1), n=3, sampling_rate=1, noise_multiplier=1, epochs=1, delta="1e-3",
               clip=1, granularity="1/4"), XY),

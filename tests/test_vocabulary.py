@@ -1,5 +1,6 @@
 """The typed vocabulary (odp.guarantees): validation, exact JSON round-trips, equality and hashing;
-the renamed modules and classes with their deprecated aliases (old and new names both work)."""
+the renamed modules and classes (the old names of odp.buckets still warn until that package drops
+them; odp.concurrent and positional calls of keyword-only parameters are gone)."""
 
 from __future__ import annotations
 
@@ -277,49 +278,41 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120)
 
 
-def test_odp_interactive_is_the_new_name_and_odp_concurrent_still_works_with_a_warning():
+def test_odp_interactive_imports_quietly_and_odp_concurrent_is_gone():
+    """``odp.concurrent`` shadowed the standard library's package of that name; the package is
+    ``odp.interactive`` and the old name is not kept (no pre-release shims)."""
     quiet = _run("import warnings; warnings.simplefilter('error'); import odp, odp.interactive; "
                  "from odp.interactive import ConcurrentComposition; print('ok')")
     assert quiet.returncode == 0 and quiet.stdout.strip() == "ok", quiet.stderr
-    old = _run("import odp.interactive as new\n"
-               "from odp.concurrent import ConcurrentComposition, SubComposition\n"
-               "from odp.concurrent.composition import ChildHandle\n"
-               "import odp.concurrent.queryable as q\n"
-               "assert ConcurrentComposition is new.ConcurrentComposition\n"
-               "assert ChildHandle is new.ChildHandle and q.Queryable is new.Queryable\n"
-               "print('ok')")
-    assert old.returncode == 0 and old.stdout.strip() == "ok", old.stderr
-    assert "DeprecationWarning: odp.concurrent is deprecated" in old.stderr
+    with pytest.raises(ModuleNotFoundError):
+        import odp.concurrent  # noqa: F401
 
 
 # ------------------------------------------------------------------ keyword-only parameters
 
 
-def test_public_functions_keep_their_positional_calls_for_one_release():
+def test_keyword_only_parameters_are_keyword_only():
     from odp.exact import satisfies_odp
     from odp.mechanisms.svt import output_distribution
 
     r1, r2 = Fraction(1, 2), Fraction(1, 3)
     new = output_distribution([1, 2], [1, 1], c=1, r_threshold=r1, r_query=r2)
-    with pytest.warns(DeprecationWarning, match="pass c, r_threshold, r_query by keyword"):
-        old = output_distribution([1, 2], [1, 1], 1, r1, r2)
-    assert old == new and sum(new.values()) == 1
+    assert sum(new.values()) == 1
+    with pytest.raises(TypeError, match="positional argument"):
+        output_distribution([1, 2], [1, 1], 1, r1, r2)
     p = {"a": Fraction(1, 2), "b": Fraction(1, 2)}
     q = {"a": Fraction(1, 4), "b": Fraction(3, 4)}
-    with pytest.warns(DeprecationWarning, match="satisfies_odp"):
-        assert satisfies_odp(p, q, lambda o: o, {"a": 1, "b": 0}, 0)
+    with pytest.raises(TypeError, match="positional argument"):
+        satisfies_odp(p, q, lambda o: o, {"a": 1, "b": 0}, 0)
     assert satisfies_odp(p, q, partition=lambda o: o, costs={"a": 1, "b": 0}, delta=0)
     assert not satisfies_odp(p, q, partition=lambda o: o, costs={"a": 0, "b": 0}, delta=0)
-    with pytest.raises(TypeError, match="multiple values"):
-        output_distribution([1], [1], 1, r1, r2, c=1)
-    with pytest.raises(TypeError, match="arguments"):
-        output_distribution([1], [1], 1, r1, r2, 7)
 
 
 def test_no_function_takes_more_than_four_positional_parameters():
-    """The rule of issue 16, the ledger included.  The only exception: the transition check
-    the ledgers call positionally, ``check(ε_r, δ_r, sup, charged, δ, blocks, realized)``
-    (``TransitionCheck`` in ``odp.ledger.base``), and the file generated from the Lean source
+    """At most four positional parameters, the ledger included.  The only exceptions: the
+    transition check the ledgers call positionally,
+    ``check(ε_r, δ_r, sup, charged, δ, blocks, realized)`` (``TransitionCheck`` in
+    ``odp.ledger.base``), and the file generated from the Lean source
     (``_lean_rules.py``), whose functions take the Lean definitions' arguments in their order."""
     import ast
     from pathlib import Path

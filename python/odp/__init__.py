@@ -1,127 +1,104 @@
 """odp: output differential privacy with exact, certified accounting.
 
-The public names are importable from the top level::
+The names a newcomer needs first are at the top level::
 
     import odp
     acc = odp.Accountant(epsilon="1", delta="1e-6")
-"""
+    count = odp.LaplaceMechanism(len, epsilon="0.3", sensitivity=1)
+    print(acc.run(count, [23, 41, 37]))      # a DP count, charged ε = 0.3
 
-from __future__ import annotations
+Everything else is reached through its subpackage, each loaded by ``import odp``:
+
+* :mod:`odp.mechanisms` — every mechanism (SVT, PTR, iterative, ERM, DP-SGD, …);
+* :mod:`odp.composition` — δ rules for early-stopped iterations (Lemma 11, OptDel) and the
+  composition theorems they use;
+* :mod:`odp.optdel` — the optimal δ for early stopping (Hartmann et al. 2022, Thm. 15);
+* :mod:`odp.filters` — privacy filters and odometers; :mod:`odp.interactive` — concurrent
+  composition of interactive mechanisms;
+* :mod:`odp.buckets` — privacy buckets; :mod:`odp.conversions` — zCDP, RDP and GDP to (ε, δ);
+* :mod:`odp.dpsgd` — accounting of a DP-SGD training loop; :mod:`odp.ledger`,
+  :mod:`odp.certs` — the durable ledger and its certificates; :mod:`odp.errors` — every error.
+"""
 
 __version__ = "0.1.0"
 
+# The accountant and its budget
 from .accountant import Accountant, Reservation
 from .budget import Budget
-from .readable import ExactValue
+from .ledger import Lane
+
+# Guarantees (values)
+from .guarantees import DP, GDP, ODP, RDP, ZCDP, SubsetDP
+
+# The mechanisms a newcomer uses first, and where their noise comes from
+from .mechanisms import (
+    BOTTOM,
+    GaussianMechanism,
+    LaplaceMechanism,
+    Mechanism,
+    RandomizedResponse,
+    ToyMechanism,
+)
+from .adapters import from_opendp  # imports OpenDP only when called
+from .samplers import SecureRandom, SeededRandom
+
+# Errors (the rest are in odp.errors)
 from .errors import (
     BudgetExceeded,
     CertificateError,
-    FloatBudgetWarning,
     InvalidBudget,
     InvalidGuarantee,
     InvalidParameter,
     LedgerCorrupted,
     LedgerError,
-    LedgerUnavailable,
     OdpError,
-    OutputError,
-    SessionClosed,
 )
-from .guarantees import DP, GDP, ODP, RDP, ZCDP, SubsetDP
-from .mechanisms import (
-    BOTTOM,
-    ExponentialMedian,
-    GaussianMechanism,
-    IQRMechanism,
-    IterativeMechanism,
-    LaplaceMechanism,
-    Mechanism,
-    NoisyGradientDescent,
-    OutputPerturbationERM,
-    PTRFunction,
-    RandomizedResponse,
-    SparseVectorMechanism,
-    SVTSession,
-    TestedLogisticRegression,
-    ToyMechanism,
-    iqr_then_median,
-    sparse_vector_release,
+
+# The subpackages (none imports torch, Opacus or OpenDP)
+from . import (  # noqa: F401
+    buckets,
+    certs,
+    composition,
+    conversions,
+    dpsgd,
+    errors,
+    filters,
+    interactive,
+    ledger,
+    mechanisms,
+    optdel,
 )
-from .composition import BasicComposition, BucketsComposition, Lemma11, OptDel, StepSpec
-from .samplers import SecureRandom, SeededRandom
-from .filters import (
-    BasicFilter,
-    BasicOdometer,
-    Lane,
-    ODPFilter,
-    RDPFilter,
-    WhitehouseFilter,
-    WhitehouseOdometer,
-    ZCDPFilter,
-)
-from .interactive import ConcurrentComposition, SubComposition
-from .buckets import PrivacyBucketsAccountant
-from .adapters import from_opendp  # imports OpenDP only when called
-from . import dpsgd  # noqa: F401  (odp.dpsgd.Accounting etc.; imports neither torch nor Opacus)
 
 __all__ = [
-    "Lane",
-    "GDP",
-    "RDP",
-    "ZCDP",
-    "ExactValue",
-    "from_opendp",
-    "__version__",
+    # the accountant and its budget
     "Accountant",
     "Reservation",
     "Budget",
+    "Lane",
+    # guarantees
     "DP",
     "ODP",
     "SubsetDP",
-    "BOTTOM",
+    "ZCDP",
+    "RDP",
+    "GDP",
+    # mechanisms and randomness
     "Mechanism",
+    "BOTTOM",
     "LaplaceMechanism",
     "GaussianMechanism",
     "RandomizedResponse",
     "ToyMechanism",
-    "SparseVectorMechanism",
-    "SVTSession",
-    "sparse_vector_release",
-    "PTRFunction",
-    "IQRMechanism",
-    "ExponentialMedian",
-    "iqr_then_median",
-    "IterativeMechanism",
-    "NoisyGradientDescent",
-    "OutputPerturbationERM",
-    "TestedLogisticRegression",
-    "StepSpec",
-    "BasicComposition",
-    "BucketsComposition",
-    "Lemma11",
-    "OptDel",
-    "PrivacyBucketsAccountant",
+    "from_opendp",
     "SecureRandom",
     "SeededRandom",
-    "BasicFilter",
-    "BasicOdometer",
-    "WhitehouseFilter",
-    "WhitehouseOdometer",
-    "ZCDPFilter",
-    "RDPFilter",
-    "ODPFilter",
-    "ConcurrentComposition",
-    "SubComposition",
-    "BudgetExceeded",
-    "CertificateError",
-    "FloatBudgetWarning",
+    # errors
+    "OdpError",
+    "InvalidParameter",
     "InvalidBudget",
     "InvalidGuarantee",
-    "InvalidParameter",
+    "BudgetExceeded",
     "LedgerError",
     "LedgerCorrupted",
-    "LedgerUnavailable",
-    "OdpError",
-    "OutputError",
-    "SessionClosed",
+    "CertificateError",
 ]

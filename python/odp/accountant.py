@@ -1,4 +1,4 @@
-"""The ODP accountant: the composition experiment of Alg. 1 (paper 002) run as a filter.
+"""The ODP accountant: the composition experiment of Alg. 1 (Hartmann et al. 2022) run as a filter.
 
 ``Accountant.run(mechanism, data)`` performs one round of Alg. 1:
 
@@ -29,7 +29,9 @@ admitted atomically and ordered by reservation.
 
 Interactive mechanisms (a round whose output is revealed piece by piece, e.g. an SVT session)
 use :meth:`Accountant.reserve` with ``interactive=True``: they are refunded below their sup only
-if no other round was reserved on the same ledger while they were open (design.md).
+if no other round was reserved on the same ledger while they were open — the run is then the
+sequential Alg. 1; an overlapped round is charged its sup, the DP cost that concurrent
+composition (Haney et al. 2023) covers.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def _chargeable(guarantee: Chargeable, delta: Number | None) -> tuple[ODP, dict[
             raise InvalidParameter(
                 f"charging {guarantee!r} converts it to (ε, δ)-DP: pass delta=, the δ to spend "
                 "on the conversion (it is charged like any round's δ); nothing was charged")
-        from .dp_conversions import to_dp
+        from .conversions import to_dp
 
         converted = to_dp(guarantee, delta)
         return DP(converted.epsilon, converted.delta).as_odp(), converted.record
@@ -317,8 +319,8 @@ class Accountant:
     admission:
         The admission rule of line 4 as ``admit(state, request) -> bool`` (see
         :data:`odp.ledger.Admission`).  ``None`` is Alg. 1's sum rule; a valid ODP filter
-        (paper 002, Def. 19) turns the accountant into Alg. 6.  Only use a rule that has a
-        proof: the accountant cannot check that a filter is valid.
+        (Hartmann et al. 2022, Def. 19) turns the accountant into Alg. 6.  Only use a rule that has
+        a proof: the accountant cannot check that a filter is valid.
     enforce:
         Re-check every transition before its settle row is committed: ``"generated"`` with the
         rules generated from ``Odp/LedgerCore.lean``, ``"lean"`` with an ``odpcheck`` binary

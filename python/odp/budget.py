@@ -6,7 +6,7 @@ Every ε, δ, cost and remaining budget in odp is a ``Fraction``.  Inputs are pa
 * ``int``, ``Fraction`` and other :class:`numbers.Rational` values (e.g. ``numpy.int64``);
 * ``decimal.Decimal``: its exact value.
 
-**Floats as privacy parameters** (issue 27, item 4).  A float ε, δ, ρ, cost or budget total —
+**Floats as privacy parameters.**  A float ε, δ, ρ, cost or budget total —
 anything parsed by :func:`parse_epsilon` or :func:`parse_delta`, hence every :class:`Budget`,
 ``odp.DP``, ``odp.ODP`` cost and accountant total — is taken as
 :func:`shortest_decimal_at_least` of it: the decimal with the fewest significant digits that is

@@ -5,8 +5,9 @@ An iterative mechanism (Alg. 3) runs steps ``M_1, M_2, …`` and may stop after 
 steps", with cost ``ℰ(P_i) = ε^{k_i}``.  The one δ of its (𝒫, ℰ, δ)-ODP guarantee comes from a
 *δ rule* (:class:`DeltaRule`):
 
-* :class:`Lemma11` — Lemma 11: for any DP composition theorem COMP that applies to the steps,
-  ``δ = Σ_i COMP(M_1, …, M_{k_i}; ε^{k_i})``.  COMP is a :class:`PrefixComposition`:
+* :class:`PrefixDeltaSum` — Lemma 11: for any DP composition theorem COMP that applies to the
+  steps, ``δ = Σ_i COMP(M_1, …, M_{k_i}; ε^{k_i})``, the sum over the stops of the δ of each
+  prefix.  COMP is a :class:`PrefixComposition`:
 
   - :class:`BasicComposition` — ``COMP(steps; ε) = Σ_k δ_k`` when ``ε ≥ Σ_k ε_k`` (Dwork et al.
     2006), exact rationals.  With it the default costs are the prefix sums ``Σ_{k ≤ k_i} ε_k``.
@@ -26,8 +27,12 @@ steps", with cost ``ℰ(P_i) = ε^{k_i}``.  The one δ of its (𝒫, ℰ, δ)-OD
   A COMP also inverts itself: :meth:`PrefixComposition.epsilon_upper` is the ε it certifies at
   a given δ (used to choose the costs ``ε^{k_i}`` of Lemma 11).
 
-* :class:`OptDel` — Thm. 15: the *optimal* δ for every choice of (ε_k, δ_k)-DP steps and
-  stopping rules, computed directly (not via Lemma 11) by :func:`odp.optdel.optdel_upper`.
+* :class:`OptimalDelta` — Thm. 15 ("OptDel"): the *optimal* δ for every choice of (ε_k, δ_k)-DP
+  steps and stopping rules, computed directly (not via Lemma 11) by
+  :func:`odp.optdel.optdel_upper`.
+
+The paper's names stay available here as aliases: ``Lemma11`` is :class:`PrefixDeltaSum` and
+``OptDel`` is :class:`OptimalDelta`.
 
 Every δ returned is a rigorous rational **upper** bound; a rule that cannot certify a δ < 1 raises
 :class:`~odp.errors.InvalidParameter`.  The steps of an iterative mechanism are adaptive (step k
@@ -58,6 +63,8 @@ __all__ = [
     "ReplaceOneComposition",
     "step_rdp",
     "DeltaRule",
+    "PrefixDeltaSum",
+    "OptimalDelta",
     "Lemma11",
     "OptDel",
     "basic_costs",
@@ -305,11 +312,11 @@ class RDPComposition(PrefixComposition):
         δ(ε) = min_α  e^{(α−1)(ε_α − ε)} · (α−1)^{α−1} / α^α
 
     — a sound RDP → DP conversion, tighter than Mironov 2017's (Canonne, Kamath, Steinke 2020,
-    Prop. 12; Balle et al. 2020, Thm. 21; :func:`odp.dp_conversions.rdp_to_dp_epsilon` solved
+    Prop. 12; Balle et al. 2020, Thm. 21; :func:`odp.conversions.rdp_to_dp_epsilon` solved
     for δ), evaluated with rigorous brackets and rounded up.  It is not the optimal conversion:
     for RDP(2, 0.5) at δ = 1e-5 it gives ε = 10.6266, where the optimal one gives at most
     9.694 (tests/test_conversion_claims.py).  :meth:`epsilon_upper` is the inverse, the best
-    order of :func:`odp.dp_conversions.best_rdp_to_dp`.  Default orders: the integers of
+    order of :func:`odp.conversions.best_rdp_to_dp`.  Default orders: the integers of
     :data:`odp.subsampled_rdp.INTEGER_ORDERS` (the discrete step is accounted at integer orders).
 
     Neighbours are those of the steps' descriptions (add/remove for DP-SGD); wrap it in
@@ -371,7 +378,7 @@ class RDPComposition(PrefixComposition):
         return round_up_significant(best, 20)
 
     def epsilon_upper(self, steps: Sequence[StepSpec], delta: Fraction) -> Fraction:
-        from .dp_conversions import best_rdp_to_dp
+        from .conversions import best_rdp_to_dp
 
         return best_rdp_to_dp(self.curve(steps), delta)[0]
 
@@ -444,9 +451,10 @@ class DeltaRule(ABC):
         return {"name": self.name}
 
 
-class Lemma11(DeltaRule):
-    """Lemma 11: ``δ = Σ_i COMP(M_1, …, M_{k_i}; ε^{k_i})`` for a composition theorem COMP
-    (:class:`BasicComposition` by default)."""
+class PrefixDeltaSum(DeltaRule):
+    """The sum over the stops of the δ of each prefix: ``δ = Σ_i COMP(M_1, …, M_{k_i};
+    ε^{k_i})`` for a composition theorem COMP (:class:`BasicComposition` by default) —
+    Hartmann et al. 2022, Lemma 11 (alias ``Lemma11``)."""
 
     def __init__(self, composition: PrefixComposition | None = None):
         self.composition = composition if composition is not None else BasicComposition()
@@ -466,10 +474,10 @@ class Lemma11(DeltaRule):
         return {"name": "lemma11", "composition": self.composition.to_json()}
 
 
-class OptDel(DeltaRule):
-    """Thm. 15 (Hartmann et al. 2022): the smallest δ valid for *every* sequence of
-    (ε_k, δ_k)-DP steps and stopping rules, as a rigorous upper bound (:func:`odp.optdel.optdel_upper`).  Only the
-    (ε_k, δ_k) of the steps are used."""
+class OptimalDelta(DeltaRule):
+    """The smallest δ valid for *every* sequence of (ε_k, δ_k)-DP steps and stopping rules, as a
+    rigorous upper bound (:func:`odp.optdel.optdel_upper`) — Hartmann et al. 2022, Thm. 15
+    ("OptDel", alias ``OptDel``).  Only the (ε_k, δ_k) of the steps are used."""
 
     name = "optdel"
 
@@ -482,6 +490,11 @@ class OptDel(DeltaRule):
 
         return Fraction(optdel_upper(list(stops), [(s.epsilon, s.delta) for s in steps],
                                      list(costs), **self.options))
+
+
+#: The paper's names (Hartmann et al. 2022, Lemma 11 and Thm. 15's OptDel).
+Lemma11 = PrefixDeltaSum
+OptDel = OptimalDelta
 
 
 def output_length(release: Any) -> int:
@@ -500,7 +513,7 @@ def iterative_guarantee(stops: Any, steps: StepSpec | Sequence[StepSpec],
     Returns ``(guarantee, details)``: classes are the stop lengths ``k_i`` (int labels),
     ``ℰ(P_i)`` the given ``costs`` (default: basic-composition prefix sums), and δ from
     ``rule`` (default: Lemma 11 with basic composition).  ``details`` is JSON-able; with a
-    :class:`Lemma11` rule it records the per-stop ``δ^{k_i} = COMP(M_1..M_{k_i}; ε^{k_i})``
+    :class:`PrefixDeltaSum` rule it records the per-stop ``δ^{k_i} = COMP(M_1..M_{k_i}; ε^{k_i})``
     (``stop_deltas``, summing to the δ), which a certificate's ``mech lemma11`` row carries
     (:mod:`odp.certs.mechanisms`)."""
     stops = parse_stops(stops)
@@ -512,8 +525,8 @@ def iterative_guarantee(stops: Any, steps: StepSpec | Sequence[StepSpec],
         if len(cost_list) != len(stops):
             raise InvalidParameter(f"give one cost per stopping point ({len(stops)}), "
                                    f"got {len(cost_list)}")
-    rule = rule if rule is not None else Lemma11()
-    per_stop = rule.per_stop(stops, spec, cost_list) if isinstance(rule, Lemma11) else None
+    rule = rule if rule is not None else PrefixDeltaSum()
+    per_stop = rule.per_stop(stops, spec, cost_list) if isinstance(rule, PrefixDeltaSum) else None
     delta = (sum(per_stop, Fraction(0)) if per_stop is not None
              else Fraction(rule.delta_upper(stops, spec, cost_list)))
     if delta >= 1:

@@ -34,7 +34,6 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequenc
 from .errors import InvalidParameter
 from .guarantees import DP, ODP, SubsetDP, as_odp
 from .rational import exp_bracket
-from ._compat import positional_deprecated
 
 __all__ = [
     "FiniteDist",
@@ -173,7 +172,6 @@ def satisfies_odp_cost(p: Mapping, q: Mapping, cost: Callable[[Hashable], Fracti
     )
 
 
-@positional_deprecated(2)
 def satisfies_odp(p: Mapping, q: Mapping, *, partition: Callable[[Hashable], Hashable],
                   costs: Mapping[Hashable, Any], delta: Any) -> bool:
     """Def. 2 for one ordered pair ``(p, q) = (M(x), M(x'))``, partition form (exact)."""
@@ -187,7 +185,6 @@ def satisfies_dp(p: Mapping, q: Mapping, epsilon: Any, delta: Any) -> bool:
     return satisfies_odp_cost(p, q, lambda _o: eps, delta)
 
 
-@positional_deprecated(2)
 def satisfies_subset_dp(p: Mapping, q: Mapping, *, region: Callable[[Hashable], bool],
                         epsilon: Any, delta: Any) -> bool:
     """Def. 5 for one ordered pair (exact): ``∀S ⊆ R: Pr_p(S) ≤ e^ε Pr_q(S) + δ``."""

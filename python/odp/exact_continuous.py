@@ -12,7 +12,7 @@ no floating-point value involved:
   (ACM TOMS 2016), Algorithms N and B;
 * :func:`sample_l2_laplace` — the d-dimensional density ∝ exp(−β‖q‖₂) (``q = R·G/‖G‖`` with
   ``R ~ Gamma(d, β)`` and ``G`` standard normal), rounded to a grid exactly; used by the ERM
-  output perturbation of paper 002, Alg. 4.
+  output perturbation of Hartmann et al. 2022, Alg. 4.
 
 All randomness comes from the given :class:`~odp.samplers.RandomSource`.
 """

@@ -30,7 +30,6 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
 
-from ._compat import renamed_attributes
 from .errors import InvalidParameter
 
 __all__ = ["DecimalInterval", "Arith", "upper", "lower"]
@@ -42,12 +41,6 @@ class DecimalInterval(NamedTuple):
 
     lo: Decimal
     hi: Decimal
-
-
-#: ``odp.intervals.Interval`` (its name before 0.2) still works for one release, with a
-#: DeprecationWarning: one name, ``Interval``, is now odp's interval of results
-#: (:class:`odp.readable.Interval`).
-__getattr__ = renamed_attributes(__name__, globals(), {"Interval": "DecimalInterval"})
 
 
 def upper(x: DecimalInterval) -> Fraction:

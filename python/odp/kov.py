@@ -1,4 +1,5 @@
-"""Optimal homogeneous composition (Kairouz-Oh-Viswanath, Thm. 3.3) and Table 1 of paper 002.
+"""Optimal homogeneous composition (Kairouz, Oh, Viswanath 2015, Thm. 3.3) and Table 1 of
+Hartmann et al. 2022.
 
 **KOV Thm. 3.3.**  For any ``epsilon0 >= 0`` and ``delta0 in [0, 1)`` the class of
 ``(epsilon0, delta0)``-DP mechanisms satisfies, under ``k``-fold adaptive composition,
@@ -11,9 +12,9 @@ and no smaller delta is possible at these epsilons.  :func:`kov_delta` returns a
 rational bracket of that delta (:func:`kov_delta_exp` the exact value when ``w = e^{eps0}`` is
 given as a rational).
 
-**Table 1 (paper 002, App. A).**  For 0.1-DP mechanisms and each target ``delta``, the smallest
-number ``I`` of compositions for which KOV gives a *smaller* epsilon than simple composition
-(``I * 0.1``) at a delta not above the target.  Smaller epsilons come in steps of
+**Table 1 (Hartmann et al. 2022, App. A).**  For 0.1-DP mechanisms and each target ``delta``, the
+smallest number ``I`` of compositions for which KOV gives a *smaller* epsilon than simple
+composition (``I * 0.1``) at a delta not above the target.  Smaller epsilons come in steps of
 ``2 * 0.1`` (``i >= 1``; the paper: "i in their Thm. 3.3 needs to be at least 1"), and
 ``delta_i`` grows with ``i``, so ``I = min { k >= 2 : delta_1(k) <= delta }`` with
 ``delta_1(k) = (e^{k eps0} - e^{(k-2) eps0}) / (1 + e^{eps0})^k`` (pure DP, ``delta0 = 0``).
@@ -61,7 +62,7 @@ __all__ = [
     "table1_estimate",
 ]
 
-#: Table 1 of paper 002 (App. A): delta -> I, for 0.1-DP mechanisms.
+#: Table 1 of Hartmann et al. 2022 (App. A): delta -> I, for 0.1-DP mechanisms.
 PAPER_TABLE1: dict[Fraction, int] = {
     Fraction(1, 10**5): 17,
     Fraction(1, 10**6): 20,
@@ -279,7 +280,7 @@ def table1(
     limits: Any = None,
     progress: Any = None,
 ) -> list[Table1Row]:
-    """Table 1 of paper 002 recomputed (see the module docstring for the conventions).
+    """Table 1 of Hartmann et al. 2022 recomputed (see the module docstring for the conventions).
 
     With ``cross_check`` every ``I`` is verified against the optimal composition of the exact
     privacy-loss distribution of k-fold randomized response (:func:`odp.optdel.optdel` with a

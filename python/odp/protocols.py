@@ -51,6 +51,6 @@ Chargeable = Union[DP, ODP, ZCDP, RDP, GDP, "list[RDP]", "tuple[RDP, ...]"]
 #: mapping ``{alpha: epsilon_alpha}``.
 RDPCurve = Union[RDP, Sequence[RDP], Mapping[Any, Number]]  # Any: a key parse_alpha reads
 
-#: A guarantee :func:`odp.dp_conversions.to_dp` converts: zCDP (δ = 0), RDP at one order or as
+#: A guarantee :func:`odp.conversions.to_dp` converts: zCDP (δ = 0), RDP at one order or as
 #: a curve, or GDP.
 Convertible = Union[ZCDP, RDP, GDP, Sequence[RDP]]

@@ -55,7 +55,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, TypeVar
 
-from . import dp_conversions as cv
+from . import conversions as cv
 from .budget import MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_epsilon, to_fraction
 from .errors import InvalidBudget, InvalidParameter
 from .floats import round_up_significant
@@ -375,7 +375,7 @@ def subsampled_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: Any, *,
                                 ) -> tuple[UpperBound, ExactValue]:
     """``(ε, α)``: an upper bound on the ε of ``steps`` compositions of the Poisson-subsampled
     Gaussian mechanism at ``delta`` (the best over ``orders`` of the conversion
-    :func:`odp.dp_conversions.rdp_to_dp_epsilon`), and the order that gives it."""
+    :func:`odp.conversions.rdp_to_dp_epsilon`), and the order that gives it."""
     return _best(subsampled_gaussian_curve(q, sigma, steps, orders=orders), delta)
 
 
@@ -480,7 +480,7 @@ class RDPAccountant:
         return [RDP(a, self._totals[a]) for a in self._orders]
 
     def get_epsilon_and_order(self, delta: Any) -> tuple[UpperBound, ExactValue]:
-        """``(ε, α)``: the smallest conversion :func:`odp.dp_conversions.rdp_to_dp_epsilon` over
+        """``(ε, α)``: the smallest conversion :func:`odp.conversions.rdp_to_dp_epsilon` over
         the orders, and its order."""
         return _best(self.rdp(), delta)
 

@@ -1,4 +1,4 @@
-"""Exact released numbers that print readably (issue 27, item 4).
+"""Exact released numbers that print readably.
 
 A release on a grid is an exact rational: ``acc.run(LaplaceMechanism(...), data)`` on the default
 grid ``g = Δ/1000`` returns ``4717/1000``.  :class:`ExactValue` is that same

@@ -1,4 +1,4 @@
-"""Stopping points ``k_1 < … < k_n`` of Alg. 3 (paper 002): the one parser, shared by
+"""Stopping points ``k_1 < … < k_n`` of Alg. 3 (Hartmann et al. 2022): the one parser, shared by
 :mod:`odp.composition`, :mod:`odp.mechanisms.iterative` and :mod:`odp.optdel` (which must not
 import each other for it)."""
 

@@ -79,7 +79,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, Iterable
 
-from . import dp_conversions as cv
+from . import conversions as cv
 from .budget import parse_epsilon, to_fraction
 from .errors import InvalidBudget, InvalidParameter
 from .floats import round_up_significant
@@ -141,7 +141,7 @@ def subsampled_discrete_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: 
                                          orders: Iterable[Any] = INTEGER_ORDERS
                                          ) -> tuple[Fraction, Fraction]:
     """``(ε, α)``: an upper bound on the ε at ``delta`` of ``steps`` subsampled discrete
-    Gaussian steps (the best order of the conversion :func:`odp.dp_conversions.best_rdp_to_dp`)."""
+    Gaussian steps (the best order of the conversion :func:`odp.conversions.best_rdp_to_dp`)."""
     return cv.best_rdp_to_dp(subsampled_discrete_gaussian_curve(q, sigma, steps, orders=orders),
                              delta)
 

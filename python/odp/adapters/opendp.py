@@ -1,11 +1,11 @@
-"""OpenDP measurements as odp mechanisms: ``odp.from_opendp(measurement, d_in)`` (issue 27.2).
+"""OpenDP measurements as odp mechanisms: ``odp.from_opendp(measurement, d_in)``.
 
 An OpenDP ``Measurement`` states its privacy guarantee through its *privacy map*: for an input
 distance ``d_in`` (how far apart neighbouring datasets are in the measurement's input metric),
 ``measurement.map(d_in)`` is a bound on the privacy loss in the measurement's *output measure*.
 :func:`from_opendp` reads that bound once, when the adapter is built, and declares it as an odp
-guarantee — :class:`odp.DP` (Lemma 3 of paper 002 then makes it the one-class ODP guarantee the
-accountant charges in Alg. 1):
+guarantee — :class:`odp.DP` (Lemma 3 of Hartmann et al. 2022 then makes it the one-class ODP
+guarantee the accountant charges in Alg. 1):
 
 =================================  ==========================================================
 output measure                     declared guarantee

@@ -1,12 +1,12 @@
-"""The common interface of privacy filters and odometers (paper 004, Defs 1.10–1.16;
-paper 001, Defs 3.1–3.2).
+"""The common interface of privacy filters and odometers (Haney et al. 2023, Defs 1.10–1.16;
+Rogers, Roth, Ullman, Vadhan 2016, Defs 3.1–3.2).
 
 * A **privacy-loss accumulator** G maps the parameters d_1, …, d_k of the mechanisms accepted
-  so far to a global loss (paper 004, Def. 1.15).  Every accumulator here is a running sum (or
-  a function of running sums), so one round costs O(1) exact rational operations.
+  so far to a global loss (Haney et al. 2023, Def. 1.15).  Every accumulator here is a running sum
+  (or a function of running sums), so one round costs O(1) exact rational operations.
 * An **odometer** (:class:`PrivacyOdometer`) records every round and answers
   :meth:`~PrivacyOdometer.privacy_loss` = G(d_1, …, d_k) without changing state (Def. 1.12).
-  Its value is meaningful against a threshold fixed *before* the interaction (paper 004's
+  Its value is meaningful against a threshold fixed *before* the interaction (Haney et al. 2023's
   truncated-view semantics, Def. 1.14), not as an ex-post guarantee.
 * A **filter** (:class:`PrivacyFilter`) holds a budget d fixed up front and continues with the
   next mechanism iff G(d_1, …, d_k, d_{k+1}) ≤ d (Lemma 2.19).  The check is made on the
@@ -15,9 +15,9 @@ paper 001, Defs 3.1–3.2).
   decided it refuses, so a filter never continues on a rounding error.
 
 Refusal semantics.  By default a refused request changes nothing: the analyst may try a
-smaller request afterwards ("refuse the current query", the equivalent alternative of paper
-004, §1.4 — valid because the decision depends only on parameters the analyst chose).  With
-``halt_on_refusal=True`` the filter halts for ever at the first refusal (the paper's HALT,
+smaller request afterwards ("refuse the current query", the equivalent alternative of Haney et
+al. 2023, §1.4 — valid because the decision depends only on parameters the analyst chose).  With
+``halt_on_refusal=True`` the filter halts for ever at the first refusal (that paper's HALT,
 OpenDP's behaviour).  Every rule here is monotone — once G exceeds d, adding rounds keeps it
 above d — so accepted histories are exactly the prefixes of admissible sequences.
 
@@ -86,7 +86,8 @@ class Accumulator(ABC, Generic[Cost, State]):
 
 
 class PrivacyOdometer(Generic[Cost, State]):
-    """Records every round; :meth:`privacy_loss` reports G(d_1, …, d_k) (paper 004, Alg. 4)."""
+    """Records every round; :meth:`privacy_loss` reports G(d_1, …, d_k) (Haney et al. 2023,
+    Alg. 4)."""
 
     def __init__(self, accumulator: Accumulator[Cost, State]):
         self._acc = accumulator
@@ -186,7 +187,7 @@ class PrivacyFilter(ABC, Generic[Cost, State]):
         return len(self._rounds)
 
     def privacy_loss(self) -> FilterLoss:
-        """The odometer reading G(accepted rounds) (paper 004, Lemma 2.19)."""
+        """The odometer reading G(accepted rounds) (Haney et al. 2023, Lemma 2.19)."""
         with self._lock:
             return self._acc.loss(self._state)
 

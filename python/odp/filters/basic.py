@@ -1,19 +1,19 @@
 """Basic composition as a filter and an odometer, for pure and approximate DP.
 
-* Pure DP (δ_i = 0): RRUV (paper 001) Thm. 3.4 — for every view the privacy loss is at most
-  Σ ε_i with probability 1, so ``Σ ε_i ≤ ε_g`` is a valid filter and Σ ε_i a valid odometer,
-  for adaptively chosen ε_i.
-* Approximate DP: ``Σ ε_i ≤ ε_g and Σ δ_i ≤ δ_g`` is a valid NIM filter (RRUV v1 Lemma 3.5 as
-  used by OpenDP; under the truncated-view definition of paper 004 this is the basic
-  accumulator G = (Σ ε_i, Σ δ_i)), and by paper 004 Thm. 1.20 / Cor. 3.5 also a valid filter
-  for the concurrent composition of interactive (ε_i, δ_i)-DP mechanisms with finite
-  communication.
+* Pure DP (δ_i = 0): Rogers, Roth, Ullman, Vadhan 2016, Thm. 3.4 — for every view the privacy loss
+  is at most Σ ε_i with probability 1, so ``Σ ε_i ≤ ε_g`` is a valid filter and Σ ε_i a valid
+  odometer, for adaptively chosen ε_i.
+* Approximate DP: ``Σ ε_i ≤ ε_g and Σ δ_i ≤ δ_g`` is a valid NIM filter (Rogers et al. 2016, v1
+  Lemma 3.5, as used by OpenDP; under the truncated-view definition of Haney et al. 2023 this is
+  the basic accumulator G = (Σ ε_i, Σ δ_i)), and by Haney et al. 2023, Thm. 1.20 / Cor. 3.5 also
+  a valid filter for the concurrent composition of interactive (ε_i, δ_i)-DP mechanisms with
+  finite communication.
 
 Everything is exact rational arithmetic: a budget of 1 admits exactly one thousand rounds of
-"0.001" (no floating-point drift; cf. the G4 pitfall of the seed notes).
+"0.001" (no floating-point drift: a float sum of a thousand 0.001 is not 1).
 
-Never plug realised, adaptively chosen ε_i into the *advanced* composition theorem: RRUV show
-that heuristic is invalid.  Use :class:`~odp.filters.WhitehouseFilter` instead.
+Never plug realised, adaptively chosen ε_i into the *advanced* composition theorem: Rogers et al.
+(2016) show that heuristic is invalid.  Use :class:`~odp.filters.WhitehouseFilter` instead.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ class BasicAccumulator(Accumulator[DPCost, DPCost]):
 class BasicFilter(PrivacyFilter[DPCost, DPCost]):
     """CONT iff Σ ε_i ≤ ε_g and Σ δ_i ≤ δ_g (product order), exactly.
 
-    ``delta=0`` (the default) is the pure-DP filter of RRUV Thm. 3.4: any request with
-    δ_i > 0 is then refused.  Costs: see :func:`parse_dp_cost`.
+    ``delta=0`` (the default) is the pure-DP filter of Rogers et al. 2016, Thm. 3.4: any request
+    with δ_i > 0 is then refused.  Costs: see :func:`parse_dp_cost`.
     """
 
     name = "basic composition filter"
@@ -106,8 +106,8 @@ class BasicFilter(PrivacyFilter[DPCost, DPCost]):
 
 
 class BasicOdometer(PrivacyOdometer[DPCost, DPCost]):
-    """privacy_loss() = (Σ ε_i, Σ δ_i) as an exact :class:`odp.Budget` (RRUV Thm. 3.4;
-    paper 004 Thm. 1.20)."""
+    """privacy_loss() = (Σ ε_i, Σ δ_i) as an exact :class:`odp.Budget` (Rogers et al.
+    2016, Thm. 3.4; Haney et al. 2023, Thm. 1.20)."""
 
     def __init__(self) -> None:
         super().__init__(BasicAccumulator())

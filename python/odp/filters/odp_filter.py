@@ -1,4 +1,4 @@
-"""The ODP filter (paper 002, App. A: Def. 19, Alg. 6) as an admission rule for
+"""The ODP filter (Hartmann et al. 2022, App. A: Def. 19, Alg. 6) as an admission rule for
 :class:`odp.Accountant`.
 
 Alg. 6 line 4 asks a filter function F_{ε_t,δ_t} whether the adversary may run the next
@@ -12,14 +12,15 @@ used here.
 Which filter functions are valid ODP filters (Def. 19)?
 
 * **The sum filter** — HALT iff Σ ε^j + sup ℰ_i > ε_t or Σ δ_j + δ_i > δ_t — is valid: Alg. 6
-  with it is Alg. 1, and Theorem 7 applies (paper 002, App. A).  It is the default, and
+  with it is Alg. 1, and Theorem 7 applies (Hartmann et al. 2022, App. A).  It is the default, and
   ``Accountant(admission=ODPFilter())`` produces the same ledger as ``Accountant()`` on the same
   run (``tests/test_odp_filter.py``).
 * **Nothing else is known to be valid.**  In particular, no "advanced" ODP filter (advanced
-  composition applied to the realised ε^j) is proven: paper 002 leaves it open, and even for
-  plain DP, advanced composition applied to realised, adaptively chosen ε_i is *invalid*
-  (paper 001).  :class:`ODPFilter` therefore refuses a custom function unless the caller states
-  the proof it relies on (``proof="…"``); the proof is recorded on the object for audit.
+  composition applied to the realised ε^j) is proven: Hartmann et al. 2022 leave it open, and even
+  for plain DP, advanced composition applied to realised, adaptively chosen ε_i is *invalid*
+  (Rogers, Roth, Ullman, Vadhan 2016).  :class:`ODPFilter` therefore refuses a custom function
+  unless the caller states the proof it relies on (``proof="…"``); the proof is recorded on the
+  object for audit.
 
 A ledger admitted by any rule other than the sum filter can hold more than the sum of its
 charges allows; its "remaining" and a sum-rule certificate check then no longer describe it.
@@ -59,7 +60,7 @@ FoldState = TypeVar("FoldState")
 
 
 def sum_filter(budget: Budget, sequence: Sequence[tuple[Fraction, Fraction]]) -> bool:
-    """The sum filter of paper 002 App. A written as Def. 19 has it: CONT iff
+    """The sum filter of Hartmann et al. 2022 App. A written as Def. 19 has it: CONT iff
     Σ ε^j ≤ ε_t and Σ δ_j ≤ δ_t over the whole sequence (valid by Theorem 7)."""
     eps = sum((e for e, _ in sequence), Fraction(0))
     dlt = sum((d for _, d in sequence), Fraction(0))
@@ -83,7 +84,7 @@ class IncrementalFilter(ABC, Generic[FoldState]):
     with each ``s_j = (ε^j, δ_j)`` (the candidate's ``(sup ℰ_i, δ_i)`` last).  Calling the
     object on a whole sequence evaluates exactly that (it *is* a filter function), so the
     proof obligation is the same as for any custom function: F must be a valid ODP filter
-    (paper 002, Def. 19), and :class:`ODPFilter` still demands ``proof="…"``.
+    (Hartmann et al. 2022, Def. 19), and :class:`ODPFilter` still demands ``proof="…"``.
 
     Under :class:`ODPFilter` the ledger's rounds are folded in reservation (Alg. 1) order,
     pending ones at their sup, and the fold is kept between admissions, with the state before
@@ -160,7 +161,8 @@ class ODPFilter:
         self._incremental: IncrementalFilter[Any] | None = None
         if function is None:
             self.function: FilterFunction = sum_filter
-            self.proof = "paper 002, App. A: Alg. 6 with the sum filter is Alg. 1 (Theorem 7)"
+            self.proof = ("Hartmann et al. 2022, App. A: Alg. 6 with the sum filter is Alg. 1 "
+                          "(Theorem 7)")
             self.__name__ = name or "odp_sum_filter"
             self._fast = True
             return
@@ -168,10 +170,10 @@ class ODPFilter:
             raise InvalidParameter("the filter function must be callable (budget, sequence) -> bool")
         if not proof or not str(proof).strip():
             raise InvalidParameter(
-                "no proof that this function is a valid ODP filter (paper 002, Def. 19): only "
-                "the sum filter is known to be valid (Theorem 7); advanced composition applied "
-                "to realised costs is not (paper 001).  Pass proof='…' naming the result you "
-                "rely on")
+                "no proof that this function is a valid ODP filter (Hartmann et al. 2022, "
+                "Def. 19): only the sum filter is known to be valid (Theorem 7); advanced "
+                "composition applied to realised costs is not (Rogers, Roth, Ullman, Vadhan "
+                "2016).  Pass proof='…' naming the result you rely on")
         self.function = function
         self.proof = str(proof)
         self.__name__ = name or getattr(function, "__name__", None) or type(function).__name__

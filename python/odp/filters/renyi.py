@@ -1,4 +1,4 @@
-"""zCDP and fixed-order Rényi DP filters and odometers: plain sums (paper 004, Sec. 4).
+"""zCDP and fixed-order Rényi DP filters and odometers: plain sums (Haney et al. 2023, Sec. 4).
 
 * RDP of a fixed order α (Thm. 4.6 / 1.22 and Thm. 4.9): CONT iff Σ ε_i(α) ≤ ε; the
   odometer is Σ ε_i(α).  Valid for adaptively chosen parameters and for the *concurrent*
@@ -6,10 +6,10 @@
   order α is fixed when the filter is built; optimising α after the fact is not covered.
 * zCDP (Thm. 4.10 and 4.11): CONT iff Σ ρ_i ≤ ρ; the odometer is Σ ρ_i; concurrent too.
 * *Approximate* zCDP ((ρ_i, δ_i) with δ_i > 0): ``ZCDPFilter(rho, delta)`` continues iff
-  Σ ρ_i ≤ ρ and Σ δ_i ≤ δ.  This is a **sequential** filter only (WRRW 2023 Thm. 1, as
+  Σ ρ_i ≤ ρ and Σ δ_i ≤ δ.  This is a **sequential** filter only (Whitehouse et al. 2023, Thm. 1, as
   implemented by OpenDP's ``Approximate<ZeroConcentratedDivergence>``, which marks it
   sequential); there is no concurrent composition theorem for approximate zCDP or RDP
-  (paper 004, Sec. 4), so :mod:`odp.interactive` refuses such children while another one is
+  (Haney et al. 2023, Sec. 4), so :mod:`odp.interactive` refuses such children while another one is
   open.  Approximate RDP is not offered at all.
 
 All sums are exact rationals; costs are converted with :mod:`odp.conversions`.
@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import cast
 
 from .. import conversions as cv
-from ..budget import parse_epsilon
+from ..budget import parse_alpha, parse_epsilon
 from ..protocols import CostLike, PrivacyCost
 from ..rational import ceil_fraction, floor_fraction
 from ..errors import InvalidBudget, InvalidParameter
@@ -82,7 +82,7 @@ class RDPAccumulator(Accumulator[Fraction, Fraction]):
     measure = "rdp"
 
     def __init__(self, alpha: Number):
-        self.alpha = cv.parse_alpha(alpha)
+        self.alpha = parse_alpha(alpha)
 
     def parse(self, cost: CostLike) -> Fraction:
         a = self.alpha
@@ -90,7 +90,7 @@ class RDPAccumulator(Accumulator[Fraction, Fraction]):
             if cost.alpha != a:
                 raise InvalidParameter(
                     f"an RDP cost at order {cost.alpha} given to a filter of order {a}: the "
-                    "order is fixed when the filter is built (paper 004, Thm. 4.6)")
+                    "order is fixed when the filter is built (Haney et al. 2023, Thm. 4.6)")
             return cost.epsilon
         if isinstance(cost, ZCDP):
             if cost.approximate:
@@ -128,8 +128,8 @@ class RDPAccumulator(Accumulator[Fraction, Fraction]):
 
 
 class ZCDPFilter(PrivacyFilter[ZCDP, ZCDP]):
-    """CONT iff Σ ρ_i ≤ ρ (and Σ δ_i ≤ δ): paper 004 Thm. 4.10 (δ = 0, concurrent-safe);
-    with δ > 0 a sequential approximate-zCDP filter (WRRW 2023 Thm. 1)."""
+    """CONT iff Σ ρ_i ≤ ρ (and Σ δ_i ≤ δ): Haney et al. 2023 Thm. 4.10 (δ = 0, concurrent-safe);
+    with δ > 0 a sequential approximate-zCDP filter (Whitehouse et al. 2023, Thm. 1)."""
 
     name = "zCDP filter"
 
@@ -175,7 +175,7 @@ class ZCDPFilter(PrivacyFilter[ZCDP, ZCDP]):
 
 
 class ZCDPOdometer(PrivacyOdometer[ZCDP, ZCDP]):
-    """privacy_loss() = ZCDP(Σ ρ_i, Σ δ_i) (paper 004 Thm. 4.11)."""
+    """privacy_loss() = ZCDP(Σ ρ_i, Σ δ_i) (Haney et al. 2023 Thm. 4.11)."""
 
     def __init__(self) -> None:
         super().__init__(ZCDPAccumulator())
@@ -191,7 +191,7 @@ class ZCDPOdometer(PrivacyOdometer[ZCDP, ZCDP]):
 
 
 class RDPFilter(PrivacyFilter[Fraction, Fraction]):
-    """CONT iff Σ ε_i(α) ≤ ε at the fixed order α (paper 004 Thm. 4.6; concurrent-safe)."""
+    """CONT iff Σ ε_i(α) ≤ ε at the fixed order α (Haney et al. 2023 Thm. 4.6; concurrent-safe)."""
 
     name = "Rényi DP filter"
 
@@ -204,9 +204,9 @@ class RDPFilter(PrivacyFilter[Fraction, Fraction]):
                halt_on_refusal: bool = False) -> "RDPFilter":
         """The filter at order α with the largest budget ε_α (a multiple of 1e-12) whose
         conversion :func:`odp.conversions.rdp_to_dp_epsilon` at ``delta`` is at most
-        ``epsilon``: the whole interaction is then (α, ε_α)-RDP (paper 004 Thm. 4.6), hence
+        ``epsilon``: the whole interaction is then (α, ε_α)-RDP (Haney et al. 2023 Thm. 4.6), hence
         (ε, δ)-DP.  Raises ``InvalidParameter`` if no budget at that order reaches ε."""
-        a = cv.parse_alpha(alpha)
+        a = parse_alpha(alpha)
         eps = _target_epsilon(epsilon)
         # ε(b) = max(0, ⌈b + offset⌉) with the offset's upper bound: b + offset <= ⌊ε⌋ suffices
         budget = floor_fraction(floor_fraction(eps, _GRID) - cv.rdp_to_dp_offset(a, delta), _GRID)
@@ -239,7 +239,7 @@ class RDPFilter(PrivacyFilter[Fraction, Fraction]):
 
 
 class RDPOdometer(PrivacyOdometer[Fraction, Fraction]):
-    """privacy_loss() = RDP(α, Σ ε_i(α)) at the fixed order α (paper 004 Thm. 4.9)."""
+    """privacy_loss() = RDP(α, Σ ε_i(α)) at the fixed order α (Haney et al. 2023 Thm. 4.9)."""
 
     def __init__(self, alpha: Number):
         super().__init__(RDPAccumulator(alpha))

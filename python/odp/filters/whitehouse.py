@@ -1,5 +1,6 @@
-"""The Whitehouse–Ramdas–Rogers–Wu (ε, δ) filter and its odometer (paper 004, Thm. 3.7 and
-Thm. 3.8 / B.4; WRRW 2023, "Fully Adaptive Composition in Differential Privacy", Thm. 3.2).
+"""The Whitehouse–Ramdas–Rogers–Wu (ε, δ) filter and its odometer (Haney et al. 2023, Thm. 3.7 and
+Thm. 3.8 / B.4; Whitehouse, Ramdas, Rogers, Wu 2023, "Fully Adaptive Composition in Differential
+Privacy", Thm. 3.2).
 
 For a budget (ε, δ) and a split δ = δ′ + δ″ with δ″ > 0 ("``tail_delta``", the probability
 that the privacy-loss martingale escapes its bound; it sits inside the logarithm):
@@ -7,13 +8,14 @@ that the privacy-loss martingale escapes its bound; it sits inside the logarithm
     CONT  iff  √(2·ln(1/δ″)·Σ ε_i²) + ½·Σ ε_i²  ≤  ε   and   Σ δ_i  ≤  δ − δ″.
 
 This is a valid (ε, δ)-DP continuation rule for adaptively chosen (ε_i, δ_i)-DP mechanisms,
-non-interactive and (paper 004, Cor. 3.5) interactive with finite communication.  The
+non-interactive and (Haney et al. 2023, Cor. 3.5) interactive with finite communication.  The
 accumulator of Thm. 3.8 is
 
     G = ( √(2·ln(1/δ″)·Σ ε_i²) + ½·Σ ε_i² ,  δ″ + Σ δ_i ),
 
-a valid odometer under paper 004's truncated-view definition (compare its reading against a
-threshold fixed in advance; it is *not* an RRUV-style simultaneous ex-post bound).
+a valid odometer under the truncated-view definition of Haney et al. 2023 (compare its reading
+against a threshold fixed in advance; it is *not* a Rogers et al. (2016)-style simultaneous ex-post
+bound).
 
 Exact decision.  f(S) = √(2LS) + S/2 is strictly increasing in S = Σ ε_i², so the ε-condition
 is S ≤ S_max with S_max = (√(2L + 2ε) − √(2L))², L = ln(1/δ″).  S is an exact rational; S_max
@@ -26,8 +28,8 @@ Compared with the basic filter this admits ~ (ε/ε_i)² / (2 ln(1/δ″)) round
 ε/ε_i, i.e. more only when ε_i is small; for ε_i = 0.1, ε = 1, δ″ = 1e-5 it admits 4 rounds
 where basic composition admits 10.
 
-The RRUV advanced filter (paper 001, §5) is deliberately *not* offered: its constants (the
-28.04 term and the arguments of its logarithms, and the handling of δ_i > 0 after the
+The advanced filter of Rogers, Roth, Ullman, Vadhan 2016 (§5) is deliberately *not* offered: its
+constants (the 28.04 term and the arguments of its logarithms, and the handling of δ_i > 0 after the
 Hartmann correction) could not be confirmed against the full paper, and public
 implementations disagree on them.
 """
@@ -60,7 +62,7 @@ _MAX_DIGITS = 1600
 def _parse_tail_delta(tail_delta: Number) -> Fraction:
     d = parse_delta(tail_delta, name="tail_delta")
     if d == 0:
-        raise InvalidParameter("tail_delta (δ″ of paper 004 Thm. 3.7) must be > 0")
+        raise InvalidParameter("tail_delta (δ″ of Haney et al. 2023 Thm. 3.7) must be > 0")
     return d
 
 
@@ -109,12 +111,12 @@ class WhitehouseAccumulator(Accumulator[DPCost, DPCost]):
         return ceil_fraction(root_hi + sum_sq / 2, DEFAULT_DENOMINATOR)
 
     def loss(self, state: DPCost) -> Budget:
-        """(ε upper bound, δ″ + Σ δ_i) — paper 004 Thm. 3.8."""
+        """(ε upper bound, δ″ + Σ δ_i) — Haney et al. 2023 Thm. 3.8."""
         return Budget._trusted(self.epsilon_upper(state[0]), self.tail_delta + state[1])
 
 
 class WhitehouseFilter(PrivacyFilter[DPCost, DPCost]):
-    """The (ε, δ)-DP filter of paper 004 Thm. 3.7 (WRRW 2023).
+    """The (ε, δ)-DP filter of Haney et al. 2023 Thm. 3.7 (Whitehouse et al. 2023).
 
     Parameters
     ----------
@@ -212,7 +214,7 @@ class WhitehouseFilter(PrivacyFilter[DPCost, DPCost]):
 
 
 class WhitehouseOdometer(PrivacyOdometer[DPCost, DPCost]):
-    """privacy_loss() = (√(2 ln(1/δ″) Σ ε_i²) + ½ Σ ε_i², δ″ + Σ δ_i), paper 004 Thm. 3.8,
+    """privacy_loss() = (√(2 ln(1/δ″) Σ ε_i²) + ½ Σ ε_i², δ″ + Σ δ_i), Haney et al. 2023 Thm. 3.8,
     as an :class:`odp.Budget` whose ε is an upper bound (rounded up to 1e-12)."""
 
     def __init__(self, tail_delta: Number):

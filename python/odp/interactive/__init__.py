@@ -1,5 +1,5 @@
 """Concurrent composition of interactive mechanisms with adaptive privacy-loss parameters
-(paper 004): queryables, launches charged once, free interleaving, nested compositions."""
+(Haney et al. 2023): queryables, launches charged once, free interleaving, nested compositions."""
 
 from .composition import (
     ChildHandle,

@@ -1,5 +1,5 @@
 """Concurrent composition of interactive mechanisms with adaptive privacy-loss parameters
-(paper 004: F_d-FilterCon(IM), Alg. 3 / Def. 2.7, and G-OdomCon(IM), Alg. 6).
+(Haney et al. 2023: F_d-FilterCon(IM), Alg. 3 / Def. 2.7, and G-OdomCon(IM), Alg. 6).
 
 :class:`ConcurrentComposition` holds the dataset and a budget and lets the analyst
 
@@ -10,7 +10,7 @@
 * **run** ordinary (non-interactive) odp mechanisms.
 
 Each child's declared cost is charged **once, at launch**, for its whole lifetime; queries to
-children never touch the parent's budget (paper 004, §1.4).  The budget is either
+children never touch the parent's budget (Haney et al. 2023, §1.4).  The budget is either
 
 * a filter from :mod:`odp.filters` — :class:`~odp.filters.BasicFilter` (pure or approximate
   DP: Thm. 1.20 / Cor. 3.5, finite communication), :class:`~odp.filters.WhitehouseFilter`
@@ -19,7 +19,8 @@ children never touch the parent's budget (paper 004, §1.4).  The budget is eith
 * an :class:`odp.Accountant`: each child is an *interactive* reservation of its declared DP/ODP
   guarantee.  A child that reports its realised class when it closes is refunded down to that
   class's cost **only if no other round was reserved on the ledger while it was open**
-  (otherwise it is charged its sup, reason ``interactive-overlap``; design.md).
+  (otherwise it is charged its sup, reason ``interactive-overlap``: a refund is sound only
+  for a sequential run of Alg. 1 of Hartmann et al. 2022).
 
 Randomness.  Under a filter, children and :meth:`ConcurrentComposition.run` draw from the
 composition's ``rng`` (:class:`~odp.samplers.SecureRandom` by default).  Under an Accountant they
@@ -29,10 +30,10 @@ refused under an Accountant (:class:`~odp.errors.InvalidParameter`): pass the ge
 Accountant instead, e.g. ``Accountant(…, rng=SeededRandom(1))`` for reproducible tests.
 
 Measures without a concurrent composition theorem.  Approximate zCDP (a
-:class:`~odp.filters.ZCDP` cost with δ > 0) has none (paper 004, Sec. 4): such a child is
+:class:`~odp.filters.ZCDP` cost with δ > 0) has none (Haney et al. 2023, Sec. 4): such a child is
 refused while any other child is open, and while it is open no other child may be launched
 (:class:`ConcurrentCompositionRefused`).  Close the others first; the composition is then
-sequential, which WRRW's approximate-zCDP filter covers.
+sequential, which the approximate-zCDP filter of Whitehouse et al. 2023 covers.
 
 Thread safety: launches (sequentiality check + charge + registration) are atomic under one
 lock; the filter's own check-and-record is atomic; each child serialises its own queries.
@@ -198,7 +199,7 @@ class ConcurrentComposition(Queryable):
                     if not c.queryable.closed]
 
     def privacy_loss(self) -> FilterLoss | Budget:
-        """The parent's odometer (Alg. 6 of paper 004): G of the launch costs — the filter's
+        """The parent's odometer (Alg. 6 of Haney et al. 2023): G of the launch costs — the filter's
         privacy_loss, or the accountant's spent budget (open interactive rounds at sup).
         Constant between launches, whatever the children answer."""
         if self._filter is not None:
@@ -246,12 +247,12 @@ class ConcurrentComposition(Queryable):
         if blocking:
             raise ConcurrentCompositionRefused(
                 f"cannot launch {what}: child #{blocking[0].index} is approximate zCDP (δ > 0), "
-                "which has no concurrent composition theorem (paper 004, Sec. 4); close it "
+                "which has no concurrent composition theorem (Haney et al. 2023, Sec. 4); close it "
                 "first.  Nothing was charged.")
         if sequential and open_children:
             raise ConcurrentCompositionRefused(
                 f"cannot launch {what}: approximate zCDP (δ > 0) has no concurrent composition "
-                f"theorem (paper 004, Sec. 4) and {len(open_children)} other child(ren) "
+                f"theorem (Haney et al. 2023, Sec. 4) and {len(open_children)} other child(ren) "
                 f"(#{', #'.join(str(c.index) for c in open_children)}) are open; close them "
                 "first to compose sequentially.  Nothing was charged.")
 

@@ -1,4 +1,4 @@
-"""Interactive mechanisms as *queryables* (paper 004, Def. 1.4): a state machine that is
+"""Interactive mechanisms as *queryables* (Haney et al. 2023, Def. 1.4): a state machine that is
 initialised with the dataset and then answers queries one at a time, keeping its state
 between them.
 
@@ -10,7 +10,7 @@ between them.
   ends it (later queries raise) and may report the realised ODP class of the whole session
   (used for ODP refunds, see :mod:`odp.interactive.composition`).
 
-The concurrent-composition theorems for (ε, δ)-DP (Vadhan–Zhang, Lyu; paper 004 Thm. 1.8 and
+The concurrent-composition theorems for (ε, δ)-DP (Vadhan–Zhang, Lyu; Haney et al. 2023 Thm. 1.8 and
 Cor. 3.5) assume *finite communication*: a child must answer finitely many queries.
 """
 
@@ -26,8 +26,8 @@ from ..types import Data, Label, RandomSource
 
 __all__ = ["Queryable", "InteractiveMechanism", "QueryableClosed", "Query", "Answer"]
 
-#: A query to a queryable and its answer: whatever the interactive mechanism defines (paper
-#: 004, Def. 1.4 — a number, a threshold test, a nested mechanism to launch …), hence ``Any``.
+#: A query to a queryable and its answer: whatever the interactive mechanism defines (Haney et
+#: al. 2023, Def. 1.4 — a number, a threshold test, a nested mechanism to launch …), hence ``Any``.
 Query = Any
 Answer = Any
 

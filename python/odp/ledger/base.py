@@ -244,7 +244,8 @@ class Ledger(ABC):
                *, interactive_rule: bool = True, check: TransitionCheck | None = None
                ) -> RoundRecord:
         """Charge a reserved round (Alg. 1 lines 7–8).  With ``interactive_rule`` an interactive
-        round that another reservation overlapped is charged its sup instead (design.md).
+        round that another reservation overlapped is charged its sup instead (a refund is
+        sound only for a sequential run of Alg. 1; see :mod:`odp.accountant`).
         ``check`` re-checks the transition before it is committed (see :data:`TransitionCheck`)."""
 
     @abstractmethod

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TypeAlias, TypeVar
@@ -400,4 +401,16 @@ def default_clock() -> float:
     return time.time()
 
 
-__all__ = ["ChainedLedger", "MAX_BATCH", "default_clock", "LedgerCorrupted"]
+@dataclass(frozen=True)
+class OpenSeams:
+    """Not public: what a ledger's private constructor (``_open``) may fix and its public one
+    never does — the ``clock`` of its row timestamps; for a SQLite ledger also the
+    ``ledger_id`` it is created with and whether its head files are checked on opening
+    (``check_heads``)."""
+
+    clock: Callable[[], float] = default_clock
+    ledger_id: str | None = None
+    check_heads: bool = True
+
+
+__all__ = ["ChainedLedger", "MAX_BATCH", "OpenSeams", "default_clock", "LedgerCorrupted"]

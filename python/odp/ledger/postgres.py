@@ -51,7 +51,7 @@ from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError, LedgerUnavailable
 from . import pg_schema as S
 from .chain import CHAIN_VERSION, ChainVerifier, EventRow, Genesis, key_id
-from .chained import ChainedLedger, StoredRow, default_clock
+from .chained import ChainedLedger, OpenSeams, StoredRow, default_clock
 from .owner import owner_token
 from .lanes import Lane, check_lanes, check_same_lanes, lanes_json
 from .records import REASON_RECOVERED, BudgetState, RoundRecord, dumps
@@ -210,10 +210,22 @@ class PostgresLedger(ChainedLedger):
     as for :class:`~odp.ledger.SQLiteLedger` (default ``$ODP_LEDGER_KEY_FILE``).
     See the module docstring and docs/ledger.md."""
 
+    #: What only :meth:`_open` sets (an instance attribute, before ``__init__`` runs).
+    _seams = OpenSeams()
+
+    @classmethod
+    def _open(cls, url: str, budget: Budget | None = None, *,
+              clock: Callable[[], float] | None = None, **options: Any) -> PostgresLedger:
+        """Not public: the ledger opened with a given ``clock`` for its row timestamps (tests
+        use it for runs identical to a SQLite ledger's); ``options`` are the constructor's."""
+        ledger = cls.__new__(cls)
+        ledger._seams = OpenSeams(clock or default_clock)
+        cls.__init__(ledger, url, budget, **options)
+        return ledger
+
     def __init__(self, url: str, budget: Budget | None = None, *, readonly: bool = False,
                  key: bytes | None = None, key_file: str | os.PathLike[str] | None = None,
-                 connect_timeout: float = 10.0, lanes: Sequence[Lane] | None = None,
-                 _clock: Callable[[], float] | None = None):
+                 connect_timeout: float = 10.0, lanes: Sequence[Lane] | None = None):
         _need_psycopg()
         import psycopg
 
@@ -221,7 +233,7 @@ class PostgresLedger(ChainedLedger):
         self._where = self._net.where
         self._readonly = readonly
         self._lock = threading.Lock()
-        self._clock = _clock or default_clock
+        self._clock = self._seams.clock
         self._owner = dumps(owner_token())
         self._key = _resolve_key(key, key_file)
         self._conn: PgConnection | None = None
@@ -617,13 +629,20 @@ class _CommitPhase(Exception):
 # ---------------------------------------------------------------------------- init, upgrade
 def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                          key_file: str | os.PathLike[str] | None = None,
-                         lanes: Sequence[Lane] | None = None,
-                         _ledger_id: str | None = None) -> Genesis:
+                         lanes: Sequence[Lane] | None = None) -> Genesis:
     """Create a ledger for ``budget`` in the URL's database (its current schema), applying
     every migration in one transaction.  Refuses a schema that already has a table, index or
     function of the ledger's names (another program's, or an existing ledger).  ``lanes``: the
     division of the budget into lanes (:mod:`odp.ledger.lanes`), recorded in the metadata and
     bound by the genesis hash.  Returns the new ledger's genesis."""
+    return _init_ledger(url, budget, key=key, key_file=key_file, lanes=lanes, ledger_id=None)
+
+
+def _init_ledger(url: str, budget: Budget, *, key: bytes | None = None,
+                 key_file: str | os.PathLike[str] | None = None,
+                 lanes: Sequence[Lane] | None = None, ledger_id: str | None = None) -> Genesis:
+    """Not public: :func:`init_postgres_ledger` with a given ``ledger_id`` (tests use it for
+    runs identical to a SQLite ledger's)."""
     _need_psycopg()
     import psycopg
 
@@ -647,7 +666,7 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                 raise LedgerError(f"{net.where} (schema {schema}) {what} ({', '.join(present)}); "
                                   "nothing was created.  Use another database or schema "
                                   "(?options=-csearch_path%3DNAME)")
-            genesis = Genesis(_ledger_id or uuid.uuid4().hex, budget.epsilon, budget.delta,
+            genesis = Genesis(ledger_id or uuid.uuid4().hex, budget.epsilon, budget.delta,
                               key_id(key) if key else None, lanes_text)
             for statements in S.MIGRATIONS:
                 for statement in statements:
@@ -673,14 +692,14 @@ def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
     return genesis
 
 
-def upgrade_postgres_ledger(url: str, *, _to: int | None = None) -> tuple[int, int]:
+def upgrade_postgres_ledger(url: str) -> tuple[int, int]:
     """Apply the missing migrations to the ledger in one transaction (writers wait for it).
     Returns (version before, version after).  The chain is verified afterwards."""
     _need_psycopg()
     import psycopg
 
     net = _Conn(url, 10.0)
-    target = S.SCHEMA_VERSION if _to is None else _to
+    target = S.SCHEMA_VERSION
     conn = net.connect()
     try:
         with conn.transaction():

@@ -46,7 +46,7 @@ from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
 from . import schema
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis, key_id, load_key
-from .chained import ChainedLedger, StoredRow, default_clock
+from .chained import ChainedLedger, OpenSeams, StoredRow, default_clock
 from .head import (HeadRecord, check_head, fsync_dir, head_path, read_head, read_heads, read_tail,
                    write_head)
 from .head import exclusive as head_exclusive
@@ -123,13 +123,29 @@ class SQLiteLedger(ChainedLedger):
     ``settle_sync=True`` makes every settle durable before it returns.
     """
 
+    #: What only :meth:`_open` sets (an instance attribute, before ``__init__`` runs).
+    _seams = OpenSeams()
+
+    @classmethod
+    def _open(cls, path: str | os.PathLike[str], budget: Budget | None = None, *,
+              clock: Callable[[], float] | None = None, ledger_id: str | None = None,
+              check_heads: bool = True, **options: Any) -> SQLiteLedger:
+        """Not public: the ledger opened with a given ``clock`` (row timestamps), ``ledger_id``
+        (if it is created) or, with ``check_heads=False``, without comparing its head files to
+        its rows (for :func:`upgrade_ledger` and :func:`reanchor_ledger`, which write them).
+        Tests use it for runs that are identical byte for byte; ``options`` are the
+        constructor's."""
+        ledger = cls.__new__(cls)
+        ledger._seams = OpenSeams(clock or default_clock, ledger_id, check_heads)
+        cls.__init__(ledger, path, budget, **options)
+        return ledger
+
     def __init__(self, path: str | os.PathLike[str], budget: Budget | None = None, *,
                  readonly: bool = False, busy_timeout: float = 120.0, key: bytes | None = None,
                  key_file: str | os.PathLike[str] | None = None,
                  anchors: Sequence[str | os.PathLike[str]] = (), checkpoint: str | None = None,
                  head_file: bool = True, head_sync: bool = True, settle_sync: bool = False,
-                 lanes: Sequence[Lane] | None = None,
-                 _check_heads: bool = True, _clock: Callable[[], float] | None = None, _ledger_id: str | None = None):
+                 lanes: Sequence[Lane] | None = None):
         if checkpoint not in CHECKPOINT_MODES:
             raise LedgerError(f"checkpoint must be one of {CHECKPOINT_MODES}, got {checkpoint!r}")
         if not str(path):
@@ -138,8 +154,9 @@ class SQLiteLedger(ChainedLedger):
         if self.path.is_dir():
             raise LedgerError(f"{self.path} is a directory, not a ledger file")
         self._where = str(self.path)
-        self._clock = _clock or default_clock
-        self._new_id = _ledger_id
+        seams = self._seams
+        self._clock = seams.clock
+        self._new_id = seams.ledger_id
         self._new_lanes = None if lanes is None else tuple(lanes)
         self._lock = threading.Lock()
         self._readonly = readonly
@@ -163,7 +180,7 @@ class SQLiteLedger(ChainedLedger):
         pause = 0.002
         while True:
             try:
-                self._open_once(budget, readonly, busy_timeout, _check_heads)
+                self._open_once(budget, readonly, busy_timeout, seams.check_heads)
                 return
             except _StillLocked as locked:
                 if time.monotonic() + pause > deadline:
@@ -173,7 +190,7 @@ class SQLiteLedger(ChainedLedger):
                 pause = min(2 * pause, 0.25)
 
     def _open_once(self, budget: Budget | None, readonly: bool, busy_timeout: float,
-                   _check_heads: bool) -> None:
+                   check_heads: bool) -> None:
         """One attempt at opening (and, if missing, creating) the ledger; raises
         :class:`_StillLocked` if SQLite reported a lock conflict without waiting.  Each attempt
         starts from a fresh connection state."""
@@ -220,7 +237,7 @@ class SQLiteLedger(ChainedLedger):
             with self._lock:
                 self._refresh()
                 self._check_rowids(where)
-            if self.chained and _check_heads:
+            if self.chained and check_heads:
                 self._check_heads()
                 if not readonly and self._heads[:1] == [self._primary]:
                     self._repair_head()
@@ -795,7 +812,7 @@ def upgrade_ledger(path: str | os.PathLike[str], *, key_file: str | os.PathLike[
     finally:
         conn.close()
     # Verify the new chain and write the first head file (a version-1 ledger has none).
-    SQLiteLedger(path, key=key, _check_heads=False).close()
+    SQLiteLedger._open(path, key=key, check_heads=False).close()
     return n
 
 
@@ -804,7 +821,7 @@ def reanchor_ledger(path: str | os.PathLike[str], *, accept_loss: bool = False,
     """Verify the ledger's chain and write its head file from the rows as they are (after the
     head file was lost, or — with ``accept_loss`` — after rows it recorded were lost).
     Returns (the new head, the head file's previous record)."""
-    ledger = SQLiteLedger(path, key_file=key_file, _check_heads=False, readonly=True)
+    ledger = SQLiteLedger._open(path, key_file=key_file, check_heads=False, readonly=True)
     try:
         if not ledger.chained:
             raise LedgerError(f"{path} is a version-1 ledger: run `odp ledger upgrade` first")

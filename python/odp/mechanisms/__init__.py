@@ -9,7 +9,8 @@ from .noise import (
     value_or_bottom,
 )
 
-# Paper 002, Secs. 4-6: SVT, PTR, iterative mechanisms with early stopping, test-and-release
+# Hartmann et al. 2022, Secs. 4-6: SVT, PTR, iterative mechanisms with early stopping,
+# test-and-release
 from .dpsgd import DPSGD, LogisticRegressionModel, MLPModel
 from .erm import OutputPerturbationERM, TestedLogisticRegression
 from .iterative import IterativeMechanism, NoisyGradientDescent

@@ -1,5 +1,6 @@
 """Output perturbation for L2-regularised logistic regression, and test-and-release
-(paper 002, Sec. 6: Alg. 4, Alg. 5, Thm. 17, Cor. 18; Chaudhuri, Monteleoni, Sarwate 2011).
+(Hartmann et al. 2022, Sec. 6: Alg. 4, Alg. 5, Thm. 17, Cor. 18; Chaudhuri, Monteleoni, Sarwate
+2011).
 
 * :class:`OutputPerturbationERM` (Alg. 4): release ``p̃ = p_min(x_train) + q`` where q has
   density ∝ ``exp(−β‖q‖₂)`` with ``β = ε/Δ`` and ``Δ`` the L2 sensitivity of the minimiser

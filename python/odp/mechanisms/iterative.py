@@ -1,4 +1,4 @@
-"""Iterative mechanisms with early stopping (paper 002, Sec. 5: Alg. 3, Lemma 11).
+"""Iterative mechanisms with early stopping (Hartmann et al. 2022, Sec. 5: Alg. 3, Lemma 11).
 
 :class:`IterativeMechanism` runs steps ``s_k = M_k((s_1, …, s_{k−1}), x)`` for
 ``k = 1 … k_n`` and, after each stopping point ``k_i < k_n``, evaluates the stopping rule
@@ -81,9 +81,9 @@ from ..composition import (
     BasicComposition,
     BucketsComposition,
     DeltaRule,
-    Lemma11,
-    OptDel,
+    OptimalDelta,
     PrefixComposition,
+    PrefixDeltaSum,
     RDPComposition,
     ReplaceOneComposition,
     StepSpec,
@@ -136,7 +136,7 @@ class IterativeMechanism(Mechanism):
     costs:
         ``ℰ(P_i)`` per stop (default: the prefix sums of the step ε's).
     rule:
-        The δ rule (:class:`odp.composition.Lemma11`, :class:`~odp.composition.OptDel`, …).
+        The δ rule (:class:`odp.composition.PrefixDeltaSum`, :class:`~odp.composition.OptimalDelta`, …).
     """
 
     name = "iterative"
@@ -389,8 +389,8 @@ register(NoisyGradientDescent, "noisy_gd")
 
 # ----------------------------------------------------------------- odp's own δ rules (identity)
 _COMPOSITIONS = (BasicComposition, BucketsComposition, RDPComposition)
-for _cls in (*_COMPOSITIONS, ReplaceOneComposition, PrefixComposition, Lemma11, OptDel,
-             DeltaRule):
+for _cls in (*_COMPOSITIONS, ReplaceOneComposition, PrefixComposition, PrefixDeltaSum,
+             OptimalDelta, DeltaRule):
     trust_class(_cls)
 
 
@@ -408,6 +408,6 @@ def trusted_rule(rule: Any) -> bool:
     odp's δ rules with one of its composition theorems."""
     if rule is None:
         return True
-    if type(rule) is Lemma11:
-        return class_intact(Lemma11) and trusted_composition(rule.composition)
-    return type(rule) is OptDel and class_intact(OptDel)
+    if type(rule) is PrefixDeltaSum:
+        return class_intact(PrefixDeltaSum) and trusted_composition(rule.composition)
+    return type(rule) is OptimalDelta and class_intact(OptimalDelta)

@@ -13,10 +13,10 @@ mathematical sensitivity; use exact or integer arithmetic in queries where that 
 The finite output space.  The release is clamped to a declared window of grid units
 (:mod:`odp.mechanisms.window`): ``g·clamp(n(x) + Z, lo, hi)``, after the noise and with a public
 window, so it is post-processing and the guarantee is unchanged; the output space is the finite
-set ``g·{lo, …, hi}`` and Theorem 7 for finite output spaces (paper 002, Alg. 1) applies.  The
-default window ``[−N, N]``, ``N = 2¹²⁸·m + ⌈128·s⌉`` (``s`` the noise scale in grid units),
-covers every query value ``|f(x)| ≤ 2¹²⁸·Δ``: for those, clamping changes the release with
-probability below ``2⁻¹⁸³`` (:meth:`_GridMechanism.clamp_bound`).  ``window=(lo, hi)`` (query
+set ``g·{lo, …, hi}`` and Theorem 7 for finite output spaces (Hartmann et al. 2022, Alg. 1)
+applies.  The default window ``[−N, N]``, ``N = 2¹²⁸·m + ⌈128·s⌉`` (``s`` the noise scale in grid
+units), covers every query value ``|f(x)| ≤ 2¹²⁸·Δ``: for those, clamping changes the release
+with probability below ``2⁻¹⁸³`` (:meth:`_GridMechanism.clamp_bound`).  ``window=(lo, hi)`` (query
 units, snapped outward to the grid) declares another window; the release then always lies in it.
 
 A release is an :class:`odp.readable.ExactValue`: the exact ``Fraction``, printed as its exact
@@ -325,8 +325,8 @@ class RandomizedResponse(Mechanism):
 
 
 class ToyMechanism(Mechanism):
-    """M_toy (paper 002, Sec. 1): flip a fair coin; heads → the ε-DP Laplace release of the
-    query, tails → ⊥.  It is (𝒫, ℰ, 0)-ODP with 𝒫 = {values, {⊥}}, ℰ(values) = ε and
+    """M_toy (Hartmann et al. 2022, Sec. 1): flip a fair coin; heads → the ε-DP Laplace release of
+    the query, tails → ⊥.  It is (𝒫, ℰ, 0)-ODP with 𝒫 = {values, {⊥}}, ℰ(values) = ε and
     ℰ({⊥}) = 0 (Def. 2): a ⊥ reveals nothing, so it costs nothing.
 
     Output space: ``{⊥} ∪ g·{lo, …, hi}``, the Laplace release clamped to its window exactly as

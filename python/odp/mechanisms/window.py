@@ -1,9 +1,9 @@
-"""Finite output spaces by construction: releases clamped to a declared window (issue 24, item 6).
+"""Finite output spaces by construction: releases clamped to a declared window.
 
-Theorem 7 (paper 002, the composition experiment of Alg. 1) is machine-checked for **finite**
-output spaces (``Odp/Core``; ``docs/lean.md``).  So that it covers every run of a built-in
-mechanism, each release that would range over an unbounded grid is clamped to a declared window
-of grid units:
+Theorem 7 (Hartmann et al. 2022, the composition experiment of Alg. 1) is machine-checked for
+**finite** output spaces (``Odp/Core``; ``docs/lean.md``).  So that it covers every run of a
+built-in mechanism, each release that would range over an unbounded grid is clamped to a declared
+window of grid units:
 
     release = g · clamp(n(x) + Z, lo, hi),    clamp(k, lo, hi) = min(max(k, lo), hi).
 

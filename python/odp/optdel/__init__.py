@@ -1,4 +1,4 @@
-"""Optimal output differential privacy for early stopping (paper 002, Sec. 5 and App. C).
+"""Optimal output differential privacy for early stopping (Hartmann et al. 2022, Sec. 5 and App. C).
 
 An iterative mechanism (Alg. 3) runs ``(epsilon_k, delta_k)``-DP steps and may stop after
 ``k_1 < k_2 < ... < k_n`` steps; the partition ``P_i`` = "stopped after ``k_i`` steps" carries the

@@ -1,12 +1,13 @@
 """Plain notes on OptDel results that say nothing: a trivial bound or a grid coarser than a step.
 
-Paper 002, Sec. 5.2.  When the exact lattice does not fit ``max_cells`` (:mod:`odp.optdel.bounds`
-rounds every ``epsilon_k`` to a coarser grid ``h``, Lemma D of :mod:`odp.optdel.exact`), the
-bounds stay rigorous but can become useless: OptDel is always in ``[0, 1]``, so an upper bound
-``>= 1`` carries no information, and a grid coarser than the smallest step rounds that step to
-``0`` (lower bound) or to a whole ``h`` (upper bound).  :func:`uninformative` detects both and
-says what it would take to get a useful answer: the ``--max-cells`` at which the exact lattice
-(or the homogeneous fast path of :mod:`odp.optdel.homogeneous`) is used, or a finer ``--grid``.
+Hartmann et al. 2022, Sec. 5.2.  When the exact lattice does not fit ``max_cells``
+(:mod:`odp.optdel.bounds` rounds every ``epsilon_k`` to a coarser grid ``h``, Lemma D of
+:mod:`odp.optdel.exact`), the bounds stay rigorous but can become useless: OptDel is always in
+``[0, 1]``, so an upper bound ``>= 1`` carries no information, and a grid coarser than the
+smallest step rounds that step to ``0`` (lower bound) or to a whole ``h`` (upper bound).
+:func:`uninformative` detects both and says what it would take to get a useful answer: the
+``--max-cells`` at which the exact lattice (or the homogeneous fast path of
+:mod:`odp.optdel.homogeneous`) is used, or a finer ``--grid``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Costs ``E(P_i)`` that meet a total delta (paper 002, Sec. 5.1 and 5.2).
+"""Costs ``E(P_i)`` that meet a total delta (Hartmann et al. 2022, Sec. 5.1 and 5.2).
 
 * :func:`lemma11_costs`: Lemma 11 with the optimal composition of every prefix and an equal split
   ``delta^{k_i} = delta / n``: ``E(P_i)`` is the smallest grid value whose *rigorous upper bound*

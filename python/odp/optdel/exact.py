@@ -1,6 +1,6 @@
 r"""Exact OptDel (Thm. 15, Eq. (3)) and the Lemma 11 bound (Eq. (4)) by backward induction.
 
-Paper 002, Sec. 5.2 and App. C.  Inputs are in the exponential parametrisation
+Hartmann et al. 2022, Sec. 5.2 and App. C.  Inputs are in the exponential parametrisation
 (:class:`~odp.optdel.problem.ExpProblem`: rational ``w_k = e**eps_k``, ``delta_k`` and
 ``W_i = e**E(P_i)``), so every number below is rational and the results are exact ``Fraction``\ s.
 
@@ -95,7 +95,6 @@ from operator import add
 
 from ..errors import InvalidParameter
 from .problem import ExpProblem
-from .._compat import positional_deprecated
 
 __all__ = [
     "DEFAULT_MAX_STATES",
@@ -257,7 +256,6 @@ class _Lattice:
         return self.num[k0] * self.lam * (self.suffix[k0] // s_prod) * (s_prod - keep)
 
 
-@positional_deprecated(1)
 def thm15_lattice_exact(
     w0: Fraction,
     *,
@@ -307,7 +305,6 @@ def thm15_lattice_exact(
     return Fraction(G[0], lat.U)
 
 
-@positional_deprecated(1)
 def eq4_lattice_exact(
     w0: Fraction,
     *,

@@ -1,4 +1,5 @@
-"""The gap between Lemma 11 (Eq. (4)) and Thm. 15 (Eq. (3)), left open in paper 002, Sec. 5.2.
+"""The gap between Lemma 11 (Eq. (4)) and Thm. 15 (Eq. (3)), left open by Hartmann et al. 2022,
+Sec. 5.2.
 
 For a grid of settings, the costs ``E(P_i)`` are chosen the way a user of Lemma 11 would: the
 smallest ones whose Eq. (4) delta, split equally over the ``n`` stopping points, is at most a

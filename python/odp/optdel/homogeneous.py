@@ -1,9 +1,10 @@
 r"""Homogeneous steps in closed form: Eq. (4) term by term, Thm. 15 segment by segment.
 
-Paper 002, Sec. 5.2.  When every step is the same ``(epsilon, delta)`` (``w = e**epsilon``,
-``q = w/(1+w)``), the up-count of the ``1,2``-only paths of Lemma C (:mod:`odp.optdel.exact`)
-after ``m`` steps is binomial: ``Pr0(u) = (1-delta)**m * C(m, u) q**u (1-q)**(m-u)``, at loss
-``(2u - m) epsilon``.  Two consequences:
+Hartmann et al. 2022, Sec. 5.2.  When every step is the same ``(epsilon, delta)``
+(``w = e**epsilon``, ``q = w/(1+w)``), the up-count of the ``1,2``-only paths of Lemma C
+(:mod:`odp.optdel.exact`) after ``m`` steps is binomial:
+``Pr0(u) = (1-delta)**m * C(m, u) q**u (1-q)**(m-u)``, at loss ``(2u - m) epsilon``.  Two
+consequences:
 
 **Eq. (4) is a closed form** (Murtagh-Vadhan's optimal composition of ``k`` homogeneous steps,
 the sum behind Kairouz-Oh-Viswanath Thm. 3.3).  With ``s = (1-delta)**k`` and
@@ -76,7 +77,6 @@ from ..floats import float_down, float_up
 from ..rational import exp_bracket
 from . import lattice
 from .search import first_true
-from .._compat import positional_deprecated
 
 __all__ = [
     "TAIL_TARGET",
@@ -222,7 +222,6 @@ def _tail_sum(k: int, epsilon: Fraction, E: Fraction, up: bool) -> decimal.Decim
         u += 1
 
 
-@positional_deprecated(1)
 def prefix_delta(k: int, *, epsilon: Fraction, delta: Fraction, E: Fraction, up: bool) -> Fraction:
     """A rigorous bound (upper when ``up``) of the optimal-composition delta of ``k`` steps of
     ``(epsilon, delta)``-DP at ``epsilon_total = E``: ``(1 - (1-delta)**k) + (1-delta)**k T(E)``."""
@@ -234,7 +233,6 @@ def prefix_delta(k: int, *, epsilon: Fraction, delta: Fraction, E: Fraction, up:
     return max(Fraction(value), Fraction(0))
 
 
-@positional_deprecated(1)
 def eq4_bound(stops: Sequence[int], *, epsilon: Fraction, delta: Fraction,
               costs: Sequence[Fraction], up: bool) -> Fraction:
     """A rigorous bound of Eq. (4) for homogeneous steps: the sum over the stops of

@@ -1,8 +1,8 @@
 r"""Second-order rigorous upper bound for steps whose epsilons share no usable lattice (Thm. 15).
 
-Paper 002, Sec. 5.2.  When the ``epsilon_k`` have no common unit small enough to make the exact
-lattice of :mod:`odp.optdel.lattice` affordable, rounding every ``epsilon_k`` to a grid costs a
-first-order error (the tail delta is very sensitive to a uniform stretch of all epsilons).  This
+Hartmann et al. 2022, Sec. 5.2.  When the ``epsilon_k`` have no common unit small enough to make the
+exact lattice of :mod:`odp.optdel.lattice` affordable, rounding every ``epsilon_k`` to a grid costs
+a first-order error (the tail delta is very sensitive to a uniform stretch of all epsilons).  This
 module keeps every ``epsilon_k`` exact and approximates only the *value function* between grid
 points, using its convexity:
 

@@ -1,6 +1,6 @@
 r"""Rigorous floating-point backward induction on a privacy-loss lattice (Thm. 15 and Eq. (4)).
 
-Paper 002, Sec. 5.2.  This is the fast path for the ordinary parametrisation (per-step
+Hartmann et al. 2022, Sec. 5.2.  This is the fast path for the ordinary parametrisation (per-step
 ``epsilon_k``, per-stop ``E(P_i)``), where ``e**epsilon`` is irrational and exact rational
 arithmetic is impossible.  It runs the recursion of :mod:`odp.optdel.exact` (Lemmas A-C there)
 
@@ -51,7 +51,6 @@ import numpy as np
 from ..errors import InvalidParameter
 from ..floats import float_down, float_up
 from ..rational import exp_bracket
-from .._compat import positional_deprecated
 
 __all__ = [
     "LatticeInstance",
@@ -380,7 +379,6 @@ def forward_prefixes(instance: LatticeInstance, up: bool):
             yield i, R[k], lo, hi, pmf, overflow, survive
 
 
-@positional_deprecated(1)
 def prefix_term(
     table: _StopTable,
     *,

@@ -1,4 +1,4 @@
-"""Validated inputs of the early-stopping problem (paper 002, Sec. 5, Alg. 3).
+"""Validated inputs of the early-stopping problem (Hartmann et al. 2022, Sec. 5, Alg. 3).
 
 Two parametrisations are accepted, both exact:
 

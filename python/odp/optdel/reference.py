@@ -1,4 +1,5 @@
-"""Brute-force references for Thm. 15 / Eq. (3) and for Eq. (4) (paper 002, Sec. 5.2, App. C).
+"""Brute-force references for Thm. 15 / Eq. (3) and for Eq. (4) (Hartmann et al. 2022, Sec. 5.2,
+App. C).
 
 Nothing here is clever; it exists to test :mod:`odp.optdel.exact` and :mod:`odp.optdel.lattice`.
 Every function enumerates the output sequences ``q in {0,1,2,3}^k`` of the randomized-response

@@ -2,8 +2,8 @@
 
 Shared by :mod:`odp.optdel.cost` (the up-front estimate behind the limits and the progress bar)
 and :mod:`odp.optdel.bounds` (which algorithm runs), so both agree on when the segment pass of
-:mod:`odp.optdel.homogeneous` (paper 002, Sec. 5.2, Thm. 15) is used.  ``bench/optdel.py``
-(``cost_model``) measures the per-operation times.
+:mod:`odp.optdel.homogeneous` (Hartmann et al. 2022, Sec. 5.2, Thm. 15) is used.
+``bench/optdel.py`` (``cost_model``) measures the per-operation times.
 """
 
 from __future__ import annotations

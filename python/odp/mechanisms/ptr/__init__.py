@@ -1,4 +1,4 @@
-"""Propose-Test-Release with ODP accounting (paper 002, Sec. 4.2: Def. 9, Lemma 10).
+"""Propose-Test-Release with ODP accounting (Hartmann et al. 2022, Sec. 4.2: Def. 9, Lemma 10).
 
 * :class:`PTRFunction` — an (ε, δ)-PTR function ``T(x, s)`` (Def. 9).  As a mechanism it is
   (𝒫, ℰ, δ)-ODP with 𝒫 = {values, {⊥}}, ℰ(values) = 2ε, ℰ({⊥}) = ε (Sec. 4.2).

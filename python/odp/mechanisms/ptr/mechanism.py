@@ -1,7 +1,7 @@
-"""Propose-Test-Release as mechanisms (paper 002, Sec. 4.2): :class:`PTRFunction` (Def. 9) and
-its fixed-proposal mechanism, the log-bin IQR PTR function and ``M_IQR`` (Lemma 10), and the
-ε-DP :class:`ExponentialMedian`.  See :mod:`odp.mechanisms.ptr` for the construction and proof
-sketch."""
+"""Propose-Test-Release as mechanisms (Hartmann et al. 2022, Sec. 4.2): :class:`PTRFunction`
+(Def. 9) and its fixed-proposal mechanism, the log-bin IQR PTR function and ``M_IQR``
+(Lemma 10), and the ε-DP :class:`ExponentialMedian`.  See :mod:`odp.mechanisms.ptr` for the
+construction and proof sketch."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ __all__ = ["PTRFunction", "PTRMechanism", "IQREstimate", "LogBinIQR", "IQRMechan
 
 
 class PTRFunction:
-    """An (ε, δ)-PTR function ``T(x, s)`` (Def. 9 of paper 002).
+    """An (ε, δ)-PTR function ``T(x, s)`` (Def. 9 of Hartmann et al. 2022).
 
     Subclasses implement :meth:`apply` and must satisfy Def. 9: ``T(x, ⊥) = ⊥``; the events
     {⊥} and {≠ ⊥} are e^ε-close for neighbours; for ``s`` in a good set ``G(T, x)`` every

@@ -1,5 +1,5 @@
-"""The application of paper 002, Sec. 4.2 through an accountant: ``M_IQR`` then the median,
-with the ε saved when ``M_IQR`` returns ⊥ (:func:`iqr_then_median`)."""
+"""The application of Hartmann et al. 2022, Sec. 4.2 through an accountant: ``M_IQR`` then the
+median, with the ε saved when ``M_IQR`` returns ⊥ (:func:`iqr_then_median`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The Sparse Vector Technique with ODP accounting (paper 002, Sec. 4.1: Alg. 2, Lemma 8).
+"""The Sparse Vector Technique with ODP accounting (Hartmann et al. 2022, Sec. 4.1: Alg. 2,
+Lemma 8).
 
 The variant of Lyu, Su and Li (VLDB 2017, Alg. 1) with per-query thresholds, an explicit STOP
 and a cut-off ``c``: the threshold noise ρ ~ Lap(Δ/ε1) is drawn once; each query gets fresh

@@ -11,7 +11,6 @@ from typing import Any, Callable, Sequence
 from ...errors import InvalidParameter
 from ...samplers import discrete_laplace_tail
 from .mechanism import _check_c, count_top
-from ..._compat import positional_deprecated
 
 __all__ = ["answer_probability", "adaptive_output_distribution", "output_distribution"]
 
@@ -104,7 +103,6 @@ def adaptive_output_distribution(strategy: Callable[[tuple], tuple[int, int] | N
     return out
 
 
-@positional_deprecated(2)
 def output_distribution(values: Sequence[int], thresholds: Sequence[int] | int, *, c: int,
                         r_threshold: Any, r_query: Any) -> dict[tuple, Any]:
     """Exact output distribution of the batch mechanism for query values ``values`` and

@@ -1,4 +1,4 @@
-"""Alg. 2 (paper 002, Sec. 4.1) as a mechanism: its parameters and grid
+"""Alg. 2 (Hartmann et al. 2022, Sec. 4.1) as a mechanism: its parameters and grid
 (:class:`SVTParameters`), Lemma 8's declared guarantee, and the batch mechanism
 :class:`SparseVectorMechanism` (one accountant round whose release is the answer vector).
 

@@ -1,5 +1,5 @@
 """SVT through an accountant: the interactive session (:class:`SVTSession`, one interactive
-reservation settled at class ``c'``) and the application of paper 002, Sec. 4.1
+reservation settled at class ``c'``) and the application of Hartmann et al. 2022, Sec. 4.1
 (:func:`sparse_vector_release`: SVT selection, then Laplace releases with the leftover budget).
 """
 
