@@ -373,11 +373,7 @@ class Accountant:
         """What is left: ε_r and δ_r, with pending rounds held at their sup.  For a laned
         ledger (:attr:`lanes`), a :class:`SessionBudget`: the budget minus what the lanes have
         used (:attr:`spent`), with every lane's status in ``.lanes``."""
-        state = self.ledger.snapshot()
-        if state.lanes is None:
-            return state.remaining
-        statuses = self._statuses(state)
-        return SessionBudget.of(session_totals(statuses, state.total)[1], statuses)
+        return self._reading(remaining=True)
 
     @property
     def spent(self) -> Budget:
@@ -385,11 +381,15 @@ class Accountant:
         the lanes' readings (:class:`~odp.ledger.LaneStatus`: an ODP lane's Alg. 1 totals, a
         zCDP lane's Σρ converted at its δ, …) — an odometer reading; the session's guarantee is
         its budget."""
+        return self._reading(remaining=False)
+
+    def _reading(self, *, remaining: bool) -> Budget:
+        """:attr:`remaining` or :attr:`spent` from one snapshot of the ledger."""
         state = self.ledger.snapshot()
         if state.lanes is None:
-            return state.spent
+            return state.remaining if remaining else state.spent
         statuses = self._statuses(state)
-        return SessionBudget.of(session_totals(statuses, state.total)[0], statuses)
+        return SessionBudget.of(session_totals(statuses, state.total)[int(remaining)], statuses)
 
     @property
     def lanes(self) -> list[LaneStatus]:
