@@ -265,6 +265,44 @@ def choose_tilt(items: Sequence[tuple[np.ndarray, np.ndarray, int]]) -> float:
     return best
 
 
+def _chernoff_terms(items: Sequence[tuple[np.ndarray, np.ndarray, int]]
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(θ, Σ count·ln E[e^{θL}])`` over :data:`TILT_GRID` (θ below the exponent limit), for
+    one run's losses and masses per mechanism; ``None`` when nothing is usable."""
+    items = [(loss, mass, n) for loss, mass, n in items if loss.size]
+    if not items:
+        return None
+    top = max(float(np.max(np.abs(loss))) for loss, _, _ in items)
+    thetas = np.array([t for t in TILT_GRID if t * top <= TILT_MAX_EXPONENT])
+    if thetas.size == 0:
+        return None
+    total = np.zeros(thetas.size)
+    for loss, mass, n in items:
+        x = thetas[:, None] * loss[None, :]
+        m = np.max(x, axis=1)
+        total += n * (m + np.log((mass[None, :] * np.exp(x - m[:, None])).sum(axis=1)))
+    return thetas, total
+
+
+def chernoff_epsilon(items: Sequence[tuple[np.ndarray, np.ndarray, int]], delta: float) -> float:
+    """The Chernoff estimate ``min_θ (Σ count·ln E[e^{θL}] − ln δ)/θ`` of ε(δ) (an estimate for
+    choosing, never a bound reported)."""
+    terms = _chernoff_terms(items)
+    if terms is None:
+        return -math.inf
+    thetas, total = terms
+    return float(np.min((total - math.log(delta)) / thetas))
+
+
+def chernoff_log_delta(items: Sequence[tuple[np.ndarray, np.ndarray, int]], eps: float) -> float:
+    """The Chernoff estimate ``min_θ (Σ count·ln E[e^{θL}] − θε)`` of ln δ(ε)."""
+    terms = _chernoff_terms(items)
+    if terms is None:
+        return -math.inf
+    thetas, total = terms
+    return float(np.min(total - thetas * eps))
+
+
 @dataclass
 class PrivacyBucketsAccountant:
     """Privacy buckets (Meiser & Mohammadi, CCS 2018) as an accountant.
@@ -637,26 +675,27 @@ class PrivacyBucketsAccountant:
         return out
 
     # ------------------------------------------------------------------ scouting
-    def _scouted(self, per_direction, at) -> tuple[list[float], list[float]] | None:
+    def _scouted(self, per_direction, at, level_of, chernoff) -> tuple[list[float], list[float]] | None:
         """The query's per-direction bounds with the dominated direction only bracketed by a
         coarse scout, or ``None`` (then the caller computes both directions in full).
 
-        When the two directions' intervals, from a copy of this accountant with
-        ``buckets // SCOUT_FACTOR`` buckets, are disjoint — the upper bound of one below the
-        lower bound of the other — only the dominant direction is composed with the full
-        window; the other keeps its coarse bounds.  The answer ``[max lowers, max uppers]`` is
-        then the same as with both in full (the dominated direction's true value, and so its
-        full bounds, lie below the dominant one's lower bound).  ``per_direction(state)`` gives
-        ``(lower, upper)`` for one direction's state, ``at(bounds)`` the query's ε for them.
-        Only for a fresh, asymmetric composition under ``precision="auto"`` whose states have
-        not been computed yet.
+        The direction that decides the answer is guessed from the Chernoff estimate of each
+        direction's composed loss (``chernoff(items)`` on one run's buckets per mechanism, from a
+        copy of this accountant with ``buckets // SCOUT_FACTOR`` buckets: larger means more
+        privacy loss).  The other direction is composed only in that coarse copy, the guessed
+        one with the full window.  When the other's coarse upper bound lies below the full
+        lower bound of the guessed one, the answer ``[max lowers, max uppers]`` is the same as
+        with both in full (the other's true value, and so its full bounds, lie below the
+        dominant one's lower bound); otherwise ``None``.  A wrong guess only costs time, never
+        soundness.  ``per_direction(state)`` gives ``(lower, upper)`` for one direction's state,
+        ``at(bounds)`` the query's ε for them and ``level_of(bounds)`` its δ.  Only for a fresh,
+        asymmetric composition under ``precision="auto"`` whose states have not been computed
+        yet.
 
-        The scout also predicts whether the tilted round-off bounds will do at full resolution:
-        if its own round-off at the query exceeds :data:`ROUNDOFF_WIDTH_SHARE` of its width
-        divided by ``SCOUT_FACTOR²`` (the discretisation is second order in the grid step), the
-        full computation runs with the early convolutions in extended precision at once
-        (the first escalation step of :meth:`_escalated`, without first paying for a tilted
-        run that would be discarded)."""
+        When the full tilted state's round-off at the query would widen its interval
+        (:meth:`_too_rough`), that direction is recomputed with the early convolutions in
+        extended precision at once (the first escalation step of :meth:`_escalated`, for one
+        direction instead of both)."""
         if not (self.scout and self._fwd is None and self.precision == "auto"
                 and self._mode == "tilted" and self.buckets >= SCOUT_FACTOR * SCOUT_MIN_BUCKETS
                 and any(not m.symmetric for m, _ in self._ledger)):
@@ -671,35 +710,35 @@ class PrivacyBucketsAccountant:
                 tilt=self.tilt, scout=False, limits=self.limits, progress=False)
             scout._ledger = list(self._ledger)
             t0 = time.perf_counter()
-            cached = self._single["scout"] = (n, scout._states())
+            anchor = _grid_anchor([m for m, _ in self._ledger], scout._ln_factor)
+            keys = [chernoff([(*cell_losses(scout._cells(i, reverse, anchor)[0]), count)
+                              for i, (_, count) in enumerate(self._ledger)])
+                    for reverse in (False, True)]
+            dom = keys[1] > keys[0]
+            _, fwd, rev, _ = scout._run((not dom,), None, None, 0)
+            cached = self._single["scout"] = (n, dom, fwd if dom else rev)
             self._seconds += time.perf_counter() - t0
-        states = cached[1]
-        if len(states) != 2:
+        _, dom, coarse = cached
+        # only the other direction's upper bound matters (below the dominant lower bound, its
+        # lower bound cannot be the answer's): 0, a valid lower bound, stands for it
+        other = (0.0, per_direction(coarse, upper_only=True)[1])
+        if self._single.get(dom, (None,))[0] != n:
+            t0 = time.perf_counter()
+            _, fwd, rev, _ = self._run((dom,), None, None, 0)
+            self._seconds += time.perf_counter() - t0
+            self._single[dom] = (n, rev if dom else fwd)
+        state = self._single[dom][1]
+        full = per_direction(state)
+        if state.theta > 0 and self._too_rough([state], level_of(full), [at(full)]):
+            self._mode = "classic"  # the tilt will not do here: extended early steps
+            t0 = time.perf_counter()
+            _, fwd, rev, _ = self._run((dom,), None, None, 0)
+            self._seconds += time.perf_counter() - t0
+            self._single[dom] = (n, rev if dom else fwd)
+            full = per_direction(self._single[dom][1])
+        if not other[1] < full[0]:
             return None
-        bounds = [per_direction(st) for st in states]
-        for st, b in zip(states, bounds):
-            e = at(b)
-            if st.theta > 0 and math.isfinite(e):
-                err = max(round_off_up(st, e), round_off_low(st, e))
-                width = delta_upper(st, e) - delta_lower(st, e)
-                if err > ROUNDOFF_WIDTH_SHARE * width / SCOUT_FACTOR**2:
-                    self._mode = "classic"
-                    break
-        for dom in (0, 1):
-            other = 1 - dom
-            if bounds[other][1] < bounds[dom][0]:
-                reverse = bool(dom)
-                key = reverse
-                if key not in self._single or self._single[key][0] != n:
-                    t0 = time.perf_counter()
-                    _, fwd, rev, _ = self._run((reverse,), None, None, 0)
-                    self._seconds += time.perf_counter() - t0
-                    self._single[key] = (n, rev if reverse else fwd)
-                full = per_direction(self._single[key][1])
-                lows = [full[0], bounds[other][0]]
-                ups = [full[1], bounds[other][1]]
-                return lows, ups
-        return None
+        return [full[0], other[0]], [full[1], other[1]]
 
     # ------------------------------------------------------------------ queries
     def get_delta_interval(self, epsilon: Any) -> Interval:
@@ -709,9 +748,11 @@ class PrivacyBucketsAccountant:
         eps = _query_number(epsilon, "epsilon")
         if not self._ledger:
             raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
-        scouted = self._scouted(lambda st: (delta_lower(st, float_up(eps)),
-                                            delta_upper(st, float_down(eps))),
-                                lambda b: float(eps))
+        scouted = self._scouted(lambda st, upper_only=False: (
+                                    0.0 if upper_only else delta_lower(st, float_up(eps)),
+                                    delta_upper(st, float_down(eps))),
+                                lambda b: float(eps), lambda b: b[1],
+                                lambda items: chernoff_log_delta(items, float(eps)))
         if scouted is not None and self._single_ok(max(scouted[1]), float_down(eps),
                                                     float_up(eps)):
             lows, ups = scouted
@@ -743,9 +784,13 @@ class PrivacyBucketsAccountant:
             )
         if not self._ledger:
             raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
-        scouted = self._scouted(lambda st: (epsilon_lower(st, float_up(d)),
-                                            epsilon_upper(st, float_down(d))),
-                                lambda b: (b[0] + b[1]) / 2)
+        def bounds(st: BucketState, upper_only: bool = False) -> tuple[float, float]:
+            up = epsilon_upper(st, float_down(d))
+            return 0.0 if upper_only else epsilon_lower(st, float_up(d), hint=up), up
+
+        scouted = self._scouted(bounds,
+                                lambda b: (b[0] + b[1]) / 2, lambda b: float(d),
+                                lambda items: chernoff_epsilon(items, float(d)))
         if scouted is not None and self._single_ok(float(d), max(scouted[1]),
                                                     max(scouted[0])):
             lows, ups = scouted
@@ -754,12 +799,12 @@ class PrivacyBucketsAccountant:
             return Interval(round_down_significant(max(lows)), upper_s)
         states = self._states()
         ups = [epsilon_upper(s, float_down(d)) for s in states]
-        lows = [epsilon_lower(s, float_up(d)) for s in states]
+        lows = [epsilon_lower(s, float_up(d), hint=u) for s, u in zip(states, ups)]
         finer = self._escalated(states, float(d), [(a + b) / 2 for a, b in zip(ups, lows)])
         if finer is not None:
             states = finer
             ups = [epsilon_upper(s, float_down(d)) for s in states]
-            lows = [epsilon_lower(s, float_up(d)) for s in states]
+            lows = [epsilon_lower(s, float_up(d), hint=u) for s, u in zip(states, ups)]
         up = max(ups)
         upper: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
         return Interval(round_down_significant(max(lows)), upper)

@@ -448,19 +448,24 @@ def fit(
     pair both are dropped.  If the rest does not fit, the factor is squared (:func:`coarsen`) and
     we try again.  ``noise`` is a level below which entries are treated as round-off when
     *deciding* where to cut (the cut itself always moves every entry, noise included).
+
+    The window kept is the span between the cuts, not padded to ``buckets``: the entries beyond
+    the cuts hold at most ``tail`` of mass each side, and the next convolution is shorter
+    (its cost grows with the operands' lengths).
     """
     while True:
         n = s.size
         w = s.pa + s.ma
-        if n <= buckets:  # fits: only trim exact zeros at both ends
-            nz = np.flatnonzero(w > 0)
-            if nz.size == 0:
-                return s
-            return _cut(s, int(nz[0]), int(nz[-1]))
         # where do the tails exceed the budget? (entries at noise level do not count)
         w_dec = np.where(w > noise, w, 0.0)
         nz = np.flatnonzero(w_dec)
-        first, last = (int(nz[0]), int(nz[-1])) if nz.size else (0, 0)
+        if nz.size == 0:  # nothing above the noise: trim exact zeros only
+            nz = np.flatnonzero(w > 0)
+            if nz.size == 0:
+                return s
+            return _cut(s, int(nz[0]), int(nz[-1])) if nz[-1] - nz[0] < buckets else \
+                _cut(s, int(nz[0]), int(nz[0]) + buckets - 1)
+        first, last = int(nz[0]), int(nz[-1])
         top_cum = np.cumsum(w_dec[::-1])[::-1]  # mass at positions >= j
         bot_cum = np.cumsum(w_dec)  # mass at positions <= j
         hi = int(np.searchsorted(-top_cum, -tail, side="left")) - 1  # mass above hi <= tail
@@ -472,9 +477,19 @@ def fit(
             s = coarsen(s, rounding)
             noise = noise * 2
             continue
-        slack = buckets - span
-        new_first = max(0, min(lo - slack // 2, n - buckets))
-        return _cut(s, new_first, new_first + buckets - 1)
+        return _cut(s, lo, min(n - 1, lo + buckets - 1, max(hi, _weighted_top(s, tail))))
+
+
+def _weighted_top(s: BucketState, tail: float) -> int:
+    """The lowest position above which a tilted state's weighted round-off bound ``wabs_up``
+    certifies at most ``tail`` of error (:func:`_cut` moves the entries above the window into
+    ``a_inf`` with that error bound), so that cutting there costs no more than the tail's own
+    mass; ``-1`` for a state without a tilt (its bound does not depend on the position)."""
+    if not (s.theta > 0 and math.isfinite(s.wabs_up) and s.wabs_up > tail > 0):
+        return -1
+    # weight e^{θ(ℓ − c)} >= wabs_up / tail  <=>  ℓ >= c + ln(wabs_up / tail) / θ
+    label = s.wref + math.log(s.wabs_up / tail) / s.theta
+    return int(math.ceil(label / s.h)) - s.start
 
 
 def _cut(s: BucketState, first: int, last: int) -> BucketState:
