@@ -33,6 +33,7 @@ from .compose import compose as compose_states
 from ._numerics import U
 from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
 from .mechanisms import PLDMechanism, as_sequence
+from .predict import cell_mean_losses, chernoff_epsilon, chernoff_log_delta
 from .readoff import (delta_lower, delta_upper, epsilon_lower, epsilon_upper, infinity_floor,
                       round_off_low, round_off_up)
 from .state import BucketState, fit, from_cells
@@ -265,44 +266,6 @@ def choose_tilt(items: Sequence[tuple[np.ndarray, np.ndarray, int]]) -> float:
     return best
 
 
-def _chernoff_terms(items: Sequence[tuple[np.ndarray, np.ndarray, int]]
-                    ) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(θ, Σ count·ln E[e^{θL}])`` over :data:`TILT_GRID` (θ below the exponent limit), for
-    one run's losses and masses per mechanism; ``None`` when nothing is usable."""
-    items = [(loss, mass, n) for loss, mass, n in items if loss.size]
-    if not items:
-        return None
-    top = max(float(np.max(np.abs(loss))) for loss, _, _ in items)
-    thetas = np.array([t for t in TILT_GRID if t * top <= TILT_MAX_EXPONENT])
-    if thetas.size == 0:
-        return None
-    total = np.zeros(thetas.size)
-    for loss, mass, n in items:
-        x = thetas[:, None] * loss[None, :]
-        m = np.max(x, axis=1)
-        total += n * (m + np.log((mass[None, :] * np.exp(x - m[:, None])).sum(axis=1)))
-    return thetas, total
-
-
-def chernoff_epsilon(items: Sequence[tuple[np.ndarray, np.ndarray, int]], delta: float) -> float:
-    """The Chernoff estimate ``min_θ (Σ count·ln E[e^{θL}] − ln δ)/θ`` of ε(δ) (an estimate for
-    choosing, never a bound reported)."""
-    terms = _chernoff_terms(items)
-    if terms is None:
-        return -math.inf
-    thetas, total = terms
-    return float(np.min((total - math.log(delta)) / thetas))
-
-
-def chernoff_log_delta(items: Sequence[tuple[np.ndarray, np.ndarray, int]], eps: float) -> float:
-    """The Chernoff estimate ``min_θ (Σ count·ln E[e^{θL}] − θε)`` of ln δ(ε)."""
-    terms = _chernoff_terms(items)
-    if terms is None:
-        return -math.inf
-    thetas, total = terms
-    return float(np.min(total - thetas * eps))
-
-
 @dataclass
 class PrivacyBucketsAccountant:
     """Privacy buckets (Meiser & Mohammadi, CCS 2018) as an accountant.
@@ -328,7 +291,10 @@ class PrivacyBucketsAccountant:
     composed at the first query, or from ``tilt_for`` (mechanisms or ``(mechanism, count)``
     pairs) when given — for an accountant that will be extended and queried repeatedly, pass
     the whole composition it will reach.  ``scout`` bounds the dominated direction of an
-    asymmetric composition with a coarse window only (docs/buckets.md, "Scout").
+    asymmetric composition with a coarse window only (docs/buckets.md, "Scout");
+    ``dominant`` (``False``: A ‖ B, ``True``: B ‖ A) is the direction expected to decide the
+    answer (e.g. :attr:`odp.buckets.predict.Prediction.reverse`), else the scout guesses it
+    from a Chernoff estimate — a wrong one costs time, never soundness.
 
     Limits and progress: the pending composition is estimated before it runs
     (:meth:`estimate`) and refused with :class:`~odp.limits.ResourceLimitExceeded` if it needs
@@ -345,6 +311,7 @@ class PrivacyBucketsAccountant:
     tilt: Any = "auto"
     tilt_for: Any = None
     scout: bool = True
+    dominant: bool | None = None
     max_memory: Any = None
     max_seconds: Any = None
     progress: ProgressArg = None
@@ -711,10 +678,13 @@ class PrivacyBucketsAccountant:
             scout._ledger = list(self._ledger)
             t0 = time.perf_counter()
             anchor = _grid_anchor([m for m, _ in self._ledger], scout._ln_factor)
-            keys = [chernoff([(*cell_losses(scout._cells(i, reverse, anchor)[0]), count)
-                              for i, (_, count) in enumerate(self._ledger)])
-                    for reverse in (False, True)]
-            dom = keys[1] > keys[0]
+            if self.dominant is not None:
+                dom = bool(self.dominant)
+            else:
+                keys = [chernoff([(*cell_mean_losses(scout._cells(i, reverse, anchor)[1]),
+                                   count) for i, (_, count) in enumerate(self._ledger)])
+                        for reverse in (False, True)]
+                dom = keys[1] > keys[0]
             _, fwd, rev, _ = scout._run((not dom,), None, None, 0)
             cached = self._single["scout"] = (n, dom, fwd if dom else rev)
             self._seconds += time.perf_counter() - t0
@@ -790,7 +760,7 @@ class PrivacyBucketsAccountant:
 
         scouted = self._scouted(bounds,
                                 lambda b: (b[0] + b[1]) / 2, lambda b: float(d),
-                                lambda items: chernoff_epsilon(items, float(d)))
+                                lambda items: chernoff_epsilon(items, float(d))[0])
         if scouted is not None and self._single_ok(float(d), max(scouted[1]),
                                                     max(scouted[0])):
             lows, ups = scouted
@@ -835,9 +805,27 @@ class PrivacyBucketsAccountant:
         upper = self.get_epsilon_interval(delta).upper
         return math.inf if upper == math.inf else float_up(upper)
 
+    def _answered_states(self) -> list[BucketState]:
+        """The states that answered the last query, computing nothing new when the scout
+        answered it (the dominant direction in full, the other one coarse); else
+        :meth:`_states`."""
+        n = len(self._ledger)
+        scout = self._single.get("scout")
+        if self._fwd is None and scout is not None and scout[0] == n and \
+                self._single.get(scout[1], (None,))[0] == n:
+            full = self._single[scout[1]][1]
+            return [full, scout[2]] if not scout[1] else [scout[2], full]
+        return self._states()
+
     def report(self) -> dict[str, Any]:
-        """What was composed and the numerical state (grid, masses, error bounds, time)."""
-        states = self._states()
+        """What was composed and the numerical state (grid, masses, error bounds, time) of the
+        states that answered the last query (a direction the scout showed dominated: its coarse
+        state, marked ``"scout": true``)."""
+        states = self._answered_states()
+        scouted = self._fwd is None and "scout" in self._single
+        directions = [s.summary() for s in states]
+        if scouted and len(directions) == 2:
+            directions[0 if self._single["scout"][1] else 1]["scout"] = True
         return {
             "mechanisms": [dict(m.describe(), count=n) for m, n in self._ledger],
             "compositions": sum(n for _, n in self._ledger),
@@ -850,7 +838,7 @@ class PrivacyBucketsAccountant:
             },
             "precision_used": self.effective_precision,
             **({"precision_note": self._escalation} if self._escalation else {}),
-            "directions": [s.summary() for s in states],
+            "directions": directions,
             "seconds": self._seconds,
         }
 

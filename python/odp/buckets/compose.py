@@ -145,19 +145,18 @@ def _convolve_tilted(xs, ys, *, wxs, wys, wzs, eta: float, theta_h: float, tags:
     def tilted(v, w, n: int):
         """The padded plain and tilted rows with entries below FLUSH set to 0 (at most ``n``
         per row), and per row ℓ1 and ℓ2 norms (rounded up)."""
-        buf = np.empty((2 * rows, length))
-        buf[:, n:] = 0.0
+        buf = np.zeros((2 * rows, length))  # the padding stays 0
+        part = buf[:, :n]
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             for k in range(rows):
-                buf[k, :n] = v[k]
-                np.multiply(v[k], w[k], out=buf[rows + k, :n])
-        part = buf[:, :n]
-        part[part < FLUSH] = 0.0
-        n1 = (buf.sum(axis=1) * (1 + (math.log2(max(n, 2)) + 4) * U)).tolist()
+                part[k] = v[k]
+                np.multiply(v[k], w[k], out=part[rows + k])
+        np.copyto(part, 0.0, where=part < FLUSH)
+        n1 = (part.sum(axis=1) * (1 + (math.log2(max(n, 2)) + 4) * U)).tolist()
         if not max(n1[rows:]) <= MAX_TILTED:
             return None
-        # (buf * buf).sum, not a BLAS product: threaded BLAS spins on a shared machine
-        n2 = (np.sqrt((buf * buf).sum(axis=1)) * (1 + (n + 4) * U)).tolist()
+        # a row-wise dot product without BLAS (threaded BLAS spins on a shared machine)
+        n2 = (np.sqrt(np.einsum("ij,ij->i", part, part)) * (1 + (n + 4) * U)).tolist()
         return buf, [float(n)] * (2 * rows), n1, n2
 
     def spectrum(v, w, n: int, tag):

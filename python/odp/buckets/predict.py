@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from .mechanisms import PLDMechanism
 from .state import from_cells
 
-__all__ = ["Prediction", "predict_step", "THETAS"]
+__all__ = ["Prediction", "predict_step", "THETAS", "cgf", "cell_mean_losses", "chernoff_epsilon",
+           "chernoff_log_delta"]
 
 #: The tilts θ searched for the Chernoff estimate (as :data:`odp.buckets.accountant.TILT_GRID`).
 THETAS = tuple(2.0 ** (k / 8) for k in range(-64, 57))
@@ -62,8 +63,8 @@ class Prediction:
         return math.sqrt(width / self.coefficient) if self.coefficient > 0 else math.inf
 
 
-def _cgf(masses: np.ndarray, losses: np.ndarray, thetas: np.ndarray) -> np.ndarray:
-    """``ln Σ_j m_j e^{θ ℓ_j}`` for every θ of ``thetas`` at once."""
+def cgf(masses: np.ndarray, losses: np.ndarray, thetas: np.ndarray) -> np.ndarray:
+    """``ln Σ_j m_j e^{θ ℓ_j}`` for every θ of ``thetas`` at once (masses > 0 only)."""
     keep = masses > 0
     if not keep.any():
         return np.full(thetas.size, -np.inf)
@@ -72,51 +73,99 @@ def _cgf(masses: np.ndarray, losses: np.ndarray, thetas: np.ndarray) -> np.ndarr
     return top + np.log((masses[keep][None, :] * np.exp(x - top[:, None])).sum(axis=1))
 
 
-def _pilot(mech: PLDMechanism, reverse: bool, tail: float) -> tuple[np.ndarray, ...] | None:
-    """One run's split upper pair (atoms, losses) and exact-mass buckets (A-mass, mean loss)
-    on a pilot grid, or ``None`` when its loss range gives none."""
+def cell_mean_losses(c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """One run's buckets as atoms at their mean losses ``ln(a/B) = ih − ln(1 + excess/a)`` (the
+    bucket's exact masses at one point: a contraction of the pair, second order in ``h`` even
+    on a coarse grid, where bucket tops are first order) and their A-masses."""
+    a = np.maximum(c.a, 0.0)
+    excess = c.excess if c.excess is not None else c.bhat - c.a
+    tops = (c.first + np.arange(a.size)) * c.h
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = tops - np.log1p(np.where(a > 0, np.maximum(excess, 0.0) / a, 0.0))
+    loss = np.concatenate([mean, tops])
+    mass = np.concatenate([a, np.maximum(c.atom, 0.0)])
+    keep = (mass >= 1e-290) & np.isfinite(loss)  # subnormal masses would only slow the sums
+    return loss[keep], mass[keep]
+
+
+def _chernoff_terms(items: Sequence[tuple[np.ndarray, np.ndarray, int]]
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(θ, Σ count·ln E[e^{θL}])`` over :data:`THETAS` (``θ·max|L| <= 600``), for one run's
+    losses and masses per mechanism; ``None`` when nothing is usable."""
+    items = [(loss, mass, n) for loss, mass, n in items if loss.size]
+    if not items:
+        return None
+    top = max(float(np.max(np.abs(loss))) for loss, _, _ in items)
+    thetas = np.array([t for t in THETAS if t * top <= 600])
+    if thetas.size == 0:
+        return None
+    total = np.zeros(thetas.size)
+    for loss, mass, n in items:
+        total += n * cgf(mass, loss, thetas)
+    return thetas, total
+
+
+def chernoff_epsilon(items: Sequence[tuple[np.ndarray, np.ndarray, int]], delta: float,
+                     ) -> tuple[float, float]:
+    """``(ε, θ*)``: the Chernoff estimate ``min_θ (Σ count·ln E[e^{θL}] − ln δ)/θ`` of ε(δ)
+    and its θ (an estimate for choosing, never a bound reported; ``-inf`` when none)."""
+    terms = _chernoff_terms(items)
+    if terms is None:
+        return -math.inf, 0.0
+    thetas, total = terms
+    eps = (total - math.log(delta)) / thetas
+    if not np.isfinite(eps).any():
+        return -math.inf, 0.0
+    i = int(np.nanargmin(np.where(np.isfinite(eps), eps, np.nan)))
+    return float(eps[i]), float(thetas[i])
+
+
+def chernoff_log_delta(items: Sequence[tuple[np.ndarray, np.ndarray, int]], eps: float) -> float:
+    """The Chernoff estimate ``min_θ (Σ count·ln E[e^{θL}] − θε)`` of ln δ(ε)."""
+    terms = _chernoff_terms(items)
+    if terms is None:
+        return -math.inf
+    thetas, total = terms
+    return float(np.min(total - thetas * eps))
+
+
+def _pilot_step(mech: PLDMechanism, reverse: bool, tail: float) -> float | None:
     lo, hi = mech.loss_range(reverse, tail)
     if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
         return None
-    h = (hi - lo) / PILOT_STEPS
-    upper, lower = mech.cells_both(h, reverse, tail)
-    st = from_cells(upper, "split", lower=lower)
-    ok = (st.ma > 0) & (st.bh > 0)
-    mean_loss = st.lower_losses[ok] + np.log(st.ma[ok] / st.bh[ok])
-    return st.pa, st.losses, st.ma[ok], mean_loss, np.array([h])
+    return (hi - lo) / PILOT_STEPS
 
 
 def predict_step(items: Sequence[tuple[PLDMechanism, int]], delta: float,
                  tail: float) -> Prediction | None:
     """The :class:`Prediction` for a composition of ``items`` (``(mechanism, count)``) queried
     at ``delta``; ``None`` when it cannot be made (a lattice mechanism, whose grid is fixed; no
-    usable tilt)."""
+    usable tilt).  The deciding direction and ``θ*`` come from the Chernoff estimate of the
+    mean-loss pairs (:func:`cell_mean_losses`); ``K_up`` from that direction's split pair."""
     if not items or any(m.lattice() is not None for m, _ in items) or not 0 < delta < 1:
         return None
     asymmetric = any(not m.symmetric for m, _ in items)
-    best: Prediction | None = None
+    best = None
     for reverse in ((False, True) if asymmetric else (False,)):
         pilots = []
         for mech, count in items:
-            p = _pilot(mech, reverse and not mech.symmetric, tail)
-            if p is None:
+            rev = reverse and not mech.symmetric
+            h = _pilot_step(mech, rev, tail)
+            if h is None:
                 return None
-            pilots.append((p, count))
-        top = max(float(np.max(np.abs(p[1]))) for p, _ in pilots)
-        thetas = np.array([t for t in THETAS if t * top <= 600])
-        if thetas.size == 0:
-            return None
-        k_up = [_cgf(p[0], p[1], thetas) for p, _ in pilots]
-        eps = (sum(n * k for (_, n), k in zip(pilots, k_up)) - math.log(delta)) / thetas
-        if not np.isfinite(eps).any():
-            return None
-        i = int(np.nanargmin(np.where(np.isfinite(eps), eps, np.nan)))
-        theta = float(thetas[i])
-        coefficient = 0.0
-        for ((_, _, ma, mean_loss, h), n), ku in zip(pilots, k_up):
-            gap = max(float(ku[i] - _cgf(ma, mean_loss, thetas[i:i + 1])[0]), 0.0)
-            coefficient += n * gap / theta / float(h[0]) ** 2
-        pred = Prediction(coefficient, reverse, theta, float(eps[i]))
-        if best is None or pred.epsilon > best.epsilon:
-            best = pred
-    return best
+            lower = mech.cells(h, rev, tail, "lower")
+            pilots.append((mech, rev, h, lower, count))
+        eps, theta = chernoff_epsilon([(*cell_mean_losses(c), n) for *_, c, n in pilots], delta)
+        if best is None or eps > best[0]:
+            best = (eps, theta, reverse, pilots)
+    eps, theta, reverse, pilots = best
+    if not (math.isfinite(eps) and theta > 0):
+        return None
+    at = np.array([theta])
+    coefficient = 0.0
+    for mech, rev, h, lower, count in pilots:
+        st = from_cells(mech.cells(h, rev, tail, "upper"), "split")
+        loss, mass = cell_mean_losses(lower)
+        gap = max(float(cgf(st.pa, st.losses, at)[0] - cgf(mass, loss, at)[0]), 0.0)
+        coefficient += count * gap / theta / (h * h)
+    return Prediction(coefficient, reverse, theta, eps)

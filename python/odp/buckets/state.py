@@ -449,28 +449,27 @@ def fit(
     we try again.  ``noise`` is a level below which entries are treated as round-off when
     *deciding* where to cut (the cut itself always moves every entry, noise included).
 
-    The window kept is the span between the cuts, not padded to ``buckets``: the entries beyond
-    the cuts hold at most ``tail`` of mass each side, and the next convolution is shorter
-    (its cost grows with the operands' lengths).
+    When the state does not fit, the window kept is the span between the cuts — with a tilt,
+    up to where the weighted round-off bound certifies the top cut (:func:`_weighted_top`) —
+    not padded to ``buckets``: the entries beyond the cuts hold at most ``tail`` of mass each
+    side, and the next convolution is shorter (its cost grows with the operands' lengths).
     """
     while True:
         n = s.size
         w = s.pa + s.ma
-        # where do the tails exceed the budget? (entries at noise level do not count)
-        w_dec = np.where(w > noise, w, 0.0)
-        nz = np.flatnonzero(w_dec)
-        if nz.size == 0:  # nothing above the noise: trim exact zeros only
+        if n <= buckets:  # fits: only trim exact zeros at both ends
             nz = np.flatnonzero(w > 0)
             if nz.size == 0:
                 return s
-            return _cut(s, int(nz[0]), int(nz[-1])) if nz[-1] - nz[0] < buckets else \
-                _cut(s, int(nz[0]), int(nz[0]) + buckets - 1)
-        first, last = int(nz[0]), int(nz[-1])
-        top_cum = np.cumsum(w_dec[::-1])[::-1]  # mass at positions >= j
-        bot_cum = np.cumsum(w_dec)  # mass at positions <= j
-        hi = int(np.searchsorted(-top_cum, -tail, side="left")) - 1  # mass above hi <= tail
+            return _cut(s, int(nz[0]), int(nz[-1]))
+        # where do the tails exceed the budget? (entries at noise level do not count)
+        above = w > noise
+        if not above.any():  # nothing above the noise level: keep the window's first entries
+            return _cut(s, 0, buckets - 1)
+        first, last = int(above.argmax()), n - 1 - int(above[::-1].argmax())
+        hi = n - 1 - _tail_count(w[::-1], above[::-1], tail)  # mass above hi <= tail
         hi = min(max(hi, first), n - 1)
-        lo = int(np.searchsorted(bot_cum, tail, side="right"))  # mass below lo <= tail
+        lo = _tail_count(w, above, tail)  # mass below lo <= tail
         lo = max(min(lo, last, hi), 0)
         span = hi - lo + 1
         if span > buckets:
@@ -478,6 +477,21 @@ def fit(
             noise = noise * 2
             continue
         return _cut(s, lo, min(n - 1, lo + buckets - 1, max(hi, _weighted_top(s, tail))))
+
+
+def _tail_count(w: np.ndarray, counted: np.ndarray, tail: float) -> int:
+    """The number of leading entries of ``w`` (non-negative; only those ``counted``) whose
+    computed running sum stays at most ``tail`` — ``searchsorted(cumsum(w·counted), tail,
+    "right")`` — summing only as far as needed (the tails cut are tiny, so a short prefix
+    usually decides)."""
+    n = w.size
+    k = 256
+    while True:
+        k = min(k, n)
+        cum = np.cumsum(np.where(counted[:k], w[:k], 0.0))
+        if k == n or cum[-1] > tail:
+            return int(np.searchsorted(cum, tail, side="right"))
+        k *= 8
 
 
 def _weighted_top(s: BucketState, tail: float) -> int:
