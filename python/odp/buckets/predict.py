@@ -145,7 +145,7 @@ def predict_step(items: Sequence[tuple[PLDMechanism, int]], delta: float,
     if not items or any(m.lattice() is not None for m, _ in items) or not 0 < delta < 1:
         return None
     asymmetric = any(not m.symmetric for m, _ in items)
-    best = None
+    best: tuple[float, float, bool, list[tuple[Any, bool, float, Any, int]]] | None = None
     for reverse in ((False, True) if asymmetric else (False,)):
         pilots = []
         for mech, count in items:
@@ -158,6 +158,8 @@ def predict_step(items: Sequence[tuple[PLDMechanism, int]], delta: float,
         eps, theta = chernoff_epsilon([(*cell_mean_losses(c), n) for *_, c, n in pilots], delta)
         if best is None or eps > best[0]:
             best = (eps, theta, reverse, pilots)
+    if best is None:
+        return None
     eps, theta, reverse, pilots = best
     if not (math.isfinite(eps) and theta > 0):
         return None
