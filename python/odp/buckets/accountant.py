@@ -246,24 +246,36 @@ def choose_tilt(items: Sequence[tuple[np.ndarray, np.ndarray, int]]) -> float:
     """The tilt for a composition of ``items`` = ``(losses, masses, count)`` per mechanism:
     the θ of :data:`TILT_GRID` minimising the Chernoff ε at :data:`TILT_LEVEL`,
     ``(Σ count·ln E[e^{θL}] − ln TILT_LEVEL) / θ`` (0 when none is usable)."""
-    best_eps, best = math.inf, 0.0
     log_level = math.log(TILT_LEVEL)
     items = [(loss, mass, n) for loss, mass, n in items if loss.size]
     if not items:
         return 0.0
     top = max(float(np.max(np.abs(loss))) for loss, _, _ in items)
-    for theta in TILT_GRID:
-        if theta * top > TILT_MAX_EXPONENT:
-            break
-        total = 0.0
-        for loss, mass, n in items:
-            x = theta * loss
-            m = float(np.max(x))
-            total += n * (m + math.log(float((mass * np.exp(x - m)).sum())))  # no BLAS call
-        eps = (total - log_level) / theta
-        if eps < best_eps:
-            best_eps, best = eps, theta
-    return best
+    grid = [t for t in TILT_GRID if t * top <= TILT_MAX_EXPONENT]
+    if not grid:
+        return 0.0
+    seen: dict[int, float] = {}
+
+    def eps(i: int) -> float:
+        if i not in seen:
+            theta, total = grid[i], 0.0
+            for loss, mass, n in items:
+                x = theta * loss
+                m = float(np.max(x))
+                total += n * (m + math.log(float((mass * np.exp(x - m)).sum())))  # no BLAS
+            seen[i] = (total - log_level) / theta
+        return seen[i]
+
+    # (K(θ) − ln level)/θ with K convex is quasi-convex in θ (its derivative's numerator
+    # θK' − K + ln level grows with θ): the first i where it stops decreasing is the minimum
+    lo, hi = 0, len(grid) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if eps(mid + 1) < eps(mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    return grid[lo] if math.isfinite(eps(lo)) else 0.0
 
 
 @dataclass
