@@ -44,13 +44,14 @@ MAX_TIGHTEN_BUCKETS = 2**24
 
 #: A predicted grid step aims at this share of the target width (the prediction is of the
 #: first rounding only; later coarsenings and the tails add a few per cent).
-PREDICTION_SAFETY = 0.8
+PREDICTION_SAFETY = 0.75
 
 #: With a predicted window for ε(δ), the tails cut per fit (``tail_mass``) are chosen so that
-#: all of them together, about ``3·k·tail_mass`` for ``k`` runs (each fitted state of ``c``
-#: runs is used ``k/c`` times), add at most this share of δ to its upper bound: ``tail_mass =
-#: TAIL_SHARE·δ/(3k)``, between the default and :data:`MAX_AUTO_TAIL`.
-TAIL_SHARE = 1e-4
+#: all of them together — about ``3·k·tail_mass`` added to δ's upper bound for ``k`` runs (each
+#: fitted state of ``c`` runs is used ``k/c`` times) — move ε by at most this share of the
+#: target width: by the Chernoff slope ``d ln δ/dε ≈ −θ*`` that is ``tail_mass =
+#: TAIL_WIDTH_SHARE·W·θ*·δ/(3k)``, kept between the default and :data:`MAX_AUTO_TAIL`.
+TAIL_WIDTH_SHARE = 0.05
 MAX_AUTO_TAIL = 1e-12
 
 
@@ -115,7 +116,7 @@ def tighten(
     (:func:`odp.buckets.predict.predict_step`: the width is second order in the step ``h`` of
     the first rounding) for :data:`PREDICTION_SAFETY` of the target, the window is sized to
     hold one run's loss range on that grid (``factor = e^h``), and the tails cut per fit are
-    sized from δ (:data:`TAIL_SHARE`; unless ``tail_mass`` is given); a miss shrinks the step
+    sized from δ (:data:`TAIL_WIDTH_SHARE`; unless ``tail_mass`` is given); a miss shrinks the step
     by the same law.  Otherwise (an ``epsilon`` query, a lattice mechanism, a ``factor``
     given) ``"auto"`` starts at :data:`START_BUCKETS` and predicts each next window from the
     same law: the smallest ``2^d`` times the window with ``width / 4^d <= target``, at least 2×
@@ -140,6 +141,7 @@ def tighten(
         raise InvalidParameter(f"buckets must be an integer or 'auto', got {buckets!r}")
     n, prec, spent = (START_BUCKETS if predict else int(buckets)), precision, 0.0
     step = None  # the predicted grid step (then the window holds one run's losses on it)
+    tried: list[float] = []  # the predicted steps of the attempts
     attempt_options = dict(options)
     if predict and delta is not None and "factor" not in options:
         planned = _plan(items, delta, target, options)
@@ -150,6 +152,7 @@ def tighten(
     while True:
         if step is not None:
             attempt_options["factor"] = Fraction(math.exp(step))
+            tried.append(step)
         acc = PrivacyBucketsAccountant(buckets=n, precision=prec, limits=limits,
                                        progress=progress, **attempt_options)
         for mech, count in items:
@@ -191,8 +194,8 @@ def tighten(
             reason = ("the upper end stays infinite in extended precision, so more buckets "
                       f"cannot help: {acc.no_finite_epsilon_reason(delta)}")
             break
-        expected = 2.0 if step is None or len(steps) < 2 else max(
-            1.0, (steps[-2] / steps[-1]) ** 2 / 2)
+        expected = 2.0 if step is None or len(tried) < 2 else max(
+            1.0, (tried[-2] / tried[-1]) ** 2 / 2)
         if len(attempts) >= 2 and not attempt.width <= attempts[-2].width / expected:
             # 2x-16x more buckets did not halve the width (or a predicted finer step did not
             # give half its predicted gain)
@@ -243,17 +246,17 @@ def _plan(items: list[tuple[Any, int]], delta: Any, target: float,
     if not 0 < d < 1:
         return None
     out = dict(options)
-    if "tail_mass" not in out:
-        total = sum(count for _, count in items)
-        out["tail_mass"] = max(DEFAULT_TAIL_MASS, min(MAX_AUTO_TAIL,
-                                                      TAIL_SHARE * d / (3 * total)))
-    tail = out["tail_mass"]
     try:
-        pred = predict_step(items, d, tail)
+        pred = predict_step(items, d, out.get("tail_mass", DEFAULT_TAIL_MASS))
     except (InvalidParameter, ValueError, ArithmeticError, FloatingPointError):
         return None
     if pred is None:
         return None
+    if "tail_mass" not in out:
+        total = sum(count for _, count in items)
+        out["tail_mass"] = max(DEFAULT_TAIL_MASS, min(
+            MAX_AUTO_TAIL, TAIL_WIDTH_SHARE * target * pred.theta * d / (3 * total)))
+    tail = out["tail_mass"]
     h = pred.step_for(PREDICTION_SAFETY * target)
     if not (math.isfinite(h) and h > 0):
         return None
