@@ -671,10 +671,13 @@ class PrivacyBucketsAccountant:
         asymmetric composition under ``precision="auto"`` whose states have not been computed
         yet.
 
-        When the full tilted state's round-off at the query would widen its interval
-        (:meth:`_too_rough`), that direction is recomputed with the early convolutions in
-        extended precision at once (the first escalation step of :meth:`_escalated`, for one
-        direction instead of both)."""
+        The coarse state also predicts whether the tilted round-off bounds will do at full
+        resolution: if its round-off at the query exceeds :data:`ROUNDOFF_WIDTH_SHARE` of its
+        width divided by ``SCOUT_FACTOR²`` (the discretisation is second order in the grid
+        step), the full computation runs with the early convolutions in extended precision at
+        once (the first escalation step of :meth:`_escalated`, without first paying for a tilted
+        run that would be discarded).  Should the full tilted state's round-off still widen its
+        interval (:meth:`_too_rough`), that direction alone is recomputed so."""
         if not (self.scout and self._fwd is None and self.precision == "auto"
                 and self._mode == "tilted" and self.buckets >= SCOUT_FACTOR * SCOUT_MIN_BUCKETS
                 and any(not m.symmetric for m, _ in self._ledger)):
@@ -704,6 +707,16 @@ class PrivacyBucketsAccountant:
         # only the other direction's upper bound matters (below the dominant lower bound, its
         # lower bound cannot be the answer's): 0, a valid lower bound, stands for it
         other = (0.0, per_direction(coarse, upper_only=True)[1])
+        if self._single.get(dom, (None,))[0] != n and coarse.theta > 0:
+            # the coarse state predicts whether the tilt will do at full resolution (the two
+            # directions' composed losses are alike): its round-off at the query against its
+            # width divided by SCOUT_FACTOR² (the discretisation is second order)
+            e = at((other[1], other[1]))
+            if math.isfinite(e):
+                err = max(round_off_up(coarse, e), round_off_low(coarse, e))
+                width = delta_upper(coarse, e) - delta_lower(coarse, e)
+                if err > ROUNDOFF_WIDTH_SHARE * width / SCOUT_FACTOR**2:
+                    self._mode = "classic"
         if self._single.get(dom, (None,))[0] != n:
             t0 = time.perf_counter()
             _, fwd, rev, _ = self._run((dom,), None, None, 0)

@@ -7,7 +7,9 @@ the largest entries, amplified by the remaining compositions) dominates; extende
 lowers that floor.  Time grows about linearly with the buckets (``n log n``).
 
 :func:`tighten` starts at ``buckets`` and multiplies them by 4 — or, with ``buckets="auto"``,
-starts at :data:`START_BUCKETS` and grows by the factor the second-order law predicts — while
+for ε(δ) starts at the grid step :mod:`odp.buckets.predict` predicts from one run's buckets
+(and shrinks it by the same law after a miss), else at :data:`START_BUCKETS` growing by the
+factor the second-order law predicts — while
 the width is above ``target_width`` and the next attempt fits the limits (:mod:`odp.limits`,
 counting the time already spent); when a larger window stops halving the width it retries the
 same window in extended
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..errors import InvalidParameter
+from ..errors import InvalidBudget, InvalidParameter
 from ..limits import Limits, format_seconds
 from ..progress import ProgressArg
 from .accountant import DEFAULT_BUCKETS, DEFAULT_TAIL_MASS, Interval, PrivacyBucketsAccountant
@@ -241,7 +243,7 @@ def _plan(items: list[tuple[Any, int]], delta: Any, target: float,
 
     try:
         d = float(parse_delta(delta))
-    except Exception:  # the accountant reports a bad δ itself, with its own message
+    except (InvalidBudget, InvalidParameter):  # the accountant reports a bad δ itself
         return None
     if not 0 < d < 1:
         return None
