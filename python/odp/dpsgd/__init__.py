@@ -22,8 +22,9 @@ The numpy trainer with exact noise is :class:`odp.mechanisms.DPSGD` (docs/dpsgd.
 
 from __future__ import annotations
 
-from .accounting import Accounting, Lemma11Settlement, Settlement, StepLimitReached
+from .accounting import Accounting, Lemma11Settlement, StepLimitReached
 from .renyi_lane import RenyiLaneSettlement
+from .settlement import Settlement
 from .calibrate import Calibration, noise_multiplier
 from .compositions import ScheduleBuckets, ScheduleRDP
 from .sampling import SamplingCheck, check_poisson_batches

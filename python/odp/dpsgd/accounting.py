@@ -58,7 +58,6 @@ is a trainer whose noise is exact).
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 from fractions import Fraction
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Sequence
@@ -67,12 +66,14 @@ from ..buckets import Interval
 from ..budget import format_fraction, parse_delta
 from ..composition import BucketsComposition, PrefixComposition, RDPComposition, \
     ReplaceOneComposition
-from ..errors import InvalidBudget, InvalidParameter, OdpError
+from ..errors import InvalidParameter, OdpError
 from ..guarantees import ODP
 from ..ledger import REASON_ABORTED, REASON_FAILED, RoundRecord
 from ..stops import parse_stops
 from .compositions import ScheduleBuckets, composition_of
+from .renyi_lane import RenyiLaneSettlement, renyi_lane_of
 from .schedule import Schedule
+from .settlement import Settlement, TrainingRun
 
 if TYPE_CHECKING:
     from ..accountant import Accountant, Reservation
@@ -101,67 +102,6 @@ def _length(release: Any) -> int:
 #: (:mod:`odp.mechanisms.builtin`): a ``mech lemma11`` row, whose hypotheses include that the
 #: training loop, which odp does not run, samples and adds noise as its schedule says.
 LOOP_KEY = "dpsgd_loop"
-
-
-class Settlement(ABC):
-    """How a training run is charged: reserved in the ledger before the first step, settled when
-    it stops (module docstring, "a seam").  One settlement serves one :class:`Accounting`."""
-
-    name: str = "settlement"
-
-    @abstractmethod
-    def open(self, run: "Accounting") -> None:
-        """Reserve the run's worst case in ``run.accountant`` (raises ``BudgetExceeded`` and
-        records nothing if it does not fit)."""
-
-    @abstractmethod
-    def charge_at(self, steps: int) -> tuple[int, Fraction]:
-        """``(class, ε)``: what :meth:`close` would charge for a run of ``steps`` steps."""
-
-    @abstractmethod
-    def close(self, steps: int) -> RoundRecord:
-        """Settle the round for a run of ``steps`` steps."""
-
-    @abstractmethod
-    def abort(self, reason: str) -> RoundRecord:
-        """Settle the round at its worst case."""
-
-    @property
-    @abstractmethod
-    def reserved(self) -> tuple[Fraction, Fraction]:
-        """``(ε, δ)`` held in the ledger until the run is settled."""
-
-    def details(self) -> dict[str, Any]:
-        """What the ledger records about the settlement (JSON)."""
-        return {"settlement": self.name}
-
-    @property
-    def round_id(self) -> str | None:
-        """The ledger round the run is recorded in (``None`` before :meth:`open`)."""
-        return None
-
-    def delta_for(self, accountant: "Accountant", delta: Any) -> Fraction:
-        """The run's δ from the ``delta`` given (checked; this route needs one)."""
-        if delta is None:
-            raise InvalidParameter("give the run's delta (delta=...)")
-        try:
-            target = parse_delta(delta, name="delta")
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-        if target == 0:
-            raise InvalidParameter("delta must be > 0: Gaussian noise has no pure (delta = 0) "
-                                   "guarantee")
-        return target
-
-    def before_steps(self, done: int, count: int) -> None:
-        """Called before steps ``done+1 … done+count`` are counted (and, by a loop that follows
-        the protocol, before their noise is drawn); may charge them or raise (then they are
-        not counted and must not run).  The ODP route reserved the whole run: nothing to do."""
-
-    def epsilon(self, run: "Accounting", steps: int, delta: Fraction) -> Interval | None:
-        """What :meth:`Accounting.epsilon` reports for ``steps`` steps at ``delta``, or ``None``
-        for privacy buckets' interval of the tight ε (:meth:`Accounting.tight_epsilon`)."""
-        return None
 
 
 class Lemma11Settlement(Settlement):
@@ -203,7 +143,7 @@ class Lemma11Settlement(Settlement):
         self._rule = {"name": "lemma11", "composition": comp.to_json()}
         return ODP(_length, dict(zip(stops, costs)), delta)
 
-    def open(self, run: "Accounting") -> None:
+    def open(self, run: "TrainingRun") -> None:
         guarantee = self.plan(run.schedule, run.stops, run.delta, run.neighbours)
         params = {
             "stops": self.stops,
@@ -259,8 +199,6 @@ def settlement_of(value: Any, composition: Any, accountant: "Accountant",
     (:class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement`); ``None``: the Rényi lane when the
     ledger has one, the run is add/remove and no ``composition`` is given (as
     :meth:`odp.Accountant.run` sends :class:`odp.mechanisms.DPSGD` there), else Lemma 11."""
-    from .renyi_lane import RenyiLaneSettlement, renyi_lane_of
-
     if isinstance(value, Settlement):
         if composition is not None:
             raise InvalidParameter("give composition= or a settlement object, not both (the "

@@ -44,17 +44,16 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..buckets import Interval
 from ..budget import format_fraction, parse_delta
 from ..errors import BudgetExceeded, InvalidBudget, InvalidParameter
 from ..guarantees import RDP
 from ..ledger import RoundRecord
-from .accounting import Settlement
+from ..readable import Interval
+from .settlement import Settlement, TrainingRun
 
 if TYPE_CHECKING:
     from ..accountant import Accountant
     from ..ledger.lanes import Lane
-    from .accounting import Accounting
     from .schedule import Schedule
 
 __all__ = ["RenyiLaneSettlement", "renyi_lane_of"]
@@ -88,7 +87,7 @@ class RenyiLaneSettlement(Settlement):
             raise InvalidParameter("lane must be a lane's name")
         self.lane_name = lane
         self.lane: Lane | None = None
-        self._run: Accounting | None = None
+        self._run: TrainingRun | None = None
         self._step_cost: dict[tuple[Fraction, Fraction], tuple[Fraction, ...]] = {}
         #: steps paid for so far (the end of the last paid stretch)
         self.paid = 0
@@ -128,7 +127,8 @@ class RenyiLaneSettlement(Settlement):
             raise InvalidParameter(
                 f"in the Rényi lane {lane.name!r} the run is charged at the lane's δ "
                 f"({format_fraction(share)} per order), not at delta={format_fraction(d)}: "
-                "omit delta (epsilon(delta) reports at any δ)")
+                "omit delta (epsilon(delta) reports at any δ), or settle by Lemma 11 in the "
+                "ODP lane with settlement='lemma11'")
         return d
 
     # ------------------------------------------------------------------ costs
@@ -191,7 +191,7 @@ class RenyiLaneSettlement(Settlement):
         self.spent = tuple(s + c for s, c in zip(self.spent, cost))
         self.paid = upto
 
-    def open(self, run: "Accounting") -> None:
+    def open(self, run: "TrainingRun") -> None:
         if run.neighbours != "add-remove":
             raise InvalidParameter(
                 "a Rényi lane charges the Poisson-subsampled Gaussian's RDP curve, an "
@@ -227,7 +227,7 @@ class RenyiLaneSettlement(Settlement):
         assert self._run is not None
         return self.epsilon_of(self.cost_of(self._run.schedule.prefix(steps)), delta)
 
-    def epsilon(self, run: "Accounting", steps: int, delta: Fraction) -> Interval | None:
+    def epsilon(self, run: "TrainingRun", steps: int, delta: Fraction) -> Interval | None:
         """``(lower, upper)``: upper is :meth:`used` (what the lane accounts for these steps),
         lower privacy buckets' lower bound of the tight ε (no analysis can certify less)."""
         upper = self.used(steps, delta)
