@@ -220,7 +220,7 @@ def _convolve_tilted(xs, ys, *, wxs, wys, wzs, eta: float, theta_h: float, tags:
         """The rows' transform and norms; the last one is kept for the next call (in r-fold
         composition the factor just multiplied is squared next: same rows — the same array
         objects, held here — same weights (``tag``: what determines them) and length)."""
-        key = (tag, n, length)
+        key = (tag, n, length, len(v))
         hit = cache.get("last")
         if tag is not None and hit is not None and hit[0] == key and \
                 all(a is b for a, b in zip(hit[1], v)):
@@ -358,23 +358,36 @@ def compose(
     x = _lower_in_range(x)
     yy = x if y is None else y
     tilt = None if extended else _tilt(x, yy)
+    # a product with a given-up lower pair has none either (its error bounds would be
+    # infinite): then only the upper pair is convolved
+    lower = lower_usable(x) and lower_usable(yy)
+    nrows = 3 if lower else 1
+    rows = lambda st: (st.pa, st.ma, st.bh)[:nrows]  # noqa: E731
     fft_w = np.full(3, math.inf)
     extra_rel = 0.0
     done = None
     if tilt is not None:
         wxs, wys, wzs, eta = tilt
         tag = lambda st: (st.start, st.size, st.bshift, st.h, st.theta, st.wref)  # noqa: E731
-        done = convolve_tilted((x.pa, x.ma, x.bh), None if y is None else (y.pa, y.ma, y.bh),
-                               wxs=wxs, wys=None if y is None else wys, wzs=wzs, eta=eta,
+        done = convolve_tilted(rows(x), None if y is None else rows(y), wxs=wxs[:nrows],
+                               wys=None if y is None else wys[:nrows], wzs=wzs[:nrows], eta=eta,
                                theta_h=x.theta * x.h, tags=(tag(x), None if y is None else tag(y)))
     if done is not None:
         out, fft_l1, fft_w, nw = done
         extra_rel = tilt_rel(eta)
     else:
         tilt = None
-        ys = None if y is None else np.stack([y.pa, y.ma, y.bh])
-        out, fft_l1 = convolve(np.stack([x.pa, x.ma, x.bh]), ys, extended)
-    pa, ma, bh = out
+        ys = None if y is None else np.stack(rows(y))
+        out, fft_l1 = convolve(np.stack(rows(x)), ys, extended)
+    if not lower:
+        pa = out[0]
+        ma, bh = np.zeros_like(pa), np.zeros_like(pa)
+        fft_l1 = [fft_l1[0], math.inf, math.inf]
+        fft_w = [fft_w[0], math.inf, math.inf]
+        if done is not None:
+            nw = [[nw[0][0], math.inf, math.inf], [nw[1][0], math.inf, math.inf]]
+    else:
+        pa, ma, bh = out
     sx_pa, sy_pa = float(x.pa.sum()), float(yy.pa.sum())
     sx_ma, sy_ma = float(x.ma.sum()), float(yy.ma.sum())
     a_inf = x.a_inf + sx_pa * yy.a_inf
@@ -399,8 +412,11 @@ def compose(
         # the tilted entries' relative perturbation (and the absolute parts it scales)
         rel_up, rel_ma, rel_bh = ((1 + r) * (1 + extra_rel) - 1 for r in (rel_up, rel_ma, rel_bh))
         abs_up, abs_ma, abs_bh = (a * (1 + extra_rel) for a in (abs_up, abs_ma, abs_bh))
+    if not lower:  # the lower pair is given up (its bounds are infinite: lower bound 0)
+        d, rel_ma, abs_ma, rel_bh, abs_bh = 0.0, math.inf, math.inf, math.inf, math.inf
+        wabs[1] = wabs[2] = math.inf
     # entries below this level are indistinguishable from round-off when choosing the window
-    noise = 1e-3 * max(fft_l1[0], fft_l1[1]) / math.sqrt(pa.size)
+    noise = 1e-3 * max(fft_l1[:2] if lower else fft_l1[:1]) / math.sqrt(pa.size)
     state = BucketState(
         h=x.h,
         start=x.start + yy.start,
@@ -428,6 +444,13 @@ def compose(
         wabs_bh=wabs[2],
     )
     return renormalize(fit(state, buckets=buckets, tail=tail, noise=noise, rounding=rounding))
+
+
+def lower_usable(s: BucketState) -> bool:
+    """Whether the lower pair of ``s`` still carries information (finite relative bounds below
+    1; otherwise :func:`odp.buckets.readoff.delta_lower` is 0 and every product's lower pair is
+    given up too)."""
+    return s.rel_ma < 1 and s.rel_bh < 1
 
 
 def _state_weights(s: BucketState, ref: float):

@@ -52,8 +52,11 @@ PREDICTION_SAFETY = 0.75
 #: all of them together — about ``3·k·tail_mass`` added to δ's upper bound for ``k`` runs (each
 #: fitted state of ``c`` runs is used ``k/c`` times) — move ε by at most this share of the
 #: target width: by the Chernoff slope ``d ln δ/dε ≈ −θ*`` that is ``tail_mass =
-#: TAIL_WIDTH_SHARE·W·θ*·δ/(3k)``, kept between the default and :data:`MAX_AUTO_TAIL`.
+#: TAIL_WIDTH_SHARE·W·θ*·δ/(3k)``, kept between :data:`MIN_AUTO_TAIL` and
+#: :data:`MAX_AUTO_TAIL` (below the default 1e-16 for a tiny δ, where the default's cuts alone
+#: would move ε by more than that).
 TAIL_WIDTH_SHARE = 0.05
+MIN_AUTO_TAIL = 1e-30
 MAX_AUTO_TAIL = 1e-12
 
 
@@ -256,7 +259,7 @@ def _plan(items: list[tuple[Any, int]], delta: Any, target: float,
         return None
     if "tail_mass" not in out:
         total = sum(count for _, count in items)
-        out["tail_mass"] = max(DEFAULT_TAIL_MASS, min(
+        out["tail_mass"] = max(MIN_AUTO_TAIL, min(
             MAX_AUTO_TAIL, TAIL_WIDTH_SHARE * target * pred.theta * d / (3 * total)))
     tail = out["tail_mass"]
     h = pred.step_for(PREDICTION_SAFETY * target)
