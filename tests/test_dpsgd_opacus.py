@@ -133,3 +133,64 @@ def test_the_adapter_without_opacus_objects():
         a.step(noise_multiplier=2.0, sample_rate=0.1)
     assert a.history == [(2.0, 0.1, 3)] and a.mechanism() == "odp" and len(a) == 3
     a.stop()
+
+
+def test_make_private_training_in_a_renyi_lane_pays_each_stretch_before_its_noise(tmp_path):
+    """On a ledger with a Rényi lane the adapter's Accounting pays each epoch (a stop) to the
+    lane before its first step's noise: 2.5 epochs pay 3 stretches; the certificate verifies."""
+    from odp.dpsgd import RenyiLaneSettlement
+    from odp.ledger.lanes import Lane
+
+    acc = odp.Accountant(epsilon=20, delta="1e-4", ledger=tmp_path / "lane.ledger",
+                         lanes=[Lane.renyi(20, "1e-4", orders=[8, 16, 32])])
+    model, optimizer, loader = _setup()
+    run = Accounting(acc, sampling_rate=Fraction(1, len(loader)), noise_multiplier="2.0",
+                     max_steps=5 * len(loader), stops=len(loader), name="opacus lane")
+    assert isinstance(run.settlement, RenyiLaneSettlement)
+    engine = PrivacyEngine()
+    adapter = attach(engine, run)
+    model, optimizer, loader = engine.make_private(
+        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=2.0,
+        max_grad_norm=1.0, poisson_sampling=True)
+    _train(model, optimizer, loader, 25)
+    assert len(adapter) == 25
+    assert [r.params["steps"] for r in acc.history] == [[1, 10], [11, 20], [21, 30]]
+    eps = engine.get_epsilon(run.delta)
+    assert eps >= float(run.epsilon().upper) == float(run.settlement.used(25, run.delta))
+    adapter.stop()
+    cert = acc.certificate()
+    assert verify(cert.text, cert.sidecar).ok
+
+
+def test_a_refused_stretch_stops_opacus_before_the_noise_and_the_update(monkeypatch):
+    """A lane that pays one epoch: the first step of the second is refused inside the optimizer
+    step, before any noise is generated and before the update."""
+    import opacus.optimizers.optimizer as dp_optimizer
+
+    from odp.errors import BudgetExceeded
+    from odp.ledger.lanes import Lane
+
+    acc = odp.Accountant(epsilon="1.1", delta="1e-4", lanes=[Lane.renyi("1.1", "1e-4",
+                                                                        orders=[8])])
+    model, optimizer, loader = _setup()
+    run = Accounting(acc, sampling_rate=Fraction(1, len(loader)), noise_multiplier="2.0",
+                     max_steps=3 * len(loader), stops=len(loader))
+    engine = PrivacyEngine()
+    attach(engine, run)
+    model, optimizer, loader = engine.make_private(
+        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=2.0,
+        max_grad_norm=1.0, poisson_sampling=False)  # fixed batches: deterministic test data
+    _train(model, optimizer, loader, 10)
+    before = [p.detach().clone() for p in model.parameters()]
+    noised = []
+    generate = dp_optimizer._generate_noise  # Opacus's own noise, counted
+
+    def counted(*args, **kwargs):
+        noised.append(1)
+        return generate(*args, **kwargs)
+
+    monkeypatch.setattr(dp_optimizer, "_generate_noise", counted)
+    with pytest.raises(BudgetExceeded, match="do not run step 11"):
+        _train(model, optimizer, loader, 1)
+    assert noised == [] and run.steps_run == 10 and len(acc.history) == 1
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))

@@ -33,6 +33,7 @@ from .compose import compose as compose_states
 from ._numerics import U
 from .compose import U_EXTENDED, convolutions, needs_extended, self_compose
 from .mechanisms import PLDMechanism, as_sequence
+from .predict import cell_mean_losses, chernoff_epsilon, chernoff_log_delta
 from .readoff import (delta_lower, delta_upper, epsilon_lower, epsilon_upper, infinity_floor,
                       round_off_low, round_off_up)
 from .state import BucketState, fit, from_cells
@@ -245,24 +246,36 @@ def choose_tilt(items: Sequence[tuple[np.ndarray, np.ndarray, int]]) -> float:
     """The tilt for a composition of ``items`` = ``(losses, masses, count)`` per mechanism:
     the θ of :data:`TILT_GRID` minimising the Chernoff ε at :data:`TILT_LEVEL`,
     ``(Σ count·ln E[e^{θL}] − ln TILT_LEVEL) / θ`` (0 when none is usable)."""
-    best_eps, best = math.inf, 0.0
     log_level = math.log(TILT_LEVEL)
     items = [(loss, mass, n) for loss, mass, n in items if loss.size]
     if not items:
         return 0.0
     top = max(float(np.max(np.abs(loss))) for loss, _, _ in items)
-    for theta in TILT_GRID:
-        if theta * top > TILT_MAX_EXPONENT:
-            break
-        total = 0.0
-        for loss, mass, n in items:
-            x = theta * loss
-            m = float(np.max(x))
-            total += n * (m + math.log(float((mass * np.exp(x - m)).sum())))  # no BLAS call
-        eps = (total - log_level) / theta
-        if eps < best_eps:
-            best_eps, best = eps, theta
-    return best
+    grid = [t for t in TILT_GRID if t * top <= TILT_MAX_EXPONENT]
+    if not grid:
+        return 0.0
+    seen: dict[int, float] = {}
+
+    def eps(i: int) -> float:
+        if i not in seen:
+            theta, total = grid[i], 0.0
+            for loss, mass, n in items:
+                x = theta * loss
+                m = float(np.max(x))
+                total += n * (m + math.log(float((mass * np.exp(x - m)).sum())))  # no BLAS
+            seen[i] = (total - log_level) / theta
+        return seen[i]
+
+    # (K(θ) − ln level)/θ with K convex is quasi-convex in θ (its derivative's numerator
+    # θK' − K + ln level grows with θ): the first i where it stops decreasing is the minimum
+    lo, hi = 0, len(grid) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if eps(mid + 1) < eps(mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    return grid[lo] if math.isfinite(eps(lo)) else 0.0
 
 
 @dataclass
@@ -290,7 +303,10 @@ class PrivacyBucketsAccountant:
     composed at the first query, or from ``tilt_for`` (mechanisms or ``(mechanism, count)``
     pairs) when given — for an accountant that will be extended and queried repeatedly, pass
     the whole composition it will reach.  ``scout`` bounds the dominated direction of an
-    asymmetric composition with a coarse window only (docs/buckets.md, "Scout").
+    asymmetric composition with a coarse window only (docs/buckets.md, "Scout");
+    ``dominant`` (``False``: A ‖ B, ``True``: B ‖ A) is the direction expected to decide the
+    answer (e.g. :attr:`odp.buckets.predict.Prediction.reverse`), else the scout guesses it
+    from a Chernoff estimate — a wrong one costs time, never soundness.
 
     Limits and progress: the pending composition is estimated before it runs
     (:meth:`estimate`) and refused with :class:`~odp.limits.ResourceLimitExceeded` if it needs
@@ -307,6 +323,7 @@ class PrivacyBucketsAccountant:
     tilt: Any = "auto"
     tilt_for: Any = None
     scout: bool = True
+    dominant: bool | None = None
     max_memory: Any = None
     max_seconds: Any = None
     progress: ProgressArg = None
@@ -637,26 +654,30 @@ class PrivacyBucketsAccountant:
         return out
 
     # ------------------------------------------------------------------ scouting
-    def _scouted(self, per_direction, at) -> tuple[list[float], list[float]] | None:
+    def _scouted(self, per_direction, at, level_of, chernoff) -> tuple[list[float], list[float]] | None:
         """The query's per-direction bounds with the dominated direction only bracketed by a
         coarse scout, or ``None`` (then the caller computes both directions in full).
 
-        When the two directions' intervals, from a copy of this accountant with
-        ``buckets // SCOUT_FACTOR`` buckets, are disjoint — the upper bound of one below the
-        lower bound of the other — only the dominant direction is composed with the full
-        window; the other keeps its coarse bounds.  The answer ``[max lowers, max uppers]`` is
-        then the same as with both in full (the dominated direction's true value, and so its
-        full bounds, lie below the dominant one's lower bound).  ``per_direction(state)`` gives
-        ``(lower, upper)`` for one direction's state, ``at(bounds)`` the query's ε for them.
-        Only for a fresh, asymmetric composition under ``precision="auto"`` whose states have
-        not been computed yet.
+        The direction that decides the answer is guessed from the Chernoff estimate of each
+        direction's composed loss (``chernoff(items)`` on one run's buckets per mechanism, from a
+        copy of this accountant with ``buckets // SCOUT_FACTOR`` buckets: larger means more
+        privacy loss).  The other direction is composed only in that coarse copy, the guessed
+        one with the full window.  When the other's coarse upper bound lies below the full
+        lower bound of the guessed one, the answer ``[max lowers, max uppers]`` is the same as
+        with both in full (the other's true value, and so its full bounds, lie below the
+        dominant one's lower bound); otherwise ``None``.  A wrong guess only costs time, never
+        soundness.  ``per_direction(state)`` gives ``(lower, upper)`` for one direction's state,
+        ``at(bounds)`` the query's ε for them and ``level_of(bounds)`` its δ.  Only for a fresh,
+        asymmetric composition under ``precision="auto"`` whose states have not been computed
+        yet.
 
-        The scout also predicts whether the tilted round-off bounds will do at full resolution:
-        if its own round-off at the query exceeds :data:`ROUNDOFF_WIDTH_SHARE` of its width
-        divided by ``SCOUT_FACTOR²`` (the discretisation is second order in the grid step), the
-        full computation runs with the early convolutions in extended precision at once
-        (the first escalation step of :meth:`_escalated`, without first paying for a tilted
-        run that would be discarded)."""
+        The coarse state also predicts whether the tilted round-off bounds will do at full
+        resolution: if its round-off at the query exceeds :data:`ROUNDOFF_WIDTH_SHARE` of its
+        width divided by ``SCOUT_FACTOR²`` (the discretisation is second order in the grid
+        step), the full computation runs with the early convolutions in extended precision at
+        once (the first escalation step of :meth:`_escalated`, without first paying for a tilted
+        run that would be discarded).  Should the full tilted state's round-off still widen its
+        interval (:meth:`_too_rough`), that direction alone is recomputed so."""
         if not (self.scout and self._fwd is None and self.precision == "auto"
                 and self._mode == "tilted" and self.buckets >= SCOUT_FACTOR * SCOUT_MIN_BUCKETS
                 and any(not m.symmetric for m, _ in self._ledger)):
@@ -671,35 +692,48 @@ class PrivacyBucketsAccountant:
                 tilt=self.tilt, scout=False, limits=self.limits, progress=False)
             scout._ledger = list(self._ledger)
             t0 = time.perf_counter()
-            cached = self._single["scout"] = (n, scout._states())
+            anchor = _grid_anchor([m for m, _ in self._ledger], scout._ln_factor)
+            if self.dominant is not None:
+                dom = bool(self.dominant)
+            else:
+                keys = [chernoff([(*cell_mean_losses(scout._cells(i, reverse, anchor)[1]),
+                                   count) for i, (_, count) in enumerate(self._ledger)])
+                        for reverse in (False, True)]
+                dom = keys[1] > keys[0]
+            _, fwd, rev, _ = scout._run((not dom,), None, None, 0)
+            cached = self._single["scout"] = (n, dom, fwd if dom else rev)
             self._seconds += time.perf_counter() - t0
-        states = cached[1]
-        if len(states) != 2:
-            return None
-        bounds = [per_direction(st) for st in states]
-        for st, b in zip(states, bounds):
-            e = at(b)
-            if st.theta > 0 and math.isfinite(e):
-                err = max(round_off_up(st, e), round_off_low(st, e))
-                width = delta_upper(st, e) - delta_lower(st, e)
+        _, dom, coarse = cached
+        # only the other direction's upper bound matters (below the dominant lower bound, its
+        # lower bound cannot be the answer's): 0, a valid lower bound, stands for it
+        other = (0.0, per_direction(coarse, upper_only=True)[1])
+        if self._single.get(dom, (None,))[0] != n and coarse.theta > 0:
+            # the coarse state predicts whether the tilt will do at full resolution (the two
+            # directions' composed losses are alike): its round-off at the query against its
+            # width divided by SCOUT_FACTOR² (the discretisation is second order)
+            e = at((other[1], other[1]))
+            if math.isfinite(e):
+                err = max(round_off_up(coarse, e), round_off_low(coarse, e))
+                width = delta_upper(coarse, e) - delta_lower(coarse, e)
                 if err > ROUNDOFF_WIDTH_SHARE * width / SCOUT_FACTOR**2:
                     self._mode = "classic"
-                    break
-        for dom in (0, 1):
-            other = 1 - dom
-            if bounds[other][1] < bounds[dom][0]:
-                reverse = bool(dom)
-                key = reverse
-                if key not in self._single or self._single[key][0] != n:
-                    t0 = time.perf_counter()
-                    _, fwd, rev, _ = self._run((reverse,), None, None, 0)
-                    self._seconds += time.perf_counter() - t0
-                    self._single[key] = (n, rev if reverse else fwd)
-                full = per_direction(self._single[key][1])
-                lows = [full[0], bounds[other][0]]
-                ups = [full[1], bounds[other][1]]
-                return lows, ups
-        return None
+        if self._single.get(dom, (None,))[0] != n:
+            t0 = time.perf_counter()
+            _, fwd, rev, _ = self._run((dom,), None, None, 0)
+            self._seconds += time.perf_counter() - t0
+            self._single[dom] = (n, rev if dom else fwd)
+        state = self._single[dom][1]
+        full = per_direction(state)
+        if state.theta > 0 and self._too_rough([state], level_of(full), [at(full)]):
+            self._mode = "classic"  # the tilt will not do here: extended early steps
+            t0 = time.perf_counter()
+            _, fwd, rev, _ = self._run((dom,), None, None, 0)
+            self._seconds += time.perf_counter() - t0
+            self._single[dom] = (n, rev if dom else fwd)
+            full = per_direction(self._single[dom][1])
+        if not other[1] < full[0]:
+            return None
+        return [full[0], other[0]], [full[1], other[1]]
 
     # ------------------------------------------------------------------ queries
     def get_delta_interval(self, epsilon: Any) -> Interval:
@@ -709,9 +743,11 @@ class PrivacyBucketsAccountant:
         eps = _query_number(epsilon, "epsilon")
         if not self._ledger:
             raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
-        scouted = self._scouted(lambda st: (delta_lower(st, float_up(eps)),
-                                            delta_upper(st, float_down(eps))),
-                                lambda b: float(eps))
+        scouted = self._scouted(lambda st, upper_only=False: (
+                                    0.0 if upper_only else delta_lower(st, float_up(eps)),
+                                    delta_upper(st, float_down(eps))),
+                                lambda b: float(eps), lambda b: b[1],
+                                lambda items: chernoff_log_delta(items, float(eps)))
         if scouted is not None and self._single_ok(max(scouted[1]), float_down(eps),
                                                     float_up(eps)):
             lows, ups = scouted
@@ -743,9 +779,13 @@ class PrivacyBucketsAccountant:
             )
         if not self._ledger:
             raise InvalidParameter("nothing composed yet: call compose(mechanism, count) first")
-        scouted = self._scouted(lambda st: (epsilon_lower(st, float_up(d)),
-                                            epsilon_upper(st, float_down(d))),
-                                lambda b: (b[0] + b[1]) / 2)
+        def bounds(st: BucketState, upper_only: bool = False) -> tuple[float, float]:
+            up = epsilon_upper(st, float_down(d))
+            return 0.0 if upper_only else epsilon_lower(st, float_up(d), hint=up), up
+
+        scouted = self._scouted(bounds,
+                                lambda b: (b[0] + b[1]) / 2, lambda b: float(d),
+                                lambda items: chernoff_epsilon(items, float(d))[0])
         if scouted is not None and self._single_ok(float(d), max(scouted[1]),
                                                     max(scouted[0])):
             lows, ups = scouted
@@ -754,12 +794,12 @@ class PrivacyBucketsAccountant:
             return Interval(round_down_significant(max(lows)), upper_s)
         states = self._states()
         ups = [epsilon_upper(s, float_down(d)) for s in states]
-        lows = [epsilon_lower(s, float_up(d)) for s in states]
+        lows = [epsilon_lower(s, float_up(d), hint=u) for s, u in zip(states, ups)]
         finer = self._escalated(states, float(d), [(a + b) / 2 for a, b in zip(ups, lows)])
         if finer is not None:
             states = finer
             ups = [epsilon_upper(s, float_down(d)) for s in states]
-            lows = [epsilon_lower(s, float_up(d)) for s in states]
+            lows = [epsilon_lower(s, float_up(d), hint=u) for s, u in zip(states, ups)]
         up = max(ups)
         upper: Fraction | float = math.inf if up == math.inf else round_up_significant(up)
         return Interval(round_down_significant(max(lows)), upper)
@@ -790,9 +830,27 @@ class PrivacyBucketsAccountant:
         upper = self.get_epsilon_interval(delta).upper
         return math.inf if upper == math.inf else float_up(upper)
 
+    def _answered_states(self) -> list[BucketState]:
+        """The states that answered the last query, computing nothing new when the scout
+        answered it (the dominant direction in full, the other one coarse); else
+        :meth:`_states`."""
+        n = len(self._ledger)
+        scout = self._single.get("scout")
+        if self._fwd is None and scout is not None and scout[0] == n and \
+                self._single.get(scout[1], (None,))[0] == n:
+            full = self._single[scout[1]][1]
+            return [full, scout[2]] if not scout[1] else [scout[2], full]
+        return self._states()
+
     def report(self) -> dict[str, Any]:
-        """What was composed and the numerical state (grid, masses, error bounds, time)."""
-        states = self._states()
+        """What was composed and the numerical state (grid, masses, error bounds, time) of the
+        states that answered the last query (a direction the scout showed dominated: its coarse
+        state, marked ``"scout": true``)."""
+        states = self._answered_states()
+        scouted = self._fwd is None and "scout" in self._single
+        directions = [s.summary() for s in states]
+        if scouted and len(directions) == 2:
+            directions[0 if self._single["scout"][1] else 1]["scout"] = True
         return {
             "mechanisms": [dict(m.describe(), count=n) for m, n in self._ledger],
             "compositions": sum(n for _, n in self._ledger),
@@ -805,7 +863,7 @@ class PrivacyBucketsAccountant:
             },
             "precision_used": self.effective_precision,
             **({"precision_note": self._escalation} if self._escalation else {}),
-            "directions": [s.summary() for s in states],
+            "directions": directions,
             "seconds": self._seconds,
         }
 

@@ -209,11 +209,13 @@ def epsilon_upper(s: BucketState, delta: float) -> float:
     return hi
 
 
-def epsilon_lower(s: BucketState, delta: float) -> float:
+def epsilon_lower(s: BucketState, delta: float, hint: float | None = None) -> float:
     """Largest float ε >= 0 found with ``delta_lower(s, ε) > delta`` (0 if none).
 
     The true ε(δ) of the pair is then at least the result.  ``delta`` must be a float at least
-    the target (round the target up before calling).
+    the target (round the target up before calling).  ``hint`` (e.g. the upper bound of ε,
+    which the result lies below): where to start looking; any value gives the same kind of
+    result, a good one fewer evaluations.
     """
     if not delta_lower(s, 0.0) > delta:
         return 0.0
@@ -221,25 +223,119 @@ def epsilon_lower(s: BucketState, delta: float) -> float:
     top = float(l[-1])
     if delta_lower(s, top) > delta:  # only distinguishing mass can do this
         return top
+    seen: dict[float, float] = {}
+
+    def f(e: float) -> float:
+        if e not in seen:
+            seen[e] = delta_lower(s, e) - delta
+        return seen[e]
+
     lo_j = int(np.searchsorted(l, 0.0, side="right"))
     hi_j = s.size - 1
+    if hint is not None and math.isfinite(hint) and lo_j < hi_j:
+        # gallop down from the grid point at or above the hint to one with f > 0
+        j = min(max(int(np.searchsorted(l, hint, side="left")), lo_j), hi_j)
+        step = 1
+        while j > lo_j and not f(float(l[j])) > 0:
+            hi_j = j - 1
+            j = max(lo_j, j - step)
+            step *= 2
+        lo_j = j
     # last grid point > 0 with bound > delta
-    if lo_j > hi_j or not delta_lower(s, float(l[lo_j])) > delta:
+    if lo_j > hi_j or not f(float(l[lo_j])) > 0:
         lo, hi = 0.0, float(l[lo_j]) if lo_j <= hi_j else top
     else:
         while lo_j < hi_j:
             mid = (lo_j + hi_j + 1) // 2
-            if delta_lower(s, float(l[mid])) > delta:
+            if f(float(l[mid])) > 0:
                 lo_j = mid
             else:
                 hi_j = mid - 1
         lo, hi = float(l[lo_j]), float(l[min(lo_j + 1, s.size - 1)])
-    for _ in range(100):  # bisection: delta_lower(lo) > delta >= delta_lower(hi)
+    return _last_above(f, lo, hi)
+
+
+#: The search within one grid step stops when the bracket is this narrow relative to ε: far
+#: below the 12 significant digits the intervals are reported to (each end of the bracket is
+#: verified, so either is a rigorous bound).
+BRACKET_TOLERANCE = 2.0**-46
+
+
+def _last_above(f, lo: float, hi: float) -> float:
+    """The largest point found with ``f > 0``, given ``f(lo) > 0 >= f(hi)`` and ``f``
+    non-increasing: a false-position step (the bounds are smooth within a grid step), then a
+    probe a small distance beyond it on the other side, so that the bracket shrinks by about a
+    thousand per round; a bisection step when false position would land at an end.  Only
+    evaluated points are returned, so the result's ``f > 0`` is checked."""
+    f_lo, f_hi = f(lo), f(hi)
+    if not f_lo > 0:  # pragma: no cover - the caller checked it
+        return lo
+    if f_hi > 0:
+        return hi
+    for _ in range(200):
+        width = hi - lo
+        tol = BRACKET_TOLERANCE * max(abs(hi), 1e-300)
+        mid = (lo + hi) / 2
+        if width <= tol or mid <= lo or mid >= hi:
+            break
+        x = mid
+        if math.isfinite(f_lo) and math.isfinite(f_hi) and f_lo > f_hi:
+            guess = lo + width * (f_lo / (f_lo - f_hi))
+            if lo < guess < hi:
+                x = guess
+        fx = f(x)
+        step = max(tol, width * 2.0**-10)
+        if fx > 0:
+            lo, f_lo = x, fx
+            probe = x + step
+            if probe < hi:
+                fp = f(probe)
+                if fp > 0:
+                    lo, f_lo = probe, fp
+                else:
+                    hi, f_hi = probe, fp
+        else:
+            hi, f_hi = x, fx
+            probe = x - step
+            if probe > lo:
+                fp = f(probe)
+                if fp > 0:
+                    lo, f_lo = probe, fp
+                else:
+                    hi, f_hi = probe, fp
+    return lo
+    if f_hi > 0:
+        return hi
+    side = 0
+    for _ in range(200):
+        width = hi - lo
+        if width <= BRACKET_TOLERANCE * max(abs(hi), 1e-300):
+            break
         mid = (lo + hi) / 2
         if mid <= lo or mid >= hi:
             break
-        if delta_lower(s, mid) > delta:
-            lo = mid
+        x = mid
+        if math.isfinite(f_lo) and math.isfinite(f_hi) and f_lo > f_hi:
+            guess = lo + width * f_lo / (f_lo - f_hi)
+            if lo + width / 64 < guess < hi - width / 64:
+                x = guess
+        fx = f(x)
+        if fx > 0:
+            lo, f_lo = x, fx
+            if side == 1:  # the same end twice: halve the other end's weight
+                f_hi /= 2
+            side = 1
         else:
-            hi = mid
+            hi, f_hi = x, fx
+            if side == -1:
+                f_lo /= 2
+            side = -1
+        if x != mid and (hi - lo) > 0.75 * width:  # no real progress: bisect next time
+            mid = (lo + hi) / 2
+            fm = f(mid)
+            if fm > 0:
+                lo, f_lo = mid, fm
+            else:
+                hi, f_hi = mid, fm
+            side = 0
     return lo

@@ -448,6 +448,11 @@ def fit(
     pair both are dropped.  If the rest does not fit, the factor is squared (:func:`coarsen`) and
     we try again.  ``noise`` is a level below which entries are treated as round-off when
     *deciding* where to cut (the cut itself always moves every entry, noise included).
+
+    When the state does not fit, the window kept is the span between the cuts — with a tilt,
+    up to where the weighted round-off bound certifies the top cut (:func:`_weighted_top`) —
+    not padded to ``buckets``: the entries beyond the cuts hold at most ``tail`` of mass each
+    side, and the next convolution is shorter (its cost grows with the operands' lengths).
     """
     while True:
         n = s.size
@@ -458,23 +463,47 @@ def fit(
                 return s
             return _cut(s, int(nz[0]), int(nz[-1]))
         # where do the tails exceed the budget? (entries at noise level do not count)
-        w_dec = np.where(w > noise, w, 0.0)
-        nz = np.flatnonzero(w_dec)
-        first, last = (int(nz[0]), int(nz[-1])) if nz.size else (0, 0)
-        top_cum = np.cumsum(w_dec[::-1])[::-1]  # mass at positions >= j
-        bot_cum = np.cumsum(w_dec)  # mass at positions <= j
-        hi = int(np.searchsorted(-top_cum, -tail, side="left")) - 1  # mass above hi <= tail
+        above = w > noise
+        if not above.any():  # nothing above the noise level: keep the window's first entries
+            return _cut(s, 0, buckets - 1)
+        first, last = int(above.argmax()), n - 1 - int(above[::-1].argmax())
+        hi = n - 1 - _tail_count(w[::-1], above[::-1], tail)  # mass above hi <= tail
         hi = min(max(hi, first), n - 1)
-        lo = int(np.searchsorted(bot_cum, tail, side="right"))  # mass below lo <= tail
+        lo = _tail_count(w, above, tail)  # mass below lo <= tail
         lo = max(min(lo, last, hi), 0)
         span = hi - lo + 1
         if span > buckets:
             s = coarsen(s, rounding)
             noise = noise * 2
             continue
-        slack = buckets - span
-        new_first = max(0, min(lo - slack // 2, n - buckets))
-        return _cut(s, new_first, new_first + buckets - 1)
+        return _cut(s, lo, min(n - 1, lo + buckets - 1, max(hi, _weighted_top(s, tail))))
+
+
+def _tail_count(w: np.ndarray, counted: np.ndarray, tail: float) -> int:
+    """The number of leading entries of ``w`` (non-negative; only those ``counted``) whose
+    computed running sum stays at most ``tail`` — ``searchsorted(cumsum(w·counted), tail,
+    "right")`` — summing only as far as needed (the tails cut are tiny, so a short prefix
+    usually decides)."""
+    n = w.size
+    k = 256
+    while True:
+        k = min(k, n)
+        cum = np.cumsum(np.where(counted[:k], w[:k], 0.0))
+        if k == n or cum[-1] > tail:
+            return int(np.searchsorted(cum, tail, side="right"))
+        k *= 8
+
+
+def _weighted_top(s: BucketState, tail: float) -> int:
+    """The lowest position above which a tilted state's weighted round-off bound ``wabs_up``
+    certifies at most ``tail`` of error (:func:`_cut` moves the entries above the window into
+    ``a_inf`` with that error bound), so that cutting there costs no more than the tail's own
+    mass; ``-1`` for a state without a tilt (its bound does not depend on the position)."""
+    if not (s.theta > 0 and math.isfinite(s.wabs_up) and s.wabs_up > tail > 0):
+        return -1
+    # weight e^{θ(ℓ − c)} >= wabs_up / tail  <=>  ℓ >= c + ln(wabs_up / tail) / θ
+    label = s.wref + math.log(s.wabs_up / tail) / s.theta
+    return int(math.ceil(label / s.h)) - s.start
 
 
 def _cut(s: BucketState, first: int, last: int) -> BucketState:

@@ -378,16 +378,27 @@ def _phi_sup(z: np.ndarray, d: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- quadrature
 
 _GL_NODES = 8
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(_GL_NODES)
-#: Gauss–Legendre remainder constant ``(n!)^4 / ((2n+1) ((2n)!)^3)``
-_GL_C = math.factorial(_GL_NODES) ** 4 / ((2 * _GL_NODES + 1) * math.factorial(2 * _GL_NODES) ** 3)
+#: Fewer nodes when every panel is at most :data:`_NARROW` wide (fine grids: the remainder,
+#: ``∝ p^{2n+1}``, is still far below the rounding bound there, and half the nodes are evaluated).
+_GL_FEW = 4
+_NARROW = 0.05
+
+
+def _gl(nodes: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Gauss–Legendre nodes, weights and remainder constant ``(n!)^4 / ((2n+1) ((2n)!)^3)``."""
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    return x, w, math.factorial(nodes) ** 4 / ((2 * nodes + 1) * math.factorial(2 * nodes) ** 3)
+
+
+_GL = {n: _gl(n) for n in (_GL_FEW, _GL_NODES)}
+_GL_X, _GL_W, _GL_C = _GL[_GL_NODES]
 #: Panels of at most this width (in standard-normal units).
 _PANEL = 0.5
 
 
-def _leibniz(mu: float) -> tuple[float, float]:
+def _leibniz(mu: float, nodes: int = _GL_NODES) -> tuple[float, float]:
     """``(sqrt((2n)!), Σ_{j=1}^{2n} C(2n, j) μ^j sqrt((2n-j)!))`` for the derivative bound."""
-    n2 = 2 * _GL_NODES
+    n2 = 2 * nodes
     a = math.sqrt(math.factorial(n2))
     b = sum(math.comb(n2, j) * mu**j * math.sqrt(math.factorial(n2 - j)) for j in range(1, n2 + 1))
     return a, b * (1 + 1e-12)
@@ -399,7 +410,8 @@ def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
     ``|I - I*|`` where ``I*`` is the same integral at the true anchor and width (within ``dz0``
     and ``dw`` of the given ones).
 
-    Composite 8-point Gauss–Legendre on panels of width at most 0.5; the integrand is
+    Composite 8-point Gauss–Legendre on panels of width at most 0.5 (4-point when every width
+    is at most :data:`_NARROW`, with the same rigorous remainder bound for n = 4); the integrand is
     non-negative, so the sum has no cancellation.  The remainder of each panel is bounded by
     ``c_n p^{2n+1} max |F^{(2n)}|`` with Leibniz's rule, ``|d^j f| <= μ^j e^{∓μv}`` and the
     smaller of two bounds on the derivatives of φ over the panel (``y = z0 − v`` in
@@ -423,21 +435,23 @@ def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
     if n == 0:
         return np.zeros(0), np.zeros(0)
     panels = np.maximum(1, np.ceil(w / _PANEL)).astype(np.int64)
+    nodes = _GL_FEW if float(np.max(w)) <= _NARROW else _GL_NODES
+    gl_x, gl_w, gl_c = _GL[nodes]
     owner = np.repeat(np.arange(n), panels)
     start = np.concatenate(([0], np.cumsum(panels)[:-1]))
     k = np.arange(owner.size) - start[owner]  # panel number within its bucket
     p = w[owner] / panels[owner]
     vs = k * p
     zz = z0[owner]
-    v = vs[:, None] + p[:, None] * (1.0 + _GL_X) / 2.0
+    v = vs[:, None] + p[:, None] * (1.0 + gl_x) / 2.0
     y = zz[:, None] - v
     with np.errstate(under="ignore", over="ignore"):
         dens = np.exp(-0.5 * y * y - _LOG_SQRT_2PI)
         f = -np.expm1(-mu * v) if kind == "down" else np.expm1(mu * v)
-        panel_sum = (dens * f * (_GL_W * p[:, None] / 2.0)).sum(axis=1)
+        panel_sum = (dens * f * (gl_w * p[:, None] / 2.0)).sum(axis=1)
     total = np.bincount(owner, weights=panel_sum, minlength=n)
     # remainder: c_n p^(2n+1) K/sqrt(2 pi) e^{-y0^2/4} (F0 sqrt((2n)!) + E Σ ...)
-    a_coef, b_coef = _leibniz(mu)
+    a_coef, b_coef = _leibniz(mu, nodes)
     hi_v = vs + p
     y_lo, y_hi = zz - hi_v, zz - vs
     y_near = np.clip(0.0, y_lo, y_hi)
@@ -451,11 +465,11 @@ def excess_integral(z0, w, dz0, dw, *, mu: float, kind: str):
         cramer = CRAMER_K / _SQRT_2PI * np.exp(-y_near * y_near / 4) * (f0 * a_coef + e * b_coef)
         # far in the tail Cramér's e^{-y²/4} is far above the integrand's e^{-y²/2}: use
         # |φ^(k)(y)| = |He_k(y)| φ(y) <= (|y| + √k)^k φ(y) there (see the docstring)
-        big_y = np.maximum(np.abs(y_lo), np.abs(y_hi)) + math.sqrt(2 * _GL_NODES)
+        big_y = np.maximum(np.abs(y_lo), np.abs(y_hi)) + math.sqrt(2 * nodes)
         hermite = (np.exp(-0.5 * y_near * y_near * (1 - 1e-12)) / _SQRT_2PI
-                   * (f0 * big_y ** (2 * _GL_NODES)
-                      + e * (2 * _GL_NODES) * mu * (big_y + mu) ** (2 * _GL_NODES - 1)))
-        trunc = _GL_C * p ** (2 * _GL_NODES + 1) * np.minimum(cramer, hermite)
+                   * (f0 * big_y ** (2 * nodes)
+                      + e * (2 * nodes) * mu * (big_y + mu) ** (2 * nodes - 1)))
+        trunc = gl_c * p ** (2 * nodes + 1) * np.minimum(cramer, hermite)
     trunc_b = np.bincount(owner, weights=trunc, minlength=n) * (1 + 1e-9)
     # rounding of every node (v, y, φ(y), f(v), the weights) and of the anchor's error
     span = np.abs(z0) + w

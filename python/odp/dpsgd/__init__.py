@@ -5,7 +5,9 @@
   ledger, takes :meth:`~Accounting.step` per noisy step, answers :meth:`~Accounting.epsilon`
   (a rigorous interval) at any time and settles at :meth:`~Accounting.stop` by Alg. 3 and
   Lemma 11 of Hartmann et al. 2022 (early stopping costs only the steps run, rounded up to the
-  next stop);
+  next stop) or, on a ledger with a Rényi lane, pays each stretch of steps to that lane before
+  it runs (:class:`RenyiLaneSettlement`, :mod:`odp.dpsgd.renyi_lane`: no δ split over the
+  stops);
 * :class:`Schedule` (:mod:`odp.dpsgd.schedule`) — per-step or per-epoch sampling rates and noise
   multipliers, accounted by privacy buckets or Rényi DP (:mod:`odp.dpsgd.compositions`);
 * :func:`noise_multiplier` (:mod:`odp.dpsgd.calibrate`) — the smallest noise multiplier, on a
@@ -20,7 +22,9 @@ The numpy trainer with exact noise is :class:`odp.mechanisms.DPSGD` (docs/dpsgd.
 
 from __future__ import annotations
 
-from .accounting import Accounting, Lemma11Settlement, Settlement, StepLimitReached
+from .accounting import Accounting, Lemma11Settlement, StepLimitReached
+from .renyi_lane import RenyiLaneSettlement
+from .settlement import Settlement
 from .calibrate import Calibration, noise_multiplier
 from .compositions import ScheduleBuckets, ScheduleRDP
 from .sampling import SamplingCheck, check_poisson_batches
@@ -30,6 +34,7 @@ __all__ = [
     "Accounting",
     "Settlement",
     "Lemma11Settlement",
+    "RenyiLaneSettlement",
     "StepLimitReached",
     "Schedule",
     "Phase",

@@ -9,8 +9,8 @@ is called once per noisy step::
     run = odp.dpsgd.Accounting(acc, sampling_rate="1/100", noise_multiplier="1.1",
                                delta="1e-6", max_steps=10_000, stops=100)  # every 100 steps
     for batch in loader:                 # Poisson sampling at rate 1/100
+        run.step()                       # before the step's noise is drawn (it may refuse)
         noisy = ...                      # clip, sum, add N(0, (1.1·C)²) noise
-        run.step()                       # before the noisy step is used (it may refuse)
         update(noisy)
         if run.at_stop() and public_rule(released_values):
             break
@@ -40,9 +40,11 @@ the stop a function of the data: the ODP charge is then not valid.  A private va
 must itself be released by a DP mechanism that is charged (and counted as a step).
 
 **Where the settlement happens (a seam).**  :class:`Settlement` is what reserves and settles
-the round; :class:`Lemma11Settlement` is the ODP route above.  A Rényi-lane settlement (reserve
-the schedule's RDP curve in a lane of the accountant and settle the RDP of the steps run) plugs
-in as another :class:`Settlement` with no change to :class:`Accounting`.
+the round; :class:`Lemma11Settlement` is the ODP route above.  On a ledger with a Rényi lane
+(``odp.Lane.renyi``) the default is :class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement`
+instead: each stretch of steps up to the next stop is charged to the lane before it runs, at
+the lane's δ, with no δ split over the stops (:mod:`odp.dpsgd.renyi_lane`).  ``settlement=
+"lemma11"`` or ``"renyi"`` picks one; so does giving ``composition=`` (Lemma 11's COMP).
 
 **What is assumed.**  The guarantee is that of the declared mechanism: every step samples each
 record independently with probability ``q`` (Poisson sampling; :func:`odp.dpsgd.
@@ -56,7 +58,6 @@ is a trainer whose noise is exact).
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 from fractions import Fraction
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Sequence
@@ -65,17 +66,20 @@ from ..buckets import Interval
 from ..budget import format_fraction, parse_delta
 from ..composition import BucketsComposition, PrefixComposition, RDPComposition, \
     ReplaceOneComposition
-from ..errors import InvalidBudget, InvalidParameter, OdpError
+from ..errors import InvalidParameter, OdpError
 from ..guarantees import ODP
 from ..ledger import REASON_ABORTED, REASON_FAILED, RoundRecord
 from ..stops import parse_stops
 from .compositions import ScheduleBuckets, composition_of
+from .renyi_lane import RenyiLaneSettlement, renyi_lane_of
 from .schedule import Schedule
+from .settlement import Settlement, TrainingRun
 
 if TYPE_CHECKING:
     from ..accountant import Accountant, Reservation
 
-__all__ = ["Accounting", "Settlement", "Lemma11Settlement", "StepLimitReached", "NEIGHBOURS"]
+__all__ = ["Accounting", "Settlement", "Lemma11Settlement", "StepLimitReached", "NEIGHBOURS",
+           "SETTLEMENTS", "settlement_of"]
 
 NEIGHBOURS = ("add-remove", "replace-one")
 
@@ -98,44 +102,6 @@ def _length(release: Any) -> int:
 #: (:mod:`odp.mechanisms.builtin`): a ``mech lemma11`` row, whose hypotheses include that the
 #: training loop, which odp does not run, samples and adds noise as its schedule says.
 LOOP_KEY = "dpsgd_loop"
-
-
-class Settlement(ABC):
-    """How a training run is charged: reserved in the ledger before the first step, settled when
-    it stops (module docstring, "a seam").  One settlement serves one :class:`Accounting`."""
-
-    name: str = "settlement"
-
-    @abstractmethod
-    def open(self, run: "Accounting") -> None:
-        """Reserve the run's worst case in ``run.accountant`` (raises ``BudgetExceeded`` and
-        records nothing if it does not fit)."""
-
-    @abstractmethod
-    def charge_at(self, steps: int) -> tuple[int, Fraction]:
-        """``(class, ε)``: what :meth:`close` would charge for a run of ``steps`` steps."""
-
-    @abstractmethod
-    def close(self, steps: int) -> RoundRecord:
-        """Settle the round for a run of ``steps`` steps."""
-
-    @abstractmethod
-    def abort(self, reason: str) -> RoundRecord:
-        """Settle the round at its worst case."""
-
-    @property
-    @abstractmethod
-    def reserved(self) -> tuple[Fraction, Fraction]:
-        """``(ε, δ)`` held in the ledger until the run is settled."""
-
-    def details(self) -> dict[str, Any]:
-        """What the ledger records about the settlement (JSON)."""
-        return {"settlement": self.name}
-
-    @property
-    def round_id(self) -> str | None:
-        """The ledger round the run is recorded in (``None`` before :meth:`open`)."""
-        return None
 
 
 class Lemma11Settlement(Settlement):
@@ -177,7 +143,7 @@ class Lemma11Settlement(Settlement):
         self._rule = {"name": "lemma11", "composition": comp.to_json()}
         return ODP(_length, dict(zip(stops, costs)), delta)
 
-    def open(self, run: "Accounting") -> None:
+    def open(self, run: "TrainingRun") -> None:
         guarantee = self.plan(run.schedule, run.stops, run.delta, run.neighbours)
         params = {
             "stops": self.stops,
@@ -222,6 +188,36 @@ class Lemma11Settlement(Settlement):
         return None if self._reservation is None else self._reservation.round_id
 
 
+#: The names ``settlement=`` accepts.
+SETTLEMENTS = ("lemma11", "renyi")
+
+
+def settlement_of(value: Any, composition: Any, accountant: "Accountant",
+                  neighbours: str) -> Settlement:
+    """The settlement of a run: ``value`` itself (a :class:`Settlement`), ``"lemma11"``
+    (:class:`Lemma11Settlement` with ``composition``, default ``"rdp"``) or ``"renyi"``
+    (:class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement`); ``None``: the Rényi lane when the
+    ledger has one, the run is add/remove and no ``composition`` is given (as
+    :meth:`odp.Accountant.run` sends :class:`odp.mechanisms.DPSGD` there), else Lemma 11."""
+    if isinstance(value, Settlement):
+        if composition is not None:
+            raise InvalidParameter("give composition= or a settlement object, not both (the "
+                                   "settlement carries its own composition)")
+        return value
+    if value is None:
+        value = ("renyi" if composition is None and neighbours == "add-remove"
+                 and renyi_lane_of(accountant) is not None else "lemma11")
+    if value == "lemma11":
+        return Lemma11Settlement("rdp" if composition is None else composition)
+    if value == "renyi":
+        if composition is not None:
+            raise InvalidParameter("composition= is Lemma 11's COMP; a Rényi lane composes by "
+                                   "adding RDP (settlement='renyi' takes no composition)")
+        return RenyiLaneSettlement()
+    raise InvalidParameter(f"settlement must be one of {SETTLEMENTS} or an odp.dpsgd.Settlement, "
+                           f"got {value!r}")
+
+
 def _stops(stops: Any, max_steps: int, epoch: int) -> list[int]:
     """``None``: every ``epoch`` steps; an int ``n``: every ``n`` steps; else the given list.
     ``max_steps`` is always the last stop."""
@@ -249,7 +245,8 @@ class Accounting:
         The :class:`odp.Accountant` whose ledger records the run.  Its rounds must all hold for
         the same neighbouring relation as this run (``neighbours``).
     delta:
-        The run's δ, ``0 < δ < 1``: the reserved and charged δ.
+        The run's δ, ``0 < δ < 1``: the reserved and charged δ (Lemma 11).  In a Rényi lane
+        the run is charged at the lane's δ: omit it (it is then the lane's δ per order).
     sampling_rate, noise_multiplier, max_steps:
         A constant run: ``q``, ``σ`` and the most steps.  Or give ``schedule`` instead.
     schedule:
@@ -260,7 +257,8 @@ class Accounting:
         ``q``), an int ``n`` (every ``n`` steps) or a list of step counts.  The last stop is
         always the most steps.  More stops cost more: each gets the δ share ``δ/n``.
     composition:
-        ``"rdp"`` (default) or ``"buckets"``: the COMP of Lemma 11 (:class:`Lemma11Settlement`).
+        ``"rdp"`` (default) or ``"buckets"``: the COMP of Lemma 11 (:class:`Lemma11Settlement`);
+        giving it chooses the Lemma 11 route.
     neighbours:
         ``"add-remove"`` (default; what Poisson-sampled DP-SGD is analysed for) or
         ``"replace-one"`` (group privacy, :class:`odp.composition.ReplaceOneComposition`).
@@ -269,16 +267,19 @@ class Accounting:
     params:
         More JSON-serialisable facts to record with the round (model, data set, …).
     settlement:
-        A :class:`Settlement` (default :class:`Lemma11Settlement` with ``composition``).
+        A :class:`Settlement`, ``"lemma11"`` or ``"renyi"``; default: a
+        :class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement` when the ledger has a Rényi lane, the
+        run is add/remove and no ``composition`` is given, else :class:`Lemma11Settlement`
+        with ``composition`` (:func:`settlement_of`).
     interval_options:
         Options of :class:`odp.buckets.PrivacyBucketsAccountant` for :meth:`epsilon`.
     """
 
-    def __init__(self, accountant: "Accountant", *, delta: Any, sampling_rate: Any = None,
+    def __init__(self, accountant: "Accountant", *, delta: Any = None, sampling_rate: Any = None,
                  noise_multiplier: Any = None, max_steps: int | None = None,
-                 schedule: Schedule | None = None, stops: Any = None, composition: Any = "rdp",
+                 schedule: Schedule | None = None, stops: Any = None, composition: Any = None,
                  neighbours: str = "add-remove", name: str = "training loop",
-                 params: dict[str, Any] | None = None, settlement: Settlement | None = None,
+                 params: dict[str, Any] | None = None, settlement: Settlement | str | None = None,
                  interval_options: dict[str, Any] | None = None):
         from ..accountant import Accountant
 
@@ -297,13 +298,6 @@ class Accounting:
         elif max_steps is not None and max_steps != len(schedule):
             raise InvalidParameter(f"max_steps = {max_steps} differs from the schedule's "
                                    f"{len(schedule)} steps")
-        try:
-            target = parse_delta(delta, name="delta")
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-        if target == 0:
-            raise InvalidParameter("delta must be > 0: Gaussian noise has no pure (delta = 0) "
-                                   "guarantee")
         if neighbours not in NEIGHBOURS:
             raise InvalidParameter(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
         if not isinstance(name, str) or not name or "]" in name:
@@ -315,11 +309,11 @@ class Accounting:
         self.max_steps = len(schedule)
         epoch = math.ceil(1 / schedule.phases[0].sampling_rate)
         self.stops = _stops(stops, self.max_steps, epoch)
-        self.delta = target
         self.neighbours = neighbours
         self.name = name
         self.params = dict(params or {})
-        self.settlement = settlement if settlement is not None else Lemma11Settlement(composition)
+        self.settlement = settlement_of(settlement, composition, accountant, neighbours)
+        self.delta = self.settlement.delta_for(accountant, delta)
         self._interval = ScheduleBuckets(**(interval_options or {}))
         self._intervals: dict[tuple[int, Fraction], Interval] = {}
         self._steps = 0
@@ -358,16 +352,32 @@ class Accounting:
         return self.steps(1)
 
     def steps(self, n: int) -> int:
-        """Register ``n`` noisy steps at once (all or none)."""
+        """Register ``n`` noisy steps at once (all or none), before their noise is drawn.  In a
+        Rényi lane the stretch they start is charged here; a refusal raises
+        :class:`~odp.errors.BudgetExceeded`, counts nothing, and the steps must not run."""
         self._check_open()
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InvalidParameter(f"steps(n) takes an integer n >= 1, got {n!r}")
+        self._check_limit(n)
+        self.settlement.before_steps(self._steps, n)
+        self._steps += n
+        return self._steps
+
+    def _check_limit(self, n: int) -> None:
         if self._steps + n > self.max_steps:
             raise StepLimitReached(
                 f"step {self._steps + n} is beyond max_steps = {self.max_steps}: the reserved "
                 "round does not cover it, so it must not be used; stop() the run")
-        self._steps += n
-        return self._steps
+
+    def prepare_step(self) -> None:
+        """Make sure the next step is paid for, without counting it: for a loop whose
+        :meth:`step` can only come after the step's noise is drawn (Opacus's hook), call this
+        before the noise.  In a Rényi lane it charges the stretch the next step starts (or
+        raises :class:`~odp.errors.BudgetExceeded`: do not run it); on the ODP route the whole
+        run is reserved and it only checks ``max_steps``."""
+        self._check_open()
+        self._check_limit(1)
+        self.settlement.before_steps(self._steps, 1)
 
     def at_stop(self) -> bool:
         """Whether the steps run so far are one of the stops (where stopping costs exactly that
@@ -381,18 +391,35 @@ class Accounting:
         return k, p.sampling_rate, p.noise_multiplier
 
     def charge_if_stopped(self) -> tuple[int, Fraction]:
-        """``(stop, ε)``: the class and the ε :meth:`stop` would charge now."""
+        """``(stop, ε)``: the class and the ε :meth:`stop` would charge now (in a Rényi lane:
+        the steps paid for and their RDP converted at the lane's δ)."""
         return self.settlement.charge_at(self._steps)
 
-    def epsilon(self, delta: Any = None) -> Interval:
-        """A rigorous interval ``(lower, upper)`` around the tight ε of the steps run so far at
-        ``delta`` (default: the run's δ): privacy buckets on the schedule's dominating pairs.
-        ``upper`` is a valid (ε, δ)-DP guarantee of those steps; no analysis can certify less
-        than ``lower``.  (What the ledger charges at :meth:`stop` is the ODP cost,
-        :meth:`charge_if_stopped`.)  Cached per (steps, δ); computed incrementally."""
+    def _delta(self, delta: Any) -> Fraction:
         d = self.delta if delta is None else parse_delta(delta, name="delta")
         if not 0 < d < 1:
             raise InvalidParameter("delta must be in (0, 1)")
+        return d
+
+    def epsilon(self, delta: Any = None) -> Interval:
+        """A rigorous interval ``(lower, upper)`` around the tight ε of the steps run so far at
+        ``delta`` (default: the run's δ); ``upper`` is a valid (ε, δ)-DP guarantee of those
+        steps, and no analysis can certify less than ``lower``.  On the ODP route both ends are
+        privacy buckets' (:meth:`tight_epsilon`; what the ledger charges at :meth:`stop` is the
+        ODP cost, :meth:`charge_if_stopped`).  In a Rényi lane ``upper`` is the lane-side value
+        — the steps' RDP at the lane's orders, converted as the lane converts — and ``lower``
+        privacy buckets'."""
+        d = self._delta(delta)
+        if self._steps == 0:
+            return Interval(Fraction(0), Fraction(0))
+        own = self.settlement.epsilon(self, self._steps, d)
+        return own if own is not None else self.tight_epsilon(d)
+
+    def tight_epsilon(self, delta: Any = None) -> Interval:
+        """Privacy buckets' rigorous interval ``(lower, upper)`` around the tight ε of the steps
+        run so far at ``delta`` (default: the run's δ), on the schedule's dominating pairs.
+        Cached per (steps, δ); computed incrementally."""
+        d = self._delta(delta)
         if self._steps == 0:
             return Interval(Fraction(0), Fraction(0))
         key = (self._steps, d)
@@ -402,14 +429,17 @@ class Accounting:
 
     def stop(self) -> RoundRecord:
         """Settle the round: charge the cost of the smallest stop at or after the steps run
-        (the first stop if none ran).  Returns the ledger's record of the round."""
+        (the first stop if none ran).  Returns the ledger's record of the round.  In a Rényi
+        lane every stretch was paid before it ran: nothing more is charged, and the record is
+        the last stretch's (``settlement.records`` has them all)."""
         self._check_open()
         self.record = self.settlement.close(self._steps)
         return self.record
 
     def abort(self, reason: str = REASON_ABORTED) -> RoundRecord:
         """Settle the round at its worst case (e.g. the loop failed in a way that may depend on
-        the data)."""
+        the data).  In a Rényi lane what was paid stays paid (a lane has no refunds) and no
+        unpaid step ran: nothing more is charged."""
         self._check_open()
         self.record = self.settlement.abort(reason)
         return self.record

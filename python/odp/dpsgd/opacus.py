@@ -4,9 +4,11 @@ Opacus (the ``opacus`` extra; torch is never a dependency of odp itself)
 trains with ``PrivacyEngine.make_private``, which hooks its accountant's ``step`` into the
 ``DPOptimizer``: after the noise is added to a step's gradients and *before* the parameters are
 updated.  :func:`attach` puts an :class:`OpacusAccountant` there instead of Opacus's own, so
-that the training is recorded in odp's ledger as one :class:`~odp.dpsgd.Accounting` round
-(reserved at its worst case before the first step, settled by Lemma 11 of Hartmann et al. 2022
-at :meth:`OpacusAccountant.stop`) and appears in the accountant's certificate::
+that the training is recorded in odp's ledger through an :class:`~odp.dpsgd.Accounting` —
+either one round reserved at its worst case before the first step and settled by Lemma 11 of
+Hartmann et al. 2022 at :meth:`OpacusAccountant.stop`, or, on a ledger with a Rényi lane, one
+lane round per stretch of steps, each paid before the stretch runs
+(:mod:`odp.dpsgd.renyi_lane`) — and appears in the accountant's certificate::
 
     acc = odp.Accountant(epsilon=8, delta="1e-5", ledger="runs.ledger")
     run = odp.dpsgd.Accounting(acc, sampling_rate=Fraction(1, len(loader)),
@@ -25,6 +27,16 @@ the accounted ones (up to float rounding, relative 1e-12: Opacus passes floats s
 ``1/len(loader)``); a mismatch raises ``ValueError`` inside the optimizer step, before the
 parameters are updated, and counts nothing.  A step beyond ``max_steps`` raises
 :class:`~odp.dpsgd.StepLimitReached` the same way.
+
+**Before the noise.**  Opacus calls its accountant's hook *after* it has added a step's noise.
+So that a step is checked — and, in a Rényi lane, its stretch paid — *before* its noise is
+drawn, the hook wraps the ``DPOptimizer``'s ``add_noise`` the first time it runs (an attribute
+of that optimizer object; Opacus's classes are not changed): from the second step on, the
+wrapper checks the step's noise multiplier and sample rate and calls
+:meth:`~odp.dpsgd.Accounting.prepare_step` before the original ``add_noise``; a refusal
+(``ValueError``, :class:`~odp.errors.BudgetExceeded`, :class:`~odp.dpsgd.StepLimitReached`)
+leaves ``p.grad`` un-noised and the parameters unchanged.  The first step is covered by what
+the accounting paid when it was created (the first stretch, or the whole reserved run).
 
 What odp cannot see: that Opacus's sampler is Poisson sampling at that rate (check a loader's
 batch sizes with :func:`odp.dpsgd.check_poisson_batches`), and that torch's floating-point
@@ -88,6 +100,16 @@ class OpacusAccountant:
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
         """Register one step, checked against the accounted one (module docstring)."""
+        self._check(noise_multiplier, sample_rate)
+        self.accounting.step()
+
+    def before_noise(self, *, noise_multiplier: float, sample_rate: float) -> None:
+        """Check the next step and make sure it is paid for, before its noise is drawn
+        (:meth:`odp.dpsgd.Accounting.prepare_step`; module docstring, "Before the noise")."""
+        self._check(noise_multiplier, sample_rate)
+        self.accounting.prepare_step()
+
+    def _check(self, noise_multiplier: float, sample_rate: float) -> None:
         k, q, sigma = self.accounting.current()
         try:
             given_sigma, given_q = Fraction(noise_multiplier), Fraction(sample_rate)
@@ -99,12 +121,12 @@ class OpacusAccountant:
                 f"odp: step {k} runs with noise multiplier {noise_multiplier} and sample rate "
                 f"{sample_rate}, but the accounting reserved noise multiplier >= {float(sigma)} "
                 f"and sample rate <= {float(q)}; the step was not counted and must not be used")
-        self.accounting.step()
 
     def get_epsilon(self, delta: float, *args: Any, **kwargs: Any) -> float:
-        """A rigorous upper bound on ε at ``delta`` for the steps run so far (privacy buckets,
-        :meth:`odp.dpsgd.Accounting.epsilon`), as a float rounded up.  The ledger charges the
-        ODP cost at :meth:`stop` (:meth:`odp.dpsgd.Accounting.charge_if_stopped`)."""
+        """A rigorous upper bound on ε at ``delta`` for the steps run so far
+        (:meth:`odp.dpsgd.Accounting.epsilon`: privacy buckets on the ODP route, the lane-side
+        RDP value in a Rényi lane), as a float rounded up.  On the ODP route the ledger charges
+        the ODP cost at :meth:`stop` (:meth:`odp.dpsgd.Accounting.charge_if_stopped`)."""
         upper = self.accounting.epsilon(Fraction(delta)).upper
         return float_up(Fraction(upper))
 
@@ -112,11 +134,28 @@ class OpacusAccountant:
         return self.accounting.steps_run
 
     def get_optimizer_hook_fn(self, sample_rate: float) -> Callable[[Any], None]:
-        """The hook ``make_private`` attaches to the ``DPOptimizer`` (as Opacus's own)."""
+        """The hook ``make_private`` attaches to the ``DPOptimizer`` (as Opacus's own); it also
+        guards the optimizer's ``add_noise`` (module docstring, "Before the noise")."""
         def hook_fn(optim: Any) -> None:
             self.step(noise_multiplier=optim.noise_multiplier,
                       sample_rate=sample_rate * optim.accumulated_iterations)
+            self._guard(optim, sample_rate)
         return hook_fn
+
+    def _guard(self, optim: Any, sample_rate: float) -> None:
+        """Wrap ``optim.add_noise`` (once) so that every later step is checked and paid for
+        before its noise (:meth:`before_noise`)."""
+        if getattr(optim, "_odp_guard", None) is self:
+            return
+        original = optim.add_noise
+
+        def add_noise(*args: Any, **kwargs: Any) -> Any:
+            self.before_noise(noise_multiplier=optim.noise_multiplier,
+                              sample_rate=sample_rate * optim.accumulated_iterations)
+            return original(*args, **kwargs)
+
+        optim.add_noise = add_noise
+        optim._odp_guard = self
 
     def state_dict(self, destination: Any = None) -> Any:
         if destination is None:
@@ -141,7 +180,8 @@ class OpacusAccountant:
 
     # ------------------------------------------------------------------ odp
     def stop(self) -> RoundRecord:
-        """Settle the ledger round (:meth:`odp.dpsgd.Accounting.stop`)."""
+        """Settle the run (:meth:`odp.dpsgd.Accounting.stop`; in a Rényi lane nothing more is
+        charged)."""
         return self.accounting.stop()
 
 
