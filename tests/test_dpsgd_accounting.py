@@ -17,7 +17,7 @@ from odp.certs import verify
 from odp.composition import RDPComposition, StepSpec
 from odp.dpsgd import (
     Accounting,
-    Lemma11Settlement,
+    OdpLaneSettlement,
     Schedule,
     ScheduleBuckets,
     ScheduleRDP,
@@ -247,7 +247,7 @@ def test_a_schedule_run_and_its_settlement_seam():
     """A per-epoch schedule through the accountant; the settlement is a replaceable object."""
     acc = odp.Accountant(epsilon=50, delta="1e-4")
     sched = Schedule.per_epoch([("1/20", 3), ("1/20", 2), ("1/10", 2)])
-    settlement = Lemma11Settlement("buckets")
+    settlement = OdpLaneSettlement("buckets")
     run = Accounting(acc, schedule=sched, delta="1e-6", settlement=settlement)
     assert run.max_steps == 50 and run.stops == [20, 40, 50]
     assert run.current() == (1, Fraction(1, 20), Fraction(3))

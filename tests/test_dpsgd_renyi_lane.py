@@ -13,7 +13,7 @@ import pytest
 import odp
 from odp.cli import main as cli_main
 from odp.certs import verify
-from odp.dpsgd import Accounting, Lemma11Settlement, RenyiLaneSettlement, Schedule
+from odp.dpsgd import Accounting, OdpLaneSettlement, RenyiLaneSettlement, Schedule
 from odp.errors import BudgetExceeded, InvalidParameter
 from odp.ledger.lanes import Lane
 
@@ -69,7 +69,7 @@ def test_the_docs_example_stopped_after_two_of_twenty_epochs(tmp_path):
     # the Lemma 11 route (its δ split over the ten stops) charges the same stop 1.5008
     odp_acc = odp.Accountant("10", "4e-6")
     lemma11 = Accounting(odp_acc, **EXAMPLE, delta="4e-6")
-    assert isinstance(lemma11.settlement, Lemma11Settlement)
+    assert isinstance(lemma11.settlement, OdpLaneSettlement)
     lemma11.steps(20)
     assert round(float(lemma11.stop().charged), 4) == 1.5008 > float(charged)
 
@@ -151,7 +151,7 @@ def test_which_settlement_and_what_is_refused(tmp_path):
                                                  Lane.renyi("10", "4e-6", orders=[13])])
     # composition= is Lemma 11's COMP: the ODP lane
     run = Accounting(laned, **EXAMPLE, delta="1e-6", composition="rdp")
-    assert isinstance(run.settlement, Lemma11Settlement) and laned.history[0].lane is None
+    assert isinstance(run.settlement, OdpLaneSettlement) and laned.history[0].lane is None
     run.abort()
     # replace-one neighbours: the Rényi curve is add/remove, so Lemma 11 (group privacy)
     with pytest.raises(InvalidParameter, match="add/remove"):

@@ -1,7 +1,7 @@
 """Privacy buckets: sound upper *and* lower bounds on the tight (ε, δ) of r-fold composition.
 
 Implements Meiser & Mohammadi, "Tight on Budget? Tight Bounds for r-Fold Approximate
-Differential Privacy" (CCS 2018; ``shared/papers/003``), with a clean-room soundness design
+Differential Privacy" (CCS 2018; docs/references.md), with a clean-room soundness design
 (see ``docs/buckets.md``):
 
 * :mod:`~odp.buckets.mechanisms` -- worst-case pairs (A, B): :class:`Gaussian` (from CDF
@@ -31,7 +31,7 @@ Differential Privacy" (CCS 2018; ``shared/papers/003``), with a clean-room sound
 Both directions (A ‖ B) and (B ‖ A) are composed (unless every pair is symmetric) and the worse
 is reported.  Composition is of *fixed* pairs, chosen in advance (non-adaptive parameters).
 
-**Stable functions for other modules** (e.g. the iterative-mechanism ODP bound, paper 002
+**Stable functions for other modules** (e.g. the iterative-mechanism ODP bound, Hartmann et al. 2022
 Lemma 11, which needs a composition theorem)::
 
     composition_delta_upper(mechanisms, epsilon, **options) -> Fraction
@@ -57,7 +57,6 @@ Example::
 
 from __future__ import annotations
 
-from .._compat import renamed_attributes
 from .accountant import (
     DEFAULT_BUCKETS,
     DEFAULT_TAIL_MASS,
@@ -75,7 +74,6 @@ from .mechanisms import (
     Laplace,
     PLDMechanism,
     PLDRandomizedResponse,
-    RENAMED,
     mechanism_from_dict,
 )
 from .subsampled import PoissonSubsampled, poisson_gaussian, poisson_laplace
@@ -103,6 +101,3 @@ __all__ = [
     "mechanism_from_dict",
 ]
 
-
-# The 0.2 renames (odp.buckets.mechanisms.RENAMED) answer here too.
-__getattr__ = renamed_attributes(__name__, globals(), RENAMED)

@@ -27,7 +27,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy import special
 
-from .._compat import renamed_attributes
 from ..budget import parse_nonnegative, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter
 from ._numerics import (
@@ -686,9 +685,3 @@ def as_sequence(mechanisms: Sequence[Any]) -> list[tuple[PLDMechanism, int]]:
             )
     return out
 
-
-#: Names renamed in 0.2 (they clashed with :class:`odp.Mechanism` and
-#: :class:`odp.RandomizedResponse`); the old names keep working, with a DeprecationWarning,
-#: until the release after 0.2.
-RENAMED = {"Mechanism": "PLDMechanism", "RandomizedResponse": "PLDRandomizedResponse"}
-__getattr__ = renamed_attributes(__name__, globals(), RENAMED)

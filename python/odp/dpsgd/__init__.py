@@ -22,7 +22,7 @@ The numpy trainer with exact noise is :class:`odp.mechanisms.DPSGD` (docs/dpsgd.
 
 from __future__ import annotations
 
-from .accounting import Accounting, Lemma11Settlement, StepLimitReached
+from .accounting import Accounting, OdpLaneSettlement, StepLimitReached
 from .renyi_lane import RenyiLaneSettlement
 from .settlement import Settlement
 from .calibrate import Calibration, noise_multiplier
@@ -33,6 +33,7 @@ from .schedule import Phase, Schedule
 __all__ = [
     "Accounting",
     "Settlement",
+    "OdpLaneSettlement",
     "Lemma11Settlement",
     "RenyiLaneSettlement",
     "StepLimitReached",
@@ -45,3 +46,6 @@ __all__ = [
     "check_poisson_batches",
     "SamplingCheck",
 ]
+
+#: The paper's name for the ODP-lane route (Hartmann et al. 2022, Lemma 11).
+Lemma11Settlement = OdpLaneSettlement

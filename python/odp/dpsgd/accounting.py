@@ -40,7 +40,7 @@ the stop a function of the data: the ODP charge is then not valid.  A private va
 must itself be released by a DP mechanism that is charged (and counted as a step).
 
 **Where the settlement happens (a seam).**  :class:`Settlement` is what reserves and settles
-the round; :class:`Lemma11Settlement` is the ODP route above.  On a ledger with a Rényi lane
+the round; :class:`OdpLaneSettlement` is the ODP route above.  On a ledger with a Rényi lane
 (``odp.Lane.renyi``) the default is :class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement`
 instead: each stretch of steps up to the next stop is charged to the lane before it runs, at
 the lane's δ, with no δ split over the stops (:mod:`odp.dpsgd.renyi_lane`).  ``settlement=
@@ -78,7 +78,7 @@ from .settlement import Settlement, TrainingRun
 if TYPE_CHECKING:
     from ..accountant import Accountant, Reservation
 
-__all__ = ["Accounting", "Settlement", "Lemma11Settlement", "StepLimitReached", "NEIGHBOURS",
+__all__ = ["Accounting", "Settlement", "OdpLaneSettlement", "StepLimitReached", "NEIGHBOURS",
            "SETTLEMENTS", "settlement_of"]
 
 NEIGHBOURS = ("add-remove", "replace-one")
@@ -104,7 +104,7 @@ def _length(release: Any) -> int:
 LOOP_KEY = "dpsgd_loop"
 
 
-class Lemma11Settlement(Settlement):
+class OdpLaneSettlement(Settlement):
     """Alg. 3 with Lemma 11 (Hartmann et al. 2022): an ODP round whose classes are the stops.
 
     ``composition``: the COMP, ``"rdp"`` (default), ``"buckets"``, or a
@@ -159,7 +159,7 @@ class Lemma11Settlement(Settlement):
         }
         # odp's own accounting of a loop it does not run: the certificate gets a Lemma 11 row
         # (its arithmetic checked); that the loop does what its schedule says is declared
-        own = type(run) is Accounting and type(self) is Lemma11Settlement
+        own = type(run) is Accounting and type(self) is OdpLaneSettlement
         self._reservation = run.accountant._reserve(
             guarantee, mechanism=f"dpsgd[{run.name}]", params=params, interactive=False,
             builtin=LOOP_KEY if own else None)
@@ -195,7 +195,7 @@ SETTLEMENTS = ("lemma11", "renyi")
 def settlement_of(value: Any, composition: Any, accountant: "Accountant",
                   neighbours: str) -> Settlement:
     """The settlement of a run: ``value`` itself (a :class:`Settlement`), ``"lemma11"``
-    (:class:`Lemma11Settlement` with ``composition``, default ``"rdp"``) or ``"renyi"``
+    (:class:`OdpLaneSettlement` with ``composition``, default ``"rdp"``) or ``"renyi"``
     (:class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement`); ``None``: the Rényi lane when the
     ledger has one, the run is add/remove and no ``composition`` is given (as
     :meth:`odp.Accountant.run` sends :class:`odp.mechanisms.DPSGD` there), else Lemma 11."""
@@ -208,7 +208,7 @@ def settlement_of(value: Any, composition: Any, accountant: "Accountant",
         value = ("renyi" if composition is None and neighbours == "add-remove"
                  and renyi_lane_of(accountant) is not None else "lemma11")
     if value == "lemma11":
-        return Lemma11Settlement("rdp" if composition is None else composition)
+        return OdpLaneSettlement("rdp" if composition is None else composition)
     if value == "renyi":
         if composition is not None:
             raise InvalidParameter("composition= is Lemma 11's COMP; a Rényi lane composes by "
@@ -257,7 +257,7 @@ class Accounting:
         ``q``), an int ``n`` (every ``n`` steps) or a list of step counts.  The last stop is
         always the most steps.  More stops cost more: each gets the δ share ``δ/n``.
     composition:
-        ``"rdp"`` (default) or ``"buckets"``: the COMP of Lemma 11 (:class:`Lemma11Settlement`);
+        ``"rdp"`` (default) or ``"buckets"``: the COMP of Lemma 11 (:class:`OdpLaneSettlement`);
         giving it chooses the Lemma 11 route.
     neighbours:
         ``"add-remove"`` (default; what Poisson-sampled DP-SGD is analysed for) or
@@ -269,7 +269,7 @@ class Accounting:
     settlement:
         A :class:`Settlement`, ``"lemma11"`` or ``"renyi"``; default: a
         :class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement` when the ledger has a Rényi lane, the
-        run is add/remove and no ``composition`` is given, else :class:`Lemma11Settlement`
+        run is add/remove and no ``composition`` is given, else :class:`OdpLaneSettlement`
         with ``composition`` (:func:`settlement_of`).
     interval_options:
         Options of :class:`odp.buckets.PrivacyBucketsAccountant` for :meth:`epsilon`.

@@ -156,8 +156,8 @@ class RenyiLaneSettlement(Settlement):
 
     def epsilon_of(self, cost: tuple[Fraction, ...], delta: Fraction) -> Fraction:
         """The best order's conversion of ``cost`` at ``delta`` (Canonne, Kamath & Steinke 2020,
-        Prop. 12; :func:`odp.dp_conversions.rdp_to_dp_epsilon`), as the lane converts."""
-        from ..dp_conversions import rdp_to_dp_epsilon
+        Prop. 12; :func:`odp.conversions.rdp_to_dp_epsilon`), as the lane converts."""
+        from ..conversions import rdp_to_dp_epsilon
 
         assert self.lane is not None
         return min(rdp_to_dp_epsilon(a, c, delta) for a, c in zip(self.lane.orders, cost))

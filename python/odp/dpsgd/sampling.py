@@ -4,8 +4,8 @@ DP-SGD's accounting (:mod:`odp.buckets.subsampled`, :mod:`odp.rdp`) assumes *Poi
 at every step each of the ``n`` records is in the batch independently with probability ``q``.
 Then the batch sizes ``b_1, …, b_T`` are independent ``Binomial(n, q)``.  A loader that shuffles
 and cuts fixed-size batches, or samples at another rate than the one accounted (e.g. a rate
-computed from a rounded number of batches; Opacus issue 813), breaks that assumption, and the ε
-reported for it is not a guarantee.
+computed from a rounded number of batches, reported at github.com/pytorch/opacus/issues/813),
+breaks that assumption, and the ε reported for it is not a guarantee.
 
 :func:`check_poisson_batches` tests the hypothesis H0 "the sizes are i.i.d. Binomial(n, q)" with
 three one-sided tests, each at level ``α/4`` (so the false-alarm rate — the probability of

@@ -8,7 +8,7 @@ epoch; a per-step schedule is run-length encoded, so equal consecutive steps cos
 
 It is a ``Sequence`` of :class:`odp.composition.StepSpec` (step ``k`` is ``schedule[k - 1]``;
 ``schedule[:k]`` is the schedule of the first ``k`` steps), so every
-:class:`~odp.composition.PrefixComposition` and :class:`~odp.composition.Lemma11` accepts it; the
+:class:`~odp.composition.PrefixComposition` and :class:`~odp.composition.PrefixDeltaSum` accepts it; the
 compositions of :mod:`odp.dpsgd.compositions` read its phases directly (their cost grows with the
 number of phases, not of steps).  Each step's description is
 ``{"mechanism": "subsampled_gaussian", "q": …, "sigma": …}`` (:func:`odp.composition.step_rdp`;

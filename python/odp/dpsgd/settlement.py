@@ -1,7 +1,7 @@
 """The seam of :class:`odp.dpsgd.Accounting`: how a training run is charged.
 
 A :class:`Settlement` reserves or pays for a run's steps before they run and settles the run
-when it stops.  :class:`odp.dpsgd.Lemma11Settlement` reserves the worst case as one ODP round
+when it stops.  :class:`odp.dpsgd.OdpLaneSettlement` reserves the worst case as one ODP round
 and settles by Lemma 11 of Hartmann et al. 2022; :class:`odp.dpsgd.RenyiLaneSettlement` pays
 each stretch of steps to a Rényi lane before it runs.  :class:`TrainingRun` is what a
 settlement reads of the run (the accounting itself).

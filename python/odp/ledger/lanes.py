@@ -121,7 +121,7 @@ class Lane:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def odp(cls, epsilon: Number, delta: Number = 0, *, name: str = "odp") -> "Lane":
-        """The ODP lane: Alg. 1 (paper 002) with its sum rule on the realised costs — SVT, PTR,
+        """The ODP lane: Alg. 1 (Hartmann et al. 2022) with its sum rule on the realised costs — SVT, PTR,
         early stopping and every refund, exactly as an accountant without lanes."""
         return cls(_check_name(name), "odp", _eps(epsilon, "epsilon"), _dlt(delta, "delta"))
 
@@ -236,7 +236,7 @@ class Lane:
         threshold fixed before the session; the lane's guarantee is its share): (0, 0) before
         its first round; else the zCDP sum converted at δ_j, the best order's conversion at
         δ_j/m, or the Whitehouse et al. odometer (Haney et al. 2023, Thm. 3.8)."""
-        from .. import dp_conversions as cv
+        from .. import conversions as cv
 
         if rounds == 0:
             return Fraction(0), Fraction(0)
@@ -258,7 +258,7 @@ class Lane:
         """Re-check that the lane's recorded budget converts to at most its share (rigorous,
         from scratch): :class:`LedgerError` naming what fails.  Used when a ledger or a
         certificate is read."""
-        from .. import dp_conversions as cv
+        from .. import conversions as cv
 
         what = f"lane {self.name!r} ({self.notion})"
         if self.notion == "odp":

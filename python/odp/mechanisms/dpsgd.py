@@ -1,4 +1,4 @@
-"""DP-SGD with early stopping charged by ODP (paper 002, Sec. 5: Alg. 3, Lemma 11).
+"""DP-SGD with early stopping charged by ODP (Hartmann et al. 2022, Sec. 5: Alg. 3, Lemma 11).
 
 :class:`DPSGD` trains a model (:class:`LogisticRegressionModel` or a one-hidden-layer
 :class:`MLPModel`, numpy only) by differentially private stochastic gradient descent (Abadi et al.
@@ -68,7 +68,7 @@ by default.
 ``stop_threshold`` — released outputs only.  The costs are ``ε^{k_i}`` = the RDP-optimal ε of
 the first ``k_i`` steps at ``δ_i = δ/n_stops`` (:meth:`odp.composition.RDPComposition.
 epsilon_upper`), and the ODP δ is ``Σ_i COMP(M_1..M_{k_i}; ε^{k_i}) ≤ δ`` (Lemma 11, computed by
-:class:`odp.composition.Lemma11` with :class:`~odp.composition.RDPComposition`; the COMP is
+:class:`odp.composition.PrefixDeltaSum` with :class:`~odp.composition.RDPComposition`; the COMP is
 pluggable, but privacy buckets has no pair for this discrete step:
 :class:`~odp.composition.BucketsComposition` refuses it and says so).  The RDP → DP conversion
 (CKS 2020, Prop. 12) is tighter than Mironov's and sound, not tight.  Thm. 15 (OptDel) is **not**
@@ -103,7 +103,7 @@ import numpy as np
 
 from ..budget import parse_delta, parse_positive, parse_positive_int
 from ..composition import (
-    Lemma11,
+    PrefixDeltaSum,
     PrefixComposition,
     RDPComposition,
     ReplaceOneComposition,
@@ -409,7 +409,7 @@ class DPSGD(IterativeMechanism):
                  steps_per_epoch: int | None = None, granularity: Any = None,
                  neighbours: str = "add-remove", composition: PrefixComposition | None = None,
                  window: int | None = None, limits: Limits | None = None, progress: Any = None):
-        # ---- public parameters, all checked before anything is computed (item 5)
+        # ---- public parameters, all checked before anything is computed
         if not isinstance(model, (LogisticRegressionModel, MLPModel)):
             raise InvalidParameter("model must be a LogisticRegressionModel or an MLPModel")
         self.model = model
@@ -500,7 +500,7 @@ class DPSGD(IterativeMechanism):
         share = self.delta_target / len(stops) * (1 - Fraction(1, 10**15))
         costs = [self.composition.epsilon_upper(steps[:k], share) for k in stops]
         super().__init__(self._noisy_step, stops=stops, steps=spec, costs=costs,
-                         rule=Lemma11(self.composition), name=self.name)
+                         rule=PrefixDeltaSum(self.composition), name=self.name)
         #: Lemma 11's δ = Σ_i COMP(M_1..M_{k_i}; ε^{k_i}) (≤ the target by the choice of costs)
         self.lemma11_delta = self.guarantee.delta
         if self.lemma11_delta > self.delta_target:  # pragma: no cover - guarded by the share
