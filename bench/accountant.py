@@ -9,7 +9,7 @@ and with the WAL checkpointed after every commit; then the cost per charge of ea
 importable (e.g. run this script with a virtualenv that has ``opendp``) — OpenDP's
 ``make_privacy_filter(make_fully_adaptive_composition(...))`` on the same workload (pure DP,
 Laplace queries of ε = 0.0005), with the ratio.  Goals: in-memory ≥ 50,000/s with the
-generated-rule re-check on (issue 17), SQLite ≥ 500/s.
+generated-rule re-check on, SQLite ≥ 500/s.
 
     python bench/accountant.py [--repeats 5] [--json out.json]
 

@@ -14,7 +14,7 @@ Every workload runs odp and every installed peer in this one process run (peer c
 forked child with a time limit, so that one runaway cell cannot stall the table), and the
 results go to ``docs/benchmarks.md``: wall and CPU times of every cell (median of ``--repeats``;
 cells slower than 2 s run once; ``bench/common.py``), ratios of CPU time (peer / odp), interval
-widths, settings, machine, load average and versions.  Workloads (issue 17):
+widths, settings, machine, load average and versions.  Workloads:
 
 * **Accounting**: 2,000 and 6,000 pure-DP charges of ε = 1e-4 (budget 1), each decided before
   the next (a filter): odp ``Accountant.charge`` in memory with the generated-rule
@@ -27,12 +27,12 @@ widths, settings, machine, load average and versions.  Workloads (issue 17):
   times, and 500 Gaussians σ = 1 + 500 Laplace b = 10.  dp-accounting's PLD bracket
   (optimistic … pessimistic) at value discretisation 1e-4 and 1e-3, prv-accountant with
   eps_error 0.1 (and 0.01 at k = 1,000); odp's rigorous interval.
-* **DP-SGD** (issue 26; ``bench/dpsgd.py``): the Poisson-subsampled Gaussian with q = 0.01,
+* **DP-SGD** (``bench/dpsgd.py``): the Poisson-subsampled Gaussian with q = 0.01,
   σ = 1.1, T = 10,000 and 100,000 steps, ε at δ = 1e-5: odp's rigorous interval against
   dp-accounting's PLD (connect-the-dots) and RDP, prv-accountant and Opacus's RDP analysis (its
   ``analysis/rdp.py`` alone, loaded by path from the Opacus wheel: torch is never imported),
   each peer's number marked by whether it lies inside odp's interval; odp's
-  ``--target-width 1e-3`` run; the two speed goals of issue 33 (odp's default interval against
+  ``--target-width 1e-3`` run; the two speed goals (odp's default interval against
   PLD at 1e-4, the target-width run against PLD at 1e-3, in CPU time); noise calibration for
   ε = 3 (odp, Opacus, dp-accounting), each σ judged by odp's rigorous interval.
 * **OptDel**: homogeneous ε = 0.1 with 10 stops (k = 1,000: δ_k = 1e-10; k = 10,000:
@@ -375,7 +375,7 @@ def dpsgd_section(args, R, T, log):
                 notes.append(f"- **DP-SGD T={steps:,}, {lib} ({setting})**: its bracket "
                              f"[{t.out['lower']:.9g}, {t.out['upper']:.9g}] does not meet odp's "
                              "rigorous interval.")
-    md += ["", "**Speed goals (issue 33), CPU time in this run:**", "", *goals, ""]
+    md += ["", "**Speed goals, CPU time in this run:**", "", *goals, ""]
     readme += [f"- DP-SGD speed, {g[2:]}" for g in goals]
     if not args.quick:
         rows, cal_readme = dpsgd.calibration_rows(PEERS, R, T, log=log)
@@ -622,7 +622,7 @@ def main() -> int:
         readme.append(line + ".")
     md.append("")
 
-    # ------------------------------------------------------------------ DP-SGD (issue 26)
+    # ------------------------------------------------------------------ DP-SGD
     dp_md, dp_readme, dp_notes, opacus_version = dpsgd_section(args, R, T, log)
     md += dp_md
     readme += dp_readme
@@ -696,7 +696,7 @@ def main() -> int:
               "peer can compute (optimal composition).")
     md.append("")
 
-    # ------------------------------------------------------------------ scaling (issue 17 item 2)
+    # ------------------------------------------------------------------ scaling
     import scaling
 
     md += ["## No quadratic path: n and 10·n rounds (`bench/scaling.py`)", "",

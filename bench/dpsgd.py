@@ -4,7 +4,7 @@ and noise calibration.
 
     python bench/dpsgd.py [--steps 10000 100000] [--repeats 3] [--timeout 300] [--no-calibration]
 
-Workload (issue 26): sampling rate q = 0.01, noise multiplier σ = 1.1, T steps, ε at δ = 1e-5.
+Workload: sampling rate q = 0.01, noise multiplier σ = 1.1, T steps, ε at δ = 1e-5.
 Every cell reports wall and CPU time (``bench/common.py``); ratios are of CPU time.
 
 * odp privacy buckets: the rigorous interval with the default window (32768 buckets) and 8192
@@ -285,7 +285,7 @@ def table_rows(steps, peers, opacus, repeats, timeout, quick, log=None):
 
 
 def speed_goals(recs) -> list[str]:
-    """The two speed statements of issue 33 for one T, from its records: odp's default interval
+    """The two speed statements for one T, from its records: odp's default interval
     against PLD at 1e-4, and the ``--target-width 1e-3`` run against PLD at 1e-3 (CPU time)."""
     by = {(r[0], r[1]): r for r in recs}
     out = []

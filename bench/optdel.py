@@ -1,9 +1,9 @@
-"""Benchmark of odp.optdel (issue 8): OptDel of Thm. 15, Lemma 11 (Eq. 4), Table 1.
+"""Benchmark of odp.optdel: OptDel of Thm. 15, Lemma 11 (Eq. 4), Table 1.
 
 Goals:
   * homogeneous k_n = 1000 with 10 stopping points: OptDel in <= 1 s;
   * heterogeneous k_n = 200: a sound upper bound within 1 % of the exact value in <= 2 s;
-  * homogeneous at scale (issue 17): k_n = 10,000 (10 stops) and k_n = 100,000 (3 stops,
+  * homogeneous at scale: k_n = 10,000 (10 stops) and k_n = 100,000 (3 stops,
     epsilon 0.01, simple and Lemma-11 costs) give tight, non-trivial brackets in seconds, also
     end to end on the CLI; the cost-model constants of odp.optdel.cost (seconds per
     multiply-add of the segment pass, per lattice cell) are measured here.

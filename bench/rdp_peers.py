@@ -6,7 +6,7 @@ For each setting (Poisson sampling rate q, noise multiplier σ, steps T, δ) pri
 * odp: :func:`odp.rdp.subsampled_gaussian_epsilon` — a rigorous upper bound (MTZ 2019 RDP with
   directed rounding and a remainder bound, CKS/Balle conversion, dp-accounting's orders), its
   order and CPU time;
-* odp with Mironov's Prop. 3 conversion (what issue 26 measured: 6.28 on the first setting);
+* odp with Mironov's Prop. 3 conversion (the old route: 6.28 on the first setting);
 * dp-accounting's ``RdpAccountant`` and ``PLDAccountant`` (if importable);
 * Opacus's ``accountants/analysis/rdp.py``, loaded directly from the opacus wheel with
   importlib (never installed; torch is not needed).  Give the wheel with ``--opacus-wheel``,
