@@ -4,7 +4,7 @@ Copyright (c) 2025 The odp authors. Released under Apache 2.0.
 Root of the `Odp` library (lake): the checked modules — the formal core of the ODP paper
 (Sec. 3 and App. B), the ledger rules used by the accountant's certificates, the mechanisms and
 the certificate link. The Mathlib layer (stated only) is the separate library `OdpMathlib`.
-See `Odp/NOTES.md` for the paper → Lean map.
+See `Odp/paper_mapping.md` for the paper → Lean → Python → test map.
 -/
 import Odp.Core.Field
 import Odp.Core.Sum
@@ -14,31 +14,43 @@ import Odp.Core.Lemmas
 import Odp.Core.Lemma20
 import Odp.Core.Composition
 import Odp.Core.Ledger
+import Odp.Core.Lanes
 import Odp.Core.Spec
 import Odp.LedgerCore
 import Odp.Certs.Example
-import Odp.Mech.Basic
-import Odp.Mech.Enum
-import Odp.Mech.IQR
-import Odp.Mech.IQRMedian
-import Odp.Mech.IQRPipeline
-import Odp.Mech.IterComposition
-import Odp.Mech.IterModel
-import Odp.Mech.IterSteps
-import Odp.Mech.Iterative
-import Odp.Mech.Laplace
-import Odp.Mech.Noise
-import Odp.Mech.NoiseSat
-import Odp.Mech.PTR
-import Odp.Mech.PTRLaws
-import Odp.Mech.SVT
+import Odp.Mech.Common.Enum
+import Odp.Mech.Common.Noise
+import Odp.Mech.Common.NoiseLaws
+import Odp.Mech.Common.NoiseSat
+import Odp.Mech.Common.Basic
+import Odp.Mech.Common.Grid
+import Odp.Mech.Laplace.Law
+import Odp.Mech.Laplace.Privacy
+import Odp.Mech.Gaussian.Privacy
+import Odp.Mech.Toy.Privacy
+import Odp.Mech.RandomizedResponse.Privacy
+import Odp.Mech.SVT.Privacy
+import Odp.Mech.PTR.Privacy
+import Odp.Mech.PTR.IQR
+import Odp.Mech.PTR.Pipeline
+import Odp.Mech.PTR.Median
+import Odp.Mech.TestRelease.Privacy
+import Odp.Mech.Iterative.Steps
+import Odp.Mech.Iterative.Model
+import Odp.Mech.Iterative.Composition
+import Odp.Mech.Iterative.Privacy
+import Odp.Mech.Iterative.Lemma11
+import Odp.Mech.Common.Witnesses
 import Odp.Mech.Spec
-import Odp.Mech.TestRelease
-import Odp.Certs.Lemma11
 import Odp.Certs.LinkCore
-import Odp.Certs.LinkLaplace
-import Odp.Certs.LinkPTR
-import Odp.Certs.LinkIter
+import Odp.Mech.Toy.Link
+import Odp.Mech.Laplace.Link
+import Odp.Mech.Gaussian.Link
+import Odp.Mech.RandomizedResponse.Link
+import Odp.Mech.SVT.Link
+import Odp.Mech.PTR.Link
+import Odp.Mech.TestRelease.Link
+import Odp.Mech.Iterative.Link
 import Odp.Certs.Link
 import Odp.Certs.Spec
 import Odp.Certs.Witness

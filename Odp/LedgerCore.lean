@@ -177,14 +177,14 @@ randomized response, the exponential-mechanism median and ERM output perturbatio
 the Gaussian mechanism (its δ). -/
 def dpBlocks (eps : Nat) : List Nat := [eps]
 
-/-- M_toy (paper 002, Sec. 1): classes (values, ⊥) costing `(ε, 0)`; `δ = 0`. -/
+/-- M_toy (Hartmann et al. 2022, Sec. 1): classes (values, ⊥) costing `(ε, 0)`; `δ = 0`. -/
 def toyBlocks (eps : Nat) : List Nat := [eps, 0]
 
-/-- PTR with an `(ε, δ)`-PTR function (paper 002, Sec. 4.2, Def. 9): classes (values, ⊥) costing
+/-- PTR with an `(ε, δ)`-PTR function (Hartmann et al. 2022, Sec. 4.2, Def. 9): classes (values, ⊥) costing
 `(2ε, ε)`; the round's `δ` is the function's `δ`. -/
 def ptrBlocks (eps : Nat) : List Nat := [2 * eps, eps]
 
-/-- M_IQR (paper 002, Lemma 10): classes (values, ⊥) costing `(3ε, 2ε)`; `δ` is the mechanism's. -/
+/-- M_IQR (Hartmann et al. 2022, Lemma 10): classes (values, ⊥) costing `(3ε, 2ε)`; `δ` is the mechanism's. -/
 def iqrBlocks (eps : Nat) : List Nat := [3 * eps, 2 * eps]
 
 /-- Lemma 11 with basic composition: the class "stopped after `k_i` steps" costs
@@ -231,7 +231,7 @@ def stopsAbove (prev : Nat) : List StepGroup → Bool
   | [] => true
   | g :: gs => if decide (prev < g.count) then stopsAbove g.count gs else false
 
-/-- Lemma 11 with any COMP (paper 002, Sec. 5): at least one stop, `1 ≤ k_1 < … < k_n`; the
+/-- Lemma 11 with any COMP (Hartmann et al. 2022, Sec. 5): at least one stop, `1 ≤ k_1 < … < k_n`; the
 classes cost `ε^{k_i}` (with a `blocks` row exactly these, without one the `supEps` is the
 largest); the round's `δ` covers `Σ_i δ^{k_i}`. -/
 def lemma11Ok (e : Entry) (bs : List Nat) (hasBlocks : Bool) (gs : List StepGroup) : Bool :=

@@ -10,7 +10,7 @@ is compiled, which only the external workflow does.
 
 This file needs Mathlib: it belongs to the external elan/Mathlib workflow and is **not**
 compiled by our CI (see `docs/lean.md`). The Mathlib names it uses are recorded in
-`Odp/NOTES.md` (verification log), with the fallbacks to apply if one differs at the pin.
+`Odp/VERIFICATION_LOG.md`, with the fallbacks to apply if one differs at the pin.
 -/
 import Mathlib
 import Odp.Core.Ledger

@@ -1,7 +1,7 @@
 """Exact mirrors of Lemma 20 and Theorem 7 (Hartmann et al. 2022, Alg. 1 and App. B), and the
 concrete counterexample to the flawed δ-rule of Sec. 3.2.  Lean counterparts: ``Odp.Core.lemma20``,
 ``Odp.Core.odp_composition``, ``Odp.Core.odp_composition_randomized`` (machine-checked; see
-``Odp/NOTES.md``).
+``Odp/paper_mapping.md``).
 
 Random adaptive adversaries of 2–3 rounds choose, after every history, a random finite
 mechanism pair ``(M(x^{i,0}), M(x^{i,1}))``, a random partition with random costs that fit the

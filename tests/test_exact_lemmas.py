@@ -1,6 +1,6 @@
 """Exact mirrors of Defs. 1/2/5 and Lemmas 3, 4, 6 (Hartmann et al. 2022, Sec. 3) on random finite
 mechanisms.  Lean counterparts: ``Odp.Core.ODP_iff_ODPcost``, ``Odp.Core.odp_of_dp``, ``Odp.Core.dp_of_odp``,
-``Odp.Core.dp_of_odp_sup``, ``Odp.Core.odp_of_subsetDP`` (see ``Odp/NOTES.md``)."""
+``Odp.Core.dp_of_odp_sup``, ``Odp.Core.odp_of_subsetDP`` (see ``Odp/paper_mapping.md``)."""
 
 from __future__ import annotations
 

@@ -56,6 +56,26 @@ def test_every_lean_file_is_checked_or_listed_as_external():
     assert check.closure(mods, ["Odp.Core.Spec"]) >= set(CORE) | {"Odp.Certs.Example"}
 
 
+def test_each_mechanism_has_one_folder():
+    """The layout of docs/lean.md: every module of Odp/Mech but the statement file is in one
+    folder (a mechanism's, or Common); each folder's `Link` module joins it to the certificates
+    through Odp.Certs.LinkCore and the capstone Odp.Certs.Link imports every one; no model or
+    proof of a mechanism, nor the statement file Odp.Mech.Spec, reaches a certificate module."""
+    mods = check.collect(ROOT).modules
+    mech = [m for m in mods if m.startswith("Odp.Mech.")]
+    assert [m for m in mech if len(m.split(".")) != 4] == ["Odp.Mech.Spec"]
+    links = sorted(m for m in mech if m.endswith(".Link"))
+    assert {m.split(".")[2] for m in links} == {
+        "Toy", "Laplace", "Gaussian", "RandomizedResponse", "SVT", "PTR", "TestRelease", "Iterative"}
+    for link in links:
+        assert "Odp.Certs.LinkCore" in check.closure(mods, [link]), link
+    assert set(links) <= set(mods["Odp.Certs.Link"].odp_imports)
+    for m in mech:
+        if not m.endswith(".Link"):
+            reached = check.closure(mods, [m])
+            assert not [d for d in reached if d.startswith("Odp.Certs.")], m
+
+
 def test_the_audit_is_given_every_compiled_module_and_pinned_theorem():
     mods = sorted(check.collect(ROOT).modules)
     pins = check.read_pins()

@@ -226,13 +226,13 @@ def test_a_vacuous_field_in_a_hypothesis_fails_the_statement_file(toolchain, tmp
     compiles where it is. `Odp/Mech/Spec.lean` writes the structure out (its constructor's type),
     so the statement file no longer compiles, at that line."""
     root = copy_tree(tmp_path)
-    replace(root, "Odp/Mech/Noise.lean",
+    replace(root, "Odp/Mech/Common/Noise.lean",
             "  shift_down : ∀ f, Bdd f → E (fun z => f (z - 1)) ≤ exp α * E f\n",
             "  shift_down : ∀ f, Bdd f → E (fun z => f (z - 1)) ≤ exp α * E f\n"
             "  centred : E (ind (fun z => decide (z = 0))) = 1\n")
     code, out = _run(["--src", str(root), "--only", "Odp.Mech.Spec"], capsys)
     assert code == 1, out
-    assert "ok   Odp.Mech.Noise" in out and "ok   Odp.Mech.SVT" in out  # the proofs still hold
+    assert "ok   Odp.Mech.Common.Noise" in out and "ok   Odp.Mech.SVT.Privacy" in out  # the proofs still hold
     spec = next(line for line in out.splitlines() if "FAIL Odp.Mech.Spec" in line)
     assert "error" in spec, spec
     assert "LapNoise.mk" in out, out

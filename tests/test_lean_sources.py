@@ -3,18 +3,23 @@
 * no escape hatches (the words for an unfinished proof, the admit tactic, native_decide, new
   axioms) in any Lean file;
 * `set_option autoImplicit false` in every Lean file, and `autoImplicit` off in the lakefile;
-* every declaration named in the "Lean declarations" column of a table in `Odp/NOTES.md` exists;
+* `Odp/paper_mapping.md` (paper → Lean → Python → test): every declaration named in a "Lean
+  declarations" column exists, every file of a "Lean file" column exists, every `odp.…` name of a
+  "Python" column imports and every `tests/…` file or test of a "Test" column exists, and every
+  pinned theorem of the mechanisms and certificates (`scripts/lean/pinned.txt`) is mapped;
 * every Lean file under `Odp/` is imported (transitively) by `Odp.lean`, except generated run
   certificates `Odp/Certs/Run_*.lean`; `OdpCheck.lean` is the executable root: it is not part of
   the library and imports only `Odp.LedgerCore` (no Mathlib);
 * the toolchain, lakefile and manifest agree on the pin;
 * the generator-visible part of `Odp/LedgerCore.lean` stays in the small grammar;
 * each `examples/*.ledger` gives the verdict written in its `# expected:` line (checked with a
-  small independent reading of the format of `Odp/NOTES.md`, section "Ledger format").
+  small independent reading of the format in `docs/lean.md`, section "The ledger format of
+  `odpcheck`").
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -25,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ODP_DIR = ROOT / "Odp"
 MATHLIB_DIR = ROOT / "OdpMathlib"
 MATHLIB_ROOT = ROOT / "OdpMathlib.lean"
-NOTES = ODP_DIR / "NOTES.md"
+MAPPING = ODP_DIR / "paper_mapping.md"
+PINNED = ROOT / "scripts" / "lean" / "pinned.txt"
 EXE_ROOT = ROOT / "OdpCheck.lean"
 LIB_ROOT = ROOT / "Odp.lean"
 PIN = "v4.29.0"
@@ -82,27 +88,32 @@ def declared_names() -> set[str]:
     return names
 
 
-def notes_declarations() -> list[str]:
-    """Backticked identifiers in the column titled "Lean declarations" of the NOTES tables."""
+def mapping_column(title: str) -> list[str]:
+    """Backticked words in the column titled `title` of the tables of `Odp/paper_mapping.md`."""
     found: list[str] = []
     column = None
-    for line in NOTES.read_text(encoding="utf-8").splitlines():
+    for line in MAPPING.read_text(encoding="utf-8").splitlines():
         if not line.startswith("|"):
             column = None
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if column is None:
-            column = cells.index("Lean declarations") if "Lean declarations" in cells else -1
+            column = cells.index(title) if title in cells else -1
             continue
         if column < 0 or column >= len(cells) or set(cells[0]) <= {"-", ":", " "}:
             continue
-        found += re.findall(r"`([A-Za-z_][\w.']*)`", cells[column])
+        found += re.findall(r"`([^`]+)`", cells[column])
     return found
+
+
+def mapping_declarations() -> list[str]:
+    """The Lean names of the "Lean declarations" columns of `Odp/paper_mapping.md`."""
+    return [w for w in mapping_column("Lean declarations") if re.fullmatch(r"[A-Za-z_][\w.']*", w)]
 
 
 def test_lean_files_exist():
     for rel in ["lean-toolchain", "lakefile.lean", "lake-manifest.json", "Odp.lean", "OdpCheck.lean",
-                "Odp/NOTES.md", "Odp/Certs/Example.lean", "OdpMathlib/Axioms.lean",
+                "Odp/paper_mapping.md", "Odp/VERIFICATION_LOG.md", "Odp/Certs/Example.lean", "OdpMathlib/Axioms.lean",
                 "Odp/LedgerCore.lean", "OdpMathlib.lean"]:
         assert (ROOT / rel).exists(), rel
 
@@ -133,12 +144,60 @@ def test_lakefile_and_pin():
     assert mathlib["inputRev"] == PIN and mathlib["rev"] == MATHLIB_REV
 
 
-def test_notes_declarations_exist():
-    wanted = notes_declarations()
-    assert len(wanted) >= 25, "the NOTES map should name the main declarations"
+def test_mapping_declarations_exist():
+    wanted = mapping_declarations()
+    assert len(wanted) >= 150, "the paper map should name the main declarations"
     have = declared_names()
     missing = [n for n in wanted if not any(q == n or q.endswith("." + n) for q in have)]
-    assert not missing, f"named in Odp/NOTES.md but not declared: {missing}"
+    assert not missing, f"named in Odp/paper_mapping.md but not declared: {missing}"
+
+
+def test_mapping_files_python_and_tests_exist():
+    """The "Lean file", "Python" and "Test" columns name files, objects and tests that exist."""
+    files = [f.strip() for cell in mapping_column("Lean file") for f in cell.split(",")]
+    assert len(files) >= 40
+    missing = [f for f in files if not (ROOT / f).is_file()]
+    assert not missing, f"Lean files named in Odp/paper_mapping.md that do not exist: {missing}"
+    names = [w for w in mapping_column("Python") if re.fullmatch(r"odp(\.\w+)+", w)]
+    assert len(names) >= 40
+    unresolved = []
+    for name in names:
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            try:
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                unresolved.append(name)
+            break
+        else:
+            unresolved.append(name)
+    assert not unresolved, f"Python names in Odp/paper_mapping.md that do not resolve: {unresolved}"
+    tests = [w for w in mapping_column("Test") if w.startswith("tests/")]
+    assert len(tests) >= 40
+    absent = []
+    for ref in tests:
+        path, _, func = ref.partition("::")
+        source = (ROOT / path).read_text(encoding="utf-8") if (ROOT / path).is_file() else None
+        if source is None or (func and not re.search(rf"^def {re.escape(func)}\(", source, re.M)):
+            absent.append(ref)
+    assert not absent, f"tests named in Odp/paper_mapping.md that do not exist: {absent}"
+
+
+def test_every_pinned_mechanism_theorem_is_mapped():
+    """A pinned theorem of the mechanisms or the certificates (scripts/lean/pinned.txt) is named
+    in the paper map: a new proved result cannot stay out of it."""
+    mapped = set(mapping_declarations())
+    pinned = [line.split("|")[0].strip() for line in PINNED.read_text(encoding="utf-8").splitlines()
+              if line.strip() and not line.startswith("#")]
+    wanted = [n for n in pinned if n.startswith(("Odp.Mech.", "Odp.Certs."))]
+    assert len(wanted) >= 30
+    unmapped = [n for n in wanted if not any(n == m or n.endswith("." + m) for m in mapped)]
+    assert not unmapped, f"pinned but not in Odp/paper_mapping.md: {unmapped}"
 
 
 def _reached(root: str) -> set[str]:

@@ -262,11 +262,11 @@ def test_odps_own_mechanisms_are_recognised_and_proved(tmp_path, capsys):
 
 def test_every_kind_lists_its_hypotheses_in_the_one_table():
     """Every kind of ``mech`` row has its entry in HYPOTHESES; the noise laws named are the
-    hypothesis structures of Odp/Mech/Noise.lean; ERM's DP inside test-and-release, the query
+    hypothesis structures of Odp/Mech/Common/Noise.lean; ERM's DP inside test-and-release, the query
     sensitivity and the user's declarations are among them."""
     assert set(mechanisms.HYPOTHESES) == set(mechanisms.KINDS)
-    noise = (Path(__file__).resolve().parents[1] / "Odp" / "Mech" / "Noise.lean").read_text(
-        encoding="utf-8")
+    noise = (Path(__file__).resolve().parents[1] / "Odp" / "Mech" / "Common"
+             / "Noise.lean").read_text(encoding="utf-8")
     named = set()
     for items in mechanisms.HYPOTHESES.values():
         assert items

@@ -10,8 +10,8 @@ a block of cost `0.1` and spends `δ_1 = 10^-5`; round 2 realises its worst bloc
 spends `δ_2 = 2·10^-5`. The remaining budget is `(0.6, 9.7·10^-4)`.
 
 The second part shows what a `mech` row adds (`D = 10^6`, budget `ε_t = 1`): an M_toy round with
-`ε = 0.2` that released ⊥ and a user's `DP(0.1)` charge are accepted by `checkCert`; the two
-forgeries of issue 25 — the toy round relabelled as free (`step 0 0 0`, `blocks 0 0`) and the
+`ε = 0.2` that released ⊥ and a user's `DP(0.1)` charge are accepted by `checkCert`; two
+forgeries — the toy round relabelled as free (`step 0 0 0`, `blocks 0 0`) and the
 `DP(0.1)` charge halved with an invented two-class `blocks` row — are rejected, although their
 `blocks` rows pass `blocksOk`. The same forged rows under `MechRow.declared` are accepted: a
 declared round's guarantee is the mechanism author's claim, which is why `odp verify` reports such

@@ -14,9 +14,13 @@ Two halves of odp's Lean specification met only through a premise:
 * the mechanism side — `Odp/Mech` proves each built-in mechanism's ODP guarantee over any
   `ExpField`, with real-valued cost functions, from stated noise hypotheses.
 
-`Odp/Certs/Link*.lean` close the gap.
+The links close the gap: `Odp/Certs/LinkCore.lean` (what does not depend on a mechanism), one
+`Link.lean` in each mechanism's folder (`Odp/Mech/Toy/Link.lean`, `Odp/Mech/Laplace/Link.lean`,
+`Odp/Mech/Gaussian/Link.lean`, `Odp/Mech/RandomizedResponse/Link.lean`, `Odp/Mech/SVT/Link.lean`,
+`Odp/Mech/PTR/Link.lean`, `Odp/Mech/TestRelease/Link.lean`, `Odp/Mech/Iterative/Link.lean`), and
+this file.
 
-* **Cost links** (`LinkLaplace`, `LinkPTR`, `LinkIter`): for every kind below, if `mechOk` accepts
+* **Cost links** (one per kind, in the kind's `Link.lean`): for every kind below, if `mechOk` accepts
   a round's rows with parameters `ps`, its blocks read with `amt D` are the Mech cost function at
   the parameters read with `amt D`, in the certificate's class order, and its `δ` is the
   mechanism's (`≥` it for Lemma 11 with any COMP).
@@ -66,9 +70,14 @@ use it and assumes them for every request).
 -/
 module
 
-public import Odp.Certs.LinkLaplace
-public import Odp.Certs.LinkPTR
-public import Odp.Certs.LinkIter
+public import Odp.Mech.Toy.Link
+public import Odp.Mech.Laplace.Link
+public import Odp.Mech.Gaussian.Link
+public import Odp.Mech.RandomizedResponse.Link
+public import Odp.Mech.SVT.Link
+public import Odp.Mech.PTR.Link
+public import Odp.Mech.TestRelease.Link
+public import Odp.Mech.Iterative.Link
 
 @[expose] public section
 

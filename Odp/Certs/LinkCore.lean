@@ -6,9 +6,10 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 `Odp.Core.Request.Honest` (what the accountant takes on trust about a request) has three
 conjuncts: the databases are neighbours, the mechanism's declared guarantee holds
 (`ODPcost Nbr r.M (r.cost D) (amt D r.delta)`), and every output's Lemma 4 row passes
-`blocksOk`. The files `Odp/Certs/Link*.lean` derive the last two from the proofs of
-`Odp/Mech` and the `mech` row that `Odp.LedgerCore.mechOk` checks. This file holds what does not
-depend on a mechanism:
+`blocksOk`. The links derive the last two from the proofs of `Odp/Mech` and the `mech` row that
+`Odp.LedgerCore.mechOk` checks: this file, one `Link.lean` in each mechanism's folder under
+`Odp/Mech` (e.g. `Odp/Mech/Laplace/Link.lean`), and the capstone `Odp/Certs/Link.lean`. This file
+holds what does not depend on a mechanism:
 
 * **Relabelled outputs** (`IsPush`, `odpCost_push`). A run fixes one output type `O` for all its
   requests; a built-in model with its own output type `Om` enters the run through a map
@@ -26,8 +27,11 @@ depend on a mechanism:
   output's class index is in range. `rows_of_step`: a step of a kernel-accepted certificate that
   records a round of `r` gives the first fact and the `mech` row check for `r`'s declared rows
   (`Request.rowEntry`; `mechOk` never reads `charged`).
-* The `mech` rows of every kind read off `mechOk` (`mechOk_laplace`, `mechOk_ptr`, …; the toy,
-  SVT, DP and Lemma 11 ones are `Odp.LedgerCore.mechOk_*`), and amounts: `amt D (k·a) = k·amt D a`.
+* Amounts: `amt D (k·a) = k·amt D a`, …; `arity_params`. Each kind's `mech` row read off
+  `mechOk` is in the kind's `Link.lean` (`mechOk_laplace`, `mechOk_ptr`, …; the toy, SVT, DP and
+  Lemma 11 ones are `Odp.LedgerCore.mechOk_*`).
+* A user's DP charge (`mech dp`: `DpBuiltin`, `dp_cost_link`), whose DP is the user's claim, and
+  `dp_model_odpCost` (Lemma 3 for a one-class round), shared by the one-class kinds.
 * `fsum_eq_lsum`: a finite sum is the sum over any complete duplicate-free list (so sums over
   `Fin n` are computed without depending on which `Enum (Fin n)` instance is in scope).
 
@@ -287,90 +291,11 @@ theorem rows_of_step [Enum O] (r : Request X O R) (o : O) (c : CertStep)
   obtain ⟨s1, s2, _⟩ := blocksOk_sound h1'
   exact ⟨s1, s2, hm'⟩
 
-/-! ### The `mech` rows, kind by kind (over `Nat`) -/
+/-! ### The `mech` rows: arity (each kind's row is read off in its own `Link.lean`) -/
 
 theorem arity_params {ps : List Nat} {gs : List StepGroup} {n : Nat}
     (h : arity ps gs n = true) : listLen ps = n :=
   of_decide_eq_true (band_left h)
-
-theorem mechOk_laplace {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindLaplace ps gs = true) :
-    bs = [blockAt 0 ps] ∧ e.delta = 0 := by
-  have h' : (arity ps gs 1 && costsAre e bs true (dpBlocks (blockAt 0 ps)) 0) = true := h
-  exact costsAre_blocks (band_right h')
-
-theorem mechOk_gaussian {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindGaussian ps gs = true) :
-    bs = [blockAt 0 ps] ∧ e.delta = blockAt 1 ps := by
-  have h' : (arity ps gs 2 && costsAre e bs true (dpBlocks (blockAt 0 ps)) (blockAt 1 ps))
-      = true := h
-  exact costsAre_blocks (band_right h')
-
-theorem mechOk_rr {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindRr ps gs = true) :
-    bs = [blockAt 0 ps] ∧ e.delta = 0 := by
-  have h' : (arity ps gs 1 && costsAre e bs true (dpBlocks (blockAt 0 ps)) 0) = true := h
-  exact costsAre_blocks (band_right h')
-
-theorem mechOk_median {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindMedian ps gs = true) :
-    bs = [blockAt 0 ps] ∧ e.delta = 0 := by
-  have h' : (arity ps gs 1 && costsAre e bs true (dpBlocks (blockAt 0 ps)) 0) = true := h
-  exact costsAre_blocks (band_right h')
-
-theorem mechOk_ptr {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindPtr ps gs = true) :
-    bs = [2 * blockAt 0 ps, blockAt 0 ps] ∧ e.delta = blockAt 1 ps := by
-  have h' : (arity ps gs 2 && costsAre e bs true (ptrBlocks (blockAt 0 ps)) (blockAt 1 ps))
-      = true := h
-  exact costsAre_blocks (band_right h')
-
-theorem mechOk_iqr {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindIqr ps gs = true) :
-    bs = [3 * blockAt 0 ps, 2 * blockAt 0 ps] ∧ e.delta = blockAt 1 ps := by
-  have h' : (arity ps gs 2 && costsAre e bs true (iqrBlocks (blockAt 0 ps)) (blockAt 1 ps))
-      = true := h
-  exact costsAre_blocks (band_right h')
-
-theorem mechOk_iter {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindIter ps gs = true) :
-    stopsOk gs ps = true ∧ bs = iterBlocks gs ps ∧ e.delta = iterDelta gs ps := by
-  have h' : (stopsOk gs ps && costsAre e bs true (iterBlocks gs ps) (iterDelta gs ps))
-      = true := h
-  exact ⟨band_left h', costsAre_blocks (band_right h')⟩
-
-theorem mechOk_testRelease {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindTestRelease ps gs = true) :
-    0 < blockAt 2 ps ∧ e.delta = 0 ∧ listLen bs = 2 ∧
-      blockAt 0 bs * blockAt 2 ps
-        = natMax (blockAt 0 ps * blockAt 2 ps) (blockAt 3 ps * blockAt 1 ps) ∧
-      blockAt 1 bs * blockAt 2 ps
-        = natMin (blockAt 0 bs * blockAt 2 ps) (natMax (blockAt 4 ps) (blockAt 3 ps) * blockAt 1 ps)
-    := by
-  have h' : (arity ps gs 5 && testReleaseOk e bs true (blockAt 0 ps) (blockAt 1 ps) (blockAt 2 ps)
-      (blockAt 3 ps) (blockAt 4 ps)) = true := h
-  have h2 : (decide (0 < blockAt 2 ps) && decide (e.delta = 0) &&
-      (decide (listLen bs = 2) &&
-        decide (blockAt 0 bs * blockAt 2 ps
-          = natMax (blockAt 0 ps * blockAt 2 ps) (blockAt 3 ps * blockAt 1 ps)) &&
-        decide (blockAt 1 bs * blockAt 2 ps
-          = natMin (blockAt 0 bs * blockAt 2 ps)
-              (natMax (blockAt 4 ps) (blockAt 3 ps) * blockAt 1 ps)))) = true := band_right h'
-  exact ⟨of_decide_eq_true (band_left (band_left h2)),
-    of_decide_eq_true (band_right (band_left h2)),
-    of_decide_eq_true (band_left (band_left (band_right h2))),
-    of_decide_eq_true (band_right (band_left (band_right h2))),
-    of_decide_eq_true (band_right (band_right h2))⟩
-
-/-- With a `blocks` row, a `lemma11` row also has at least one stop, increasing stops. -/
-theorem mechOk_lemma11_stops {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
-    (h : mechOk e bs true kindLemma11 ps gs = true) :
-    0 < groupsLen gs ∧ stopsAbove 0 gs = true := by
-  have h' : (decide (listLen ps = 0) && lemma11Ok e bs true gs) = true := h
-  have h2 : (decide (0 < groupsLen gs) && stopsAbove 0 gs && decide (stopDeltas gs ≤ e.delta)
-      && listEq bs (stopCosts gs)) = true := band_right h'
-  exact ⟨of_decide_eq_true (band_left (band_left (band_left h2))),
-    band_right (band_left (band_left h2))⟩
 
 /-! ### One class costing `ε` (Lemma 3): DP charges, Laplace, Gaussian, RR, the median -/
 

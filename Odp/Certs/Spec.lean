@@ -3,11 +3,12 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
 # Certificates of runs of built-in mechanisms, stated in full
 
-Paper 002 (Hartmann et al., *Privacy accounting εconomics*): Theorem 7 (Alg. 1) for the
-accountant's ledger, with the honesty of each request (its declared ODP guarantee, Definition 2,
+Hartmann, Bindschaedler, Bentkamp, West 2022 (*Privacy accounting εconomics*, PoPETs):
+Theorem 7 (Alg. 1) for the accountant's ledger, with the honesty of each request (its declared ODP guarantee, Definition 2,
 and its Lemma 4 row) derived from the mechanisms' proofs in `Odp/Mech` instead of assumed.
 
-Each `example` below writes out in full one result of `Odp/Certs/Link*.lean` — every hypothesis
+Each `example` below writes out in full one result of the links (`Odp/Certs/LinkCore.lean`, the
+`Link.lean` of each mechanism's folder under `Odp/Mech`, `Odp/Certs/Link.lean`) — every hypothesis
 and the whole conclusion — and proves it by `@` the theorem that carries it, as is. A theorem
 that is weakened (a hypothesis added or strengthened, a conclusion narrowed) no longer proves its
 example, and this file fails to compile.
@@ -33,8 +34,8 @@ example, and this file fails to compile.
 
 The hypotheses named here (`LapNoise`, `GaussNoise`, `LapTail`, `TailNoise`,
 `IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`, `StepsDP`, `PrefixDP`,
-`IsPTRFunction`) are those of `Odp/Mech` (the trust boundary `Odp/Mech/Noise.lean`;
-`IsPTRFunction`, Definition 9, in `Odp/Mech/PTR.lean`; their statements are pinned by
+`IsPTRFunction`) are those of `Odp/Mech` (the trust boundary `Odp/Mech/Common/Noise.lean`;
+`IsPTRFunction`, Definition 9, in `Odp/Mech/PTR/Privacy.lean`; their statements are pinned by
 `Odp/Mech/Spec.lean`). The capstone does not read the certificate's `mech` or `blocks` rows:
 `mechOk` of each request's declared rows is part of `Strategy.AllBuiltin`
 (`Odp/Certs/Witness.lean` shows a certificate of the same run with every round `declared` is

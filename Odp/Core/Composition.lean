@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Algorithm 1 (the ODP composition experiment) and Theorem 7
+# Algorithm 1 (the ODP composition experiment) and Theorem 7 (Hartmann et al. 2022)
 
 A deterministic adaptive adversary is a finite tree. At a node it picks (Alg. 1, line 4) two
 neighbouring databases `x⁰, x¹`, a mechanism `M_i`, its ODP costs and `δ_i`; after seeing the

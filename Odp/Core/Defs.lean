@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Definitions 1, 2 and 5 of the paper, on finite output spaces
+# Definitions 1, 2 and 5 of the paper (Hartmann et al. 2022), on finite output spaces
 
 * `X`: databases; `Nbr : X → X → Prop`: the neighbouring relation (any relation; symmetry is
   never used).

@@ -21,7 +21,7 @@ set_option autoImplicit false
 
 namespace Odp.Core
 
-/-- An ordered field with an exponential function (`e^x` of the paper). -/
+/-- An ordered field with an exponential function (`e^x` of the paper, Hartmann et al. 2022). -/
 class ExpField (R : Type) extends Lean.Grind.Field R, LE R, LT R, Std.IsLinearOrder R,
     Std.LawfulOrderLT R, Lean.Grind.OrderedRing R where
   /-- the exponential function `x ↦ e^x` -/

@@ -32,7 +32,7 @@ the cited theorems, in this one file:
   brackets, not Lean).
 * `LaneTheorems.renyi` — Haney et al. 2023, **Thm. 4.6 (= 1.22)** at each order of the lane, and
   a union bound over its `m` orders (the lane continues while *some* order fits; each order's
-  budget converts at `δ_j/m`, CKS 2020, Prop. 12): docs/filters.md writes the argument out.
+  budget converts at `δ_j/m`, Canonne, Kamath, Steinke 2020, Prop. 12): docs/filters.md writes the argument out.
 * `LaneTheorems.advanced` — Haney et al. 2023, **Thm. 3.7 / Cor. 3.5** (the Whitehouse, Ramdas,
   Rogers, Wu 2023 filter is a valid (ε, δ)-DP filter for interactive mechanisms).
 

@@ -24,7 +24,7 @@ The accountant (Python: `odp.Accountant`) runs Alg. 1 on natural numbers in unit
   hold as well.
 
 What is taken on trust is exactly `Request.Honest`: that each mechanism's declared ODP guarantee
-holds (the paper's per-mechanism lemmas, tested on the Python side) and that the realised block is
+holds (the per-mechanism lemmas of Hartmann et al. 2022, tested on the Python side) and that the realised block is
 reported truthfully.
 -/
 module

@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Lemma 20 of the paper (App. B): one ODP round followed by anything
+# Lemma 20 of the paper (Hartmann et al. 2022, App. B): one ODP round followed by anything
 
 The paper proves Lemma 20 with the Hahn decomposition of the signed measure
 `μ(S) = Pr(M₁(x⁰) ∈ S) − ∑_k e^{ℰ(P_k)} Pr(M₁(x¹) ∈ S ∩ P_k)`. On a finite output space its

@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Lemmas 3, 4 and 6 of the paper, on finite output spaces
+# Lemmas 3, 4 and 6 of the paper (Hartmann et al. 2022), on finite output spaces
 
 * Lemma 3 (`odp_of_dp`, `odpCost_of_dp`): DP gives ODP for any partition with `ℰ ≡ ε`.
 * Lemma 4 (`dp_of_odp`, `dp_of_odp_sup`, `dp_of_odpCost`): ODP gives DP with `ε = sup_k ℰ(P_k)`.

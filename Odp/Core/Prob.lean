@@ -8,7 +8,7 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 * `Dist O R`: a probability mass function on `O` with values in `R` (nonnegative, total mass 1).
 * `Event O = O → Bool`: an event. On a finite type every subset `S ⊆ O` is such a function
   (classically, `fun o => decide (o ∈ S)`), so quantifying over `Event O` is quantifying over all
-  subsets of the output set, as Definitions 1, 2 and 5 of the paper do.
+  subsets of the output set, as Definitions 1, 2 and 5 of the paper (Hartmann et al. 2022) do.
 * `Pr p S = ∑_{o ∈ S} p o`.
 -/
 module

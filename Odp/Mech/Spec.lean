@@ -3,8 +3,8 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
 # The mechanism results of `Odp/Mech`, stated in full, in the paper's words and numbering
 
-Paper 002 (Hartmann et al., *Privacy accounting εconomics*). Each `example` below writes out in
-full one claimed mechanism result — every hypothesis and the whole conclusion — and proves it by
+Hartmann, Bindschaedler, Bentkamp, West 2022 (*Privacy accounting εconomics*, PoPETs).
+Each `example` below writes out in full one claimed mechanism result — every hypothesis and the whole conclusion — and proves it by
 the theorem of `Odp/Mech` that carries it, applied to exactly those hypotheses. A theorem that
 is weakened (a hypothesis added or strengthened, a conclusion narrowed, a cost or a `δ`
 enlarged) no longer proves its example, and this file fails to compile. The cost functions and
@@ -15,11 +15,11 @@ examples next to them.
 `TailNoise`, `IntLaw.ShiftWithin`, `Iter.ShiftDominated`), the numerical bounds computed by
 tested Python code (`GaussNoise`'s δ, `Iter.PrefixDP`, the declared `Iter.StepsDP`), the stated
 data facts (`IQRDataFacts`, `ERMRelease`, `TestSensitivity`, `UtilitySensitivity`,
-`Iter.L1Sensitive`) and the interface `MedianDP` — are defined in `Odp/Mech/Noise.lean`, **the
-trust boundary**, which says for each which real distribution, computation or data fact
+`Iter.L1Sensitive`) and the interface `MedianDP` — are defined in
+`Odp/Mech/Common/Noise.lean`, **the trust boundary**, which says for each which real distribution, computation or data fact
 satisfies it and why. The last section below states a genuine witness of each (a law of the
-named kind that depends on the data; `Odp/Mech/Witnesses.lean`), except `LapNoise`, `GaussNoise`
-and `IntLaw.ShiftBound`: no finitely supported law is one, and the real discrete Laplace and
+named kind that depends on the data; `Odp/Mech/Common/Witnesses.lean`), except `LapNoise`,
+`GaussNoise` and `IntLaw.ShiftBound`: no finitely supported law is one, and the real discrete Laplace and
 Gaussian need infinite sums (the trust boundary's "Which hypotheses have genuine witnesses").
 M_toy, the grid Laplace mechanism, randomized response, the exponential median and odp's `M_IQR`
 take no noise hypothesis: their laws are written out (§0 and "The clamped discrete Laplace
@@ -37,14 +37,17 @@ repeat it.
 -/
 module
 
-public import Odp.Mech.Laplace
-public import Odp.Mech.ClampedLaplace
-public import Odp.Mech.SVT
-public import Odp.Mech.NoiseSat
-public import Odp.Mech.IQRMedian
-public import Odp.Mech.TestRelease
-public import Odp.Mech.Iterative
-public import Odp.Mech.Witnesses
+public import Odp.Mech.Laplace.Law
+public import Odp.Mech.Laplace.Privacy
+public import Odp.Mech.Gaussian.Privacy
+public import Odp.Mech.Toy.Privacy
+public import Odp.Mech.RandomizedResponse.Privacy
+public import Odp.Mech.SVT.Privacy
+public import Odp.Mech.Common.NoiseSat
+public import Odp.Mech.PTR.Median
+public import Odp.Mech.TestRelease.Privacy
+public import Odp.Mech.Iterative.Privacy
+public import Odp.Mech.Common.Witnesses
 
 @[expose] public section
 
@@ -64,7 +67,7 @@ and mechanism by its masses (`rfl`). A finite type's `Enum` instance is not writ
 own fields (`Odp/Core/Spec.lean`) make its list of elements a duplicate-free listing of the
 whole type, so a sum over it is the same, up to the order of its terms, for every instance. -/
 
-/-! ### The hypotheses of the trust boundary (`Odp/Mech/Noise.lean`) -/
+/-! ### The hypotheses of the trust boundary (`Odp/Mech/Common/Noise.lean`) -/
 
 /-- `Bdd f`: `f` is nonnegative and bounded; `ind S` is the indicator of `S ⊆ ℤ`. -/
 example {R : Type} [ExpField R] (f : Int → R) (S : Int → Bool) (z : Int) :
@@ -318,8 +321,8 @@ example {R V : Type} [ExpField R] [Enum V] (rel : Option Int → Dist V R) (n : 
       Pr (rel (some j)) C ≤ exp ε * Pr (rel (some j')) C :=
   Iff.rfl
 
-/-- **odp's `M_IQR` with its laws written out** (`Odp/Mech/IQR.lean`): the point mass; the law of
-`f(o)`; the released index `clamp(j + W, lo, hi)` (`W` discrete Laplace of scale `(L − 1)/ε`, no
+/-- **odp's `M_IQR` with its laws written out** (`Odp/Mech/PTR/IQR.lean`): the point mass; the
+law of `f(o)`; the released index `clamp(j + W, lo, hi)` (`W` discrete Laplace of scale `(L − 1)/ε`, no
 noise for `L = 1`); the release (`out none` for an IQR of 0); the PTR function with the discrete
 Laplace test noise of scale `1/ε` (its tail `discreteLaplaceTail ε`); `M_IQR` of two
 discretisations. -/
@@ -425,7 +428,7 @@ example {R : Type} [ExpField R] (a b : R) :
 /-- The witness sub-bin index (`IQRDataFacts.witness`). -/
 example (L : Nat) (x : Int) : witSub L x = some (if 1 ≤ x then (L : Int) else x) := rfl
 
-/-! ## The clamped discrete Laplace law (`Odp/Mech/ClampedLaplace.lean`), written out
+/-! ## The clamped discrete Laplace law (`Odp/Mech/Laplace/Law.lean`), written out
 
 The grid Laplace mechanism and M_toy release `clamp(n(x) + Z, lo, hi)` with `Z` the discrete
 Laplace law `P[Z = z] = (1 − r)/(1 + r) · r^{|z|}`, `r = e^{−α}` (`α = ε/m`). That law is a finite
@@ -1002,13 +1005,13 @@ example {R Xtr Xte V : Type} [ExpField R] [Enum V] (NbrTr : Xtr → Xtr → Prop
   cor18 NbrTr NbrTe ε₁ ε₂ units unitsTest unitsTrain hunits hε₂ hε hte htr Z rel score thr hrel
     htest
 
-/-! ## Which hypotheses have genuine witnesses (`Odp/Mech/Witnesses.lean`)
+/-! ## Which hypotheses have genuine witnesses (`Odp/Mech/Common/Witnesses.lean`)
 
 Each hypothesis of the trust boundary, satisfied by a genuine instance of the kind it names (a
 law that depends on the data; the law odp samples where it has no infinite sum). Not witnessed:
 `LapNoise` (SVT's threshold noise), `GaussNoise` (the discrete Gaussian's `δ`),
 `IntLaw.ShiftBound` — no finitely supported law satisfies them and the real laws are infinite
-sums (`Odp/Mech/Noise.lean`, "Which hypotheses have genuine witnesses"). -/
+sums (`Odp/Mech/Common/Noise.lean`, "Which hypotheses have genuine witnesses"). -/
 
 /-- `TailNoise α`: the discrete Laplace tail of scale `1/α` (odp's PTR and test noise). -/
 example {R : Type} [ExpField R] (α : R) (hα : 0 ≤ α) :

@@ -290,7 +290,7 @@ class Kind:
     lean_kind: str  #: the Lean constant (``Odp.LedgerCore.<lean_kind>``) that numbers it
     checked: str  #: what ``mechOk`` fixes, for the report
     #: what its guarantee still rests on once its theorem (if any) is accepted: noise laws (the
-    #: hypothesis structures of ``Odp/Mech/Noise.lean``, by name), sensitivity and data facts,
+    #: hypothesis structures of ``Odp/Mech/Common/Noise.lean``, by name), sensitivity and data facts,
     #: numerical bounds computed by tested Python code, the caller's declarations.  A hypothesis
     #: that gains a Lean witness or proof is removed here, and nowhere else.
     hypotheses: tuple[str, ...]
@@ -341,7 +341,7 @@ class Kind:
 _ONE = "one class costing ε (Lemma 3)"
 _SENSITIVITY = ("sensitivity: the query moves by at most m = ⌈Δ/g⌉ grid units between "
                 "neighbours, for the sensitivity Δ the caller declared (hn in "
-                "Odp/Mech/Laplace.lean; odp does not check a query's sensitivity)")
+                "Odp/Mech/*/Privacy.lean; odp does not check a query's sensitivity)")
 _GD_STEPS = ("NoisyGradientDescent's steps are DP by Odp.Mech.noisyStep_dp from "
              "Iter.ShiftDominated (each coordinate's clamped discrete Laplace noise) and "
              "Iter.L1Sensitive (the float analysis of its gradient, argued and tested in Python)")
@@ -354,7 +354,7 @@ _PTR_NOISE = ("noise law: TailNoise — the PTR test noise (discrete Laplace, sc
 #: The recorded keys of odp's iterative mechanisms (Alg. 3): their δ rule decides the kind.
 _ITERATIVE = ("iterative", "noisy_gd", "dpsgd", "dpsgd_loop")
 _CLAMPED_LAPLACE = ("law: clampedLaplace — the clamped discrete Laplace law, scale m/ε grid "
-                    "units, written out in Lean (Odp/Mech/ClampedLaplace.lean: its masses "
+                    "units, written out in Lean (Odp/Mech/Laplace/Law.lean: its masses "
                     "proved to sum to 1; no noise hypothesis); that odp.samplers."
                     "discrete_laplace draws it is tested, not proved")
 _IQR_DATA = ("data fact: IQRDataFacts — the stability statistic is 1-Lipschitz and, at 2 or "
@@ -397,7 +397,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          cost=_classes(lean.dpBlocks, delta=False), checked=_ONE + ", δ = 0",
          theorem="Odp.Mech.rr_odp", linked=True,
          hypotheses=("sampler: odp's randomized-response sampler draws the law rrMech "
-                     "(Odp/Mech/Basic.lean)",)),
+                     "(Odp/Mech/RandomizedResponse/Privacy.lean)",)),
     Kind("median", "kindMedian",
          params=_amounts("epsilon"), recorded=("median",),
          cost=_classes(lean.dpBlocks, delta=False), checked=_ONE + ", δ = 0",
@@ -405,7 +405,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          hypotheses=("data fact: UtilitySensitivity — the utility −max(#{x_i < y}, #{x_i > y}) "
                      "moves by at most 1 between neighbours (stated, tested in Python)",
                      "sampler: odp's exponential-median sampler draws the law expMech "
-                     "(Odp/Mech/IQRMedian.lean)")),
+                     "(Odp/Mech/PTR/Median.lean)")),
     Kind("erm", "kindErm",
          params=_amounts("epsilon"), recorded=("erm_output_perturbation",),
          cost=_classes(lean.dpBlocks, delta=False), checked=_ONE + ", δ = 0",
@@ -425,7 +425,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          hypotheses=("noise law: LapNoise — the threshold noise ρ, scale m/ε1 grid units",
                      "noise law: LapTail — each query's noise ν_i, scale 2cm/ε2 grid units",
                      "sensitivity: every query moves by at most m grid units between "
-                     "neighbours (hA in Odp/Mech/SVT.lean; odp does not check a query's "
+                     "neighbours (hA in Odp/Mech/SVT/Privacy.lean; odp does not check a query's "
                      "sensitivity)")),
     Kind("ptr", "kindPtr",
          params=_amounts("epsilon", "delta"), recorded=("ptr", "ptr_iqr"),
@@ -440,7 +440,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          cost=_classes(lean.iqrBlocks, delta=True),
          checked="classes (values, ⊥) costing (3ε, 2ε) and δ (Lemma 10)",
          theorem="Odp.Mech.iqr_logBinLap_odp", linked=True,
-         hypotheses=("law: odp's M_IQR written out in Lean (Odp/Mech/IQR.lean: the discrete "
+         hypotheses=("law: odp's M_IQR written out in Lean (Odp/Mech/PTR/IQR.lean: the discrete "
                      "Laplace test through its closed-form tail, the clamped Laplace release "
                      "index; no noise hypothesis); that odp's samplers draw it is tested, not "
                      "proved",

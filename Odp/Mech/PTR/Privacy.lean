@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Propose-Test-Release functions are ODP (paper 002, Sec. 4.2, Definition 9)
+# Propose-Test-Release functions are ODP (Hartmann et al. 2022, Sec. 4.2, Definition 9)
 
 The paper: "As can easily be seen, a PTR function `T` fulfills `(2ε, δ)`-DP. Letting
 `P₁ = 𝒞'`, `P₂ = {⊥}` and `ℰ(P₁) = 2ε`, `ℰ(P₂) = ε`, `T` also fulfills
@@ -24,16 +24,16 @@ What is proved here:
   `ptr_odp`: an `(ε, δ)`-PTR function is so at every proposal, `⊥` included (for `s = ⊥` it needs
   `ε, δ ≥ 0`).
 
-Hypotheses: Definition 9's conditions (the natural interface; `Odp/Mech/IQR.lean` derives them
+Hypotheses: Definition 9's conditions (the natural interface; `Odp/Mech/PTR/IQR.lean` derives them
 for odp's log-bin IQR PTR function from the noise hypotheses of the trust boundary
-`Odp/Mech/Noise.lean`). Nothing is narrower than the paper, except that output types are finite
-(`Enum V`; see `Odp/Mech/Noise.lean`, "Finiteness"). The labels `ValueOrBottom` and their `Enum`
-instance are in `Odp/Mech/Enum.lean`, with every finite type of `Odp/Mech`.
+`Odp/Mech/Common/Noise.lean`). Nothing is narrower than the paper, except that output types are finite
+(`Enum V`; see `Odp/Mech/Common/Noise.lean`, "Finiteness"). The labels `ValueOrBottom` and their `Enum`
+instance are in `Odp/Mech/Common/Enum.lean`, with every finite type of `Odp/Mech`.
 -/
 module
 
 public import Odp.Core.Lemmas
-public import Odp.Mech.Enum
+public import Odp.Mech.Common.Enum
 
 @[expose] public section
 

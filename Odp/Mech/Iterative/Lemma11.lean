@@ -20,7 +20,7 @@ larger `δ`:
 -/
 module
 
-public import Odp.Mech.Iterative
+public import Odp.Mech.Iterative.Privacy
 
 @[expose] public section
 

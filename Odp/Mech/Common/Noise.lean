@@ -15,7 +15,7 @@ theorems are not vacuous), and which are not and why, is said at the end of this
 
 The definitions they mention (the expectation shape `Expect`, and for the iterative mechanism
 `Step`, `prefixMech`, `Vec`, `l1`) are model definitions, not assumptions: `Expect` is below,
-the others are in `Odp/Mech/IterSteps.lean` and `Odp/Mech/Enum.lean`, which this file imports.
+the others are in `Odp/Mech/Iterative/Steps.lean` and `Odp/Mech/Common/Enum.lean`, which this file imports.
 
 ## How a noise variable is seen: an expectation, not a sum
 A noise variable `Z` on `ℤ` is seen only through its expectation `E f = 𝔼[f(Z)]` on non-negative
@@ -41,13 +41,13 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
   in `SampCert/Samplers/LaplaceGen/Properties.lean`, `DiscreteLaplaceGenSample_apply`).
   Used for: SVT's threshold noise ρ (`b = m/ε1`), which odp does not clamp. (The grid Laplace
   mechanism and M_toy no longer take it: their releases are clamped, so their law is a finite
-  distribution, written out in `Odp/Mech/ClampedLaplace.lean`.)
+  distribution, written out in `Odp/Mech/Laplace/Law.lean`.)
 * `LapTail β` — the tail `G t = Pr[ν ≥ t]` of a discrete Laplace law of scale `b' = 1/β`
   (SVT's query noise ν_i, `b' = 2cm/ε2`): `0 ≤ G ≤ 1`, `G` is antitone, and
   `G t ≤ e^β G (t + 1)`.
   *Why it holds*: `Pr[ν ≥ t] = ∑_{w ≥ t+1} p(w − 1) ≤ e^{β} ∑_{w ≥ t+1} p(w)` (the pointwise ratio
   above), and `{ν ≥ t + 1} ⊆ {ν ≥ t}`. `odp.samplers.discrete_laplace_tail(k, r)` is the closed
-  form `G` with `r = e^{−β}`; `discreteLaplaceTail` (`Odp/Mech/NoiseSat.lean`) is that closed
+  form `G` with `r = e^{−β}`; `discreteLaplaceTail` (`Odp/Mech/Common/NoiseSat.lean`) is that closed
   form over any `ExpField`, and `discreteLaplaceTail_isLapTail` proves it satisfies `LapTail β`
   for every `β ≥ 0` — so this hypothesis is satisfiable (not vacuous), in every `ExpField`, by
   the very function odp's exact SVT audit uses.
@@ -61,7 +61,7 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
   Used for the PTR test noise (scale `1/ε`, so `c = ε`) and for the test noise of Alg. 5 (scale
   `M/ε₂` grid units, so `c = ε₂/M`). Only threshold events `{Z ≥ t}` of this noise occur in the
   mechanisms, so nothing more about `Z` is assumed. *Witness*: the discrete Laplace tail itself,
-  in closed form (`dlapTailNoise`, `Odp/Mech/ClampedLaplace.lean`); odp's `M_IQR` is also proved
+  in closed form (`dlapTailNoise`, `Odp/Mech/Laplace/Law.lean`); odp's `M_IQR` is also proved
   with that tail written in (`iqr_logBinLap_odp`), so it takes no `TailNoise`.
 * The pass tail `δ'` of the PTR test is not a structure: the theorems take `Z.G K ≤ δ'`
   (`Pr(Z ≥ K) ≤ δ'`), which odp's `pass_threshold` (`odp.mechanisms.ptr.mechanism`) chooses `K`
@@ -76,12 +76,12 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
   Laplace with scale `b` for `c = 1/b` (re-index the sum and use the pointwise ratio above).
 * `IntLaw.ShiftWithin W n ε` — a shift by any `s` with `|s| ≤ n` costs `e^ε` on every event.
   Follows from `ShiftBound W c` when `n·c ≤ ε` (proved: `IntLaw.shiftWithin_of_shiftBound` in
-  `Odp/Mech/PTRLaws.lean`); for `n = 0` every law satisfies it (`IntLaw.shiftWithin_zero`).
+  `Odp/Mech/Common/NoiseLaws.lean`); for `n = 0` every law satisfies it (`IntLaw.shiftWithin_zero`).
   Used for the release noise of the log-bin IQR PTR function in the generic theorems
   (`logBinIQR_ptr`, `iqr_logBin_odp`): scale `(L − 1)/ε` (one step costs `ε/(L − 1)`, `L − 1`
   steps cost `ε`), and no noise at all for `L = 1` (the point mass at 0). odp clamps the released
   index to a declared window, so its release law is finite and written out instead
-  (`lapRelease`, `Odp/Mech/IQR.lean`): `iqr_logBinLap_odp` and the certificate link's `iqr` kind
+  (`lapRelease`, `Odp/Mech/PTR/IQR.lean`): `iqr_logBinLap_odp` and the certificate link's `iqr` kind
   take no `IntLaw`.
 * `Iter.ShiftDominated N r` — the noise on one integer coordinate of an iterative step: `N u` is
   the distribution of the released value (in a finite window `C`) when the exact value is
@@ -93,15 +93,15 @@ law on all subsets of ℤ (`IntLaw`), or through the law of the clamped release 
   `[lo, hi]` keeps it: an end point's mass is a tail sum `Σ_{z ≤ lo − u} p(z)`, and re-indexing
   the sum by the shift bounds it term by term by `e^{|u − u'|/b}` times the other tail. In
   `NoisyGradientDescent` the scale is `m/ε_k`, so `r = ε_k/m`. *Witness*: that clamped law in
-  closed form (`Iter.shiftDominated_clampedLaplace`, `Odp/Mech/ClampedLaplace.lean`).
+  closed form (`Iter.shiftDominated_clampedLaplace`, `Odp/Mech/Laplace/Law.lean`).
 
 Every sampler's correctness — that odp's code draws exactly the law named (discrete Laplace and
 Gaussian by Canonne–Kamath–Steinke's exact samplers; randomized response by uniform category,
 kept with probability 1 or `e^{−ε}`, else redrawn; the exponential median by uniform proposal and
 exact `Bernoulli(exp(−γ))` acceptance) — is part of this boundary: a property of the noise
 primitive, not proved in Lean. (Randomized response and the exponential median need no
-hypothesis here: their laws are written out in `Odp/Mech/Basic.lean` and
-`Odp/Mech/IQRMedian.lean`, and their guarantees are proved about those laws.)
+hypothesis here: their laws are written out in `Odp/Mech/RandomizedResponse/Privacy.lean` and
+`Odp/Mech/PTR/Median.lean`, and their guarantees are proved about those laws.)
 
 ## 2. Numerical bounds computed by tested Python code (and declared step parameters)
 
@@ -115,9 +115,9 @@ hypothesis here: their laws are written out in `Odp/Mech/Basic.lean` and
 * `Iter.PrefixDP Nbr M ks epsK delK` — Lemma 11's COMP hypothesis: the prefix mechanism
   `M^{k_i} = (M_1, …, M_{k_i})` (all `k_i` steps, adaptively) is `(ε^{k_i}, δ^{k_i})`-DP for every
   stop `i`. With basic composition it is *proved* from `StepsDP`
-  (`Odp.Mech.prefixDP_basic`, `Odp/Mech/IterComposition.lean`). With odp's other COMP rules —
-  privacy buckets (`odp.composition.BucketsComposition`, paper 003) on the steps' worst-case
-  pairs, the optimal composition of Kairouz–Oh–Viswanath / Murtagh–Vadhan (the `approximate_dp`
+  (`Odp.Mech.prefixDP_basic`, `Odp/Mech/Iterative/Composition.lean`). With odp's other COMP rules —
+  privacy buckets (`odp.composition.BucketsComposition`, Meiser and Mohammadi 2018) on the steps' worst-case
+  pairs, the optimal composition of Kairouz, Oh, Viswanath 2015 / Murtagh and Vadhan 2016 (the `approximate_dp`
   worst case), or Rényi DP (`odp.composition.RDPComposition`; DP-SGD's subsampled Gaussian steps,
   `odp.subsampled_rdp`) — `δ^{k_i}` is a number computed by tested Python code
   (`odp.buckets.composition_delta_upper`, `odp.composition.Lemma11.per_stop`), and `PrefixDP`
@@ -127,17 +127,17 @@ hypothesis here: their laws are written out in `Odp/Mech/Basic.lean` and
   released history `(s_1, …, s_{k−1})`, `k = 1 … |eps|`. This is Lemma 11's and Sec. 5.2's
   premise "`M_k` is `(ε_k, δ_k)`-DP", and what an `odp.composition.StepSpec(ε_k, δ_k)` declares.
   For a user's `IterativeMechanism` it is the user's declaration (odp cannot check it). For
-  `NoisyGradientDescent` it is *proved* (`Odp.Mech.noisyStep_dp`, `Odp/Mech/Iterative.lean`) from
+  `NoisyGradientDescent` it is *proved* (`Odp.Mech.noisyStep_dp`, `Odp/Mech/Iterative/Privacy.lean`) from
   `ShiftDominated` and `L1Sensitive`, with `δ_k = 0`.
 
 ## 3. Stated data facts (deterministic functions; tested in Python, **not proved** here)
 
 * The query sensitivity on the grid, `|n(x) − n(x')| ≤ m` for neighbours (`n(x) = ⌊f(x)/g + 1/2⌋`,
   `m = ⌈Δ/g⌉`), is not a definition: it is written out as the argument `hn` of the grid
-  Laplace/Gaussian theorems and M_toy (`Odp/Mech/Laplace.lean`), and as `hA`/`hqs` for SVT's
-  queries (`Odp/Mech/SVT.lean`). odp rounds to the grid in `odp.mechanisms.noise` /
+  Laplace/Gaussian theorems and M_toy (`Odp/Mech/{Laplace,Gaussian,Toy}/Privacy.lean`), and as `hA`/`hqs` for SVT's
+  queries (`Odp/Mech/SVT/Privacy.lean`). odp rounds to the grid in `odp.mechanisms.noise` /
   `odp.mechanisms.svt`; the rounding bound is tested in Python, not proved.
-* `IQRDataFacts Nbr A sub L` — for one discretisation of Dwork and Lei's IQR estimator
+* `IQRDataFacts Nbr A sub L` — for one discretisation of the IQR estimator of Dwork and Lei 2009
   (`python/odp/mechanisms/ptr/__init__.py`): `A : X → ℤ` is the stability statistic
   (`stability`), `sub x` the sub-bin index `⌊L·(log_b IQR(x) − o)⌋` of the IQR (`none` when the
   IQR is 0). The two facts of the Python docstring:
@@ -152,7 +152,7 @@ hypothesis here: their laws are written out in `Odp/Mech/Basic.lean` and
 * `ERMRelease NbrTr rel score ε₁ m` — Alg. 4 on the grid (`python/odp/mechanisms/erm.py`): the
   released model `p̃ = round(p_min(x_train) + q)` has, for each training set, a distribution
   `rel x_train` on a finite set `V` of grid vectors, and
-  1. `rel` is `ε₁`-DP for a change of one training record (Thm. 16 of the paper: the L2
+  1. `rel` is `ε₁`-DP for a change of one training record (Thm. 16 of Hartmann et al. 2022: the L2
      sensitivity of `p_min` is `2/(n Λ)` and `q` has density `∝ exp(−(nΛε₁/2)‖q‖)`; rounding
      is post-processing);
   2. *the coupling of App. D*: running Alg. 4 on neighbouring training sets with the *same*
@@ -181,13 +181,13 @@ hypothesis here: their laws are written out in `Odp/Mech/Basic.lean` and
 ## 4. An interface, proved for odp's own mechanism
 
 * `MedianDP Nbr med` — the median of the IQR-then-median pipeline, run with budget `e ≥ 0`, is
-  `e`-DP: the interface of `Odp/Mech/IQRPipeline.lean`. For odp's `ExponentialMedian` (the
-  exponential mechanism of McSherry and Talwar on a public grid, `P(y) ∝ exp(e·u(y)/2)`) it is
-  *proved* (`expMedian_dp`, `Odp/Mech/IQRMedian.lean`) from `UtilitySensitivity` (group 3).
+  `e`-DP: the interface of `Odp/Mech/PTR/Pipeline.lean`. For odp's `ExponentialMedian` (the
+  exponential mechanism of McSherry and Talwar 2007 on a public grid, `P(y) ∝ exp(e·u(y)/2)`) it is
+  *proved* (`expMedian_dp`, `Odp/Mech/PTR/Median.lean`) from `UtilitySensitivity` (group 3).
 
 ## Not here, and why
 
-* Definition 9 (`PTRAt`, `IsPTRFunction`, `Odp/Mech/PTR.lean`) is the paper's definition of a PTR
+* Definition 9 (`PTRAt`, `IsPTRFunction`, `Odp/Mech/PTR/Privacy.lean`) is the paper's definition of a PTR
   function, the premise of the generic theorems `ptr_odp` and `iqr_odp` (Sec. 4.2, Lemma 10); for
   odp's log-bin IQR PTR function it is *proved* (`logBinIQR_ptr`, `logBinPTR_isPTR`) from
   `TailNoise`, `IntLaw.ShiftWithin`, the pass tail and `IQRDataFacts`.
@@ -196,7 +196,7 @@ hypothesis here: their laws are written out in `Odp/Mech/Basic.lean` and
 
 ## Finiteness (narrower than the real mechanisms, said, not hidden)
 
-The Core's Theorem 7 needs finite output types (`Enum`, `Odp/Mech/Enum.lean`). odp's Python
+The Core's Theorem 7 needs finite output types (`Enum`, `Odp/Mech/Common/Enum.lean`). odp's Python
 mechanisms give every release a finite output space by construction: the grid releases, the
 released IQR sub-bin index (`LogBinIQR`, `python/odp/mechanisms/ptr/mechanism.py`) and each
 coordinate of a noisy gradient step (`python/odp/mechanisms/iterative.py`) are clamped to a
@@ -209,8 +209,8 @@ that limit is not formalised (it is not needed for what odp runs).
 ## Which hypotheses have genuine witnesses, and which do not
 
 Genuine witnesses — laws of the kind named above, depending on the data, the law odp samples
-where it has no infinite sum — are in `Odp/Mech/Witnesses.lean` (table there),
-`Odp/Mech/ClampedLaplace.lean` and `Odp/Mech/NoiseSat.lean`: `TailNoise`, `LapTail`,
+where it has no infinite sum — are in `Odp/Mech/Common/Witnesses.lean` (table there),
+`Odp/Mech/Laplace/Law.lean` and `Odp/Mech/Common/NoiseSat.lean`: `TailNoise`, `LapTail`,
 `Iter.ShiftDominated` (the discrete Laplace tail and the clamped discrete Laplace law, in closed
 form), `IntLaw` with `ShiftWithin 0` (the point mass: odp's `resolution = 1`), `Iter.StepsDP`,
 `Iter.PrefixDP`, `Iter.L1Sensitive`, `IQRDataFacts`, `ERMRelease`, `TestSensitivity`,
@@ -249,7 +249,7 @@ Python against the exact laws, not proved).
 -/
 module
 
-public import Odp.Mech.IterSteps
+public import Odp.Mech.Iterative.Steps
 
 @[expose] public section
 
@@ -294,7 +294,7 @@ structure LapNoise (R : Type) [ExpField R] (α : R) extends Expect R where
 /-- **Hypothesis (discrete Laplace tail, scale `1/β`).** `G t = Pr[ν ≥ t]`: in `[0, 1]`,
 antitone, and `G t ≤ e^β G (t + 1)`. Satisfied by the tail of
 `odp.samplers.discrete_laplace(1/β)` (`odp.samplers.discrete_laplace_tail`); see
-`discreteLaplaceTail_isLapTail` (`Odp/Mech/NoiseSat.lean`) for the closed form in any
+`discreteLaplaceTail_isLapTail` (`Odp/Mech/Common/NoiseSat.lean`) for the closed form in any
 `ExpField`. -/
 structure LapTail (R : Type) [ExpField R] (β : R) where
   /-- `G t = Pr[ν ≥ t]` -/

@@ -12,7 +12,7 @@ release is a **finite** distribution on the window with closed-form masses — e
 * inside the window, `lo < c < hi`: `(1 − r)/(1 + r) · r^{|c − n|}` (`dlapMass`);
 * at `lo`: `Pr[n + Z ≤ lo] = Pr[Z ≥ n − lo]` (the discrete Laplace is symmetric), and at `hi`:
   `Pr[n + Z ≥ hi] = Pr[Z ≥ hi − n]`, the geometric tails `Pr[Z ≥ k] = r^k/(1 + r)` for `k ≥ 1`
-  and `1 − r^{1−k}/(1 + r)` for `k ≤ 0` (`discreteLaplaceTail`, `Odp/Mech/NoiseSat.lean`,
+  and `1 − r^{1−k}/(1 + r)` for `k ≤ 0` (`discreteLaplaceTail`, `Odp/Mech/Common/NoiseSat.lean`,
   odp's `discrete_laplace_tail`); with `lo = hi` the one point has mass 1.
 
 The centre `n` may lie anywhere, inside the window or not. Here, in every `ExpField`, with
@@ -22,7 +22,7 @@ The centre `n` may lie anywhere, inside the window or not. Here, in every `ExpFi
   **sum to 1** (`Pr[clamp ≥ c]` telescopes: `clampedLapMass_eq_tail`, `lsum_telescope`);
 * `clampedLaplace_shift`: moving the centre by `s`, `|s| ≤ k`, multiplies every output's mass
   by at most `e^{kα}` — the fact from which the grid Laplace mechanism and M_toy are proved
-  (`Odp/Mech/Laplace.lean`) with **no noise hypothesis**;
+  (`Odp/Mech/Laplace/Privacy.lean`, `Odp/Mech/Toy/Privacy.lean`) with **no noise hypothesis**;
 * `dlapTailNoise α hα : TailNoise R α` — the discrete Laplace tail is a genuine instance of the
   hypothesis `TailNoise` (test noise of PTR and of test-and-release);
 * `Iter.shiftDominated_clampedLaplace` — the clamped discrete Laplace is a genuine instance of
@@ -33,8 +33,8 @@ Python against the exact law, not proved), and the unclamped law (an infinite su
 -/
 module
 
-public import Odp.Mech.NoiseSat
-public import Odp.Mech.PTRLaws
+public import Odp.Mech.Common.NoiseSat
+public import Odp.Mech.Common.NoiseLaws
 
 @[expose] public section
 

@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Test-and-release (paper 002, Sec. 6: Alg. 4, Alg. 5, Theorem 17, Corollary 18), on the grid
+# Test-and-release (Hartmann et al. 2022, Sec. 6: Alg. 4, Alg. 5, Theorem 17, Corollary 18), on the grid
 
 The paper, Theorem 17: "Alg. 5 is `({ℝᵈ, {⊥}}, ℰ, 0)`-ODP with
 `ℰ(ℝᵈ) = max(ε₁, (2/n_test)/a · ε₂)` and `ℰ({⊥}) = min(ℰ(ℝᵈ), ε₂)` w.r.t. a change in either
@@ -18,7 +18,7 @@ What is proved (`test_release_odp`): the mechanism is `({values, ⊥}, testRelea
 with exactly the costs odp declares,
 `ℰ(values) = max(ε₁, (units_test/units)·ε₂)` and
 `ℰ(⊥) = min(ℰ(values), (max(units_train, units_test)/units)·ε₂)`,
-from these hypotheses (all in `Odp/Mech/Noise.lean`):
+from these hypotheses (all in `Odp/Mech/Common/Noise.lean`):
 * `Z : TailNoise R (ε₂/units)` — one grid unit of the threshold costs `e^{ε₂/units}` (the
   discrete Laplace of scale `units/ε₂`);
 * `ERMRelease NbrTr rel score ε₁ units_train` — Alg. 4's release is `ε₁`-DP in the training set,
@@ -37,13 +37,13 @@ constants); `cor18` is Corollary 18 (`ε₁ ≥ ε₂`: costs `ε₁` and `ε₂
 
 Narrower than the paper: the test noise is discrete and the score is on a grid (odp's
 implementation), so `(2/n_test)/a` becomes `units_test/units`; the model is on a finite grid
-(see `Odp/Mech/Noise.lean`, "Finiteness"); Lemma 21 and Theorem 16 (the sensitivities and
+(see `Odp/Mech/Common/Noise.lean`, "Finiteness"); Lemma 21 and Theorem 16 (the sensitivities and
 the DP of Alg. 4) are hypotheses, not proved.
 -/
 module
 
-public import Odp.Mech.PTR
-public import Odp.Mech.PTRLaws
+public import Odp.Mech.PTR.Privacy
+public import Odp.Mech.Common.NoiseLaws
 
 @[expose] public section
 

@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# `M_IQR` (paper 002, Sec. 4.2, Lemma 10) and odp's log-bin IQR PTR function
+# `M_IQR` (Hartmann et al. 2022, Sec. 4.2, Lemma 10) and odp's log-bin IQR PTR function
 
 The paper, Lemma 10: "Let `P₁ = ℝ`, `P₂ = {⊥}` and `ℰ(P₁) = 3ε`, `ℰ(P₂) = 2ε`. Then `M_IQR`
 is `({P₁, P₂}, ℰ, δ)`-ODP", where `M_IQR` runs the PTR function `M₁ᴰ` and, only if it returns
@@ -10,10 +10,10 @@ is `({P₁, P₂}, ℰ, δ)`-ODP", where `M_IQR` runs the PTR function `M₁ᴰ`
 What is proved here:
 
 * `iqr_odp` (**Lemma 10**): for any two mechanisms that satisfy Definition 9's conditions 2–4
-  with parameters `(ε, δ₁)` and `(ε, δ₂)` (`PTRAt`, `Odp/Mech/PTR.lean`), their composition
+  with parameters `(ε, δ₁)` and `(ε, δ₂)` (`PTRAt`, `Odp/Mech/PTR/Privacy.lean`), their composition
   `iqrMech` (the second runs only on a `⊥` of the first, with independent noise) is
   `({values, ⊥}, iqrCosts ε, δ₁ + δ₂)`-ODP, `iqrCosts ε = (value ↦ 3ε, ⊥ ↦ 2ε)`, for `ε ≥ 0`.
-  The paper's proof takes "`M_IQR` is `(3ε, δ)`-DP" from Dwork and Lei; here the value events are
+  The paper's proof takes "`M_IQR` is `(3ε, δ)`-DP" from Dwork and Lei 2009; here the value events are
   proved directly by the case analysis of the Python docstring (a discretisation whose proposal
   is bad for `x` leaks at most its own `δᵢ`), so the slack is `δ₁ + δ₂`: **`δ` when each PTR
   function is run with `δ/2`**, which is what odp does (`IQRMechanism` builds `LogBinIQR` with
@@ -26,7 +26,7 @@ What is proved here:
   tail `Pr(Z ≥ K) ≤ δ'`, the release noise `W` (a shift by at most `L − 1` costs `e^ε`:
   discrete Laplace of scale `(L − 1)/ε`, none for `L = 1`), and the two **stated** data facts
   `IQRDataFacts` (`A` 1-Lipschitz; `A ≥ 2` fixes the bin for every neighbour) — see
-  `Odp/Mech/Noise.lean`. `logBinPTR_isPTR`: the same as a PTR function of its proposal
+  `Odp/Mech/Common/Noise.lean`. `logBinPTR_isPTR`: the same as a PTR function of its proposal
   (Definition 9 with condition 1).
 * `iqr_logBin_odp`: odp's `M_IQR(ε, δ)` — both discretisations with `δ/2` — is
   `({values, ⊥}, iqrCosts ε, δ)`-ODP from those hypotheses; `iqr_logBin_hyps_satisfiable`:
@@ -41,14 +41,15 @@ What is proved here:
   instances of one proof for any release kernel (`logBinIQRK_ptr`, `ReleaseWithin`).
 
 In the generic theorems the released value is any finite post-processing `out` of the released
-index (see `Odp/Mech/Noise.lean`, "Finiteness").
+index (see `Odp/Mech/Common/Noise.lean`, "Finiteness").
 -/
 module
 
-public import Odp.Mech.PTR
-public import Odp.Mech.PTRLaws
-public import Odp.Mech.NoiseSat
-public import Odp.Mech.Laplace
+public import Odp.Mech.PTR.Privacy
+public import Odp.Mech.Common.NoiseLaws
+public import Odp.Mech.Common.NoiseSat
+public import Odp.Mech.Common.Grid
+public import Odp.Mech.Laplace.Law
 
 @[expose] public section
 
@@ -314,7 +315,7 @@ theorem releaseWithin_of_shiftWithin (W : IntLaw R) (out : Option Int → V) (n 
 
 /-- **odp's log-bin IQR PTR function satisfies Definition 9** (conditions 2–4) with
 `G(T, x) = {s | A(x) ≥ 2}`, from the noise hypotheses and the stated data facts of
-`Odp/Mech/Noise.lean`: test noise `Z` with one step costing `e^ε` (discrete Laplace of scale
+`Odp/Mech/Common/Noise.lean`: test noise `Z` with one step costing `e^ε` (discrete Laplace of scale
 `1/ε`), `Pr(Z ≥ K) ≤ δ'`, a release noise `W` whose shifts by at most `L − 1` cost `e^ε`, and
 `IQRDataFacts`. (`logBinLapIQR_ptr`: the same for odp's laws written out, no noise
 hypothesis.) -/
@@ -402,7 +403,7 @@ with `Z` the discrete Laplace of scale `1/ε` (`test_scale`); on a pass the sub-
 (`release_scale`; no noise for `L = 1`), **clamped** to the declared index window `[lo, hi]`,
 tagged with its discretisation. Both laws are written out: the test through its closed-form tail
 `discreteLaplaceTail ε` (`dlapTailNoise`), the release through the clamped discrete Laplace law
-`clampedLaplace (ε/(L − 1))` (`Odp/Mech/ClampedLaplace.lean`). So Lemma 10 for odp's `M_IQR`
+`clampedLaplace (ε/(L − 1))` (`Odp/Mech/Laplace/Law.lean`). So Lemma 10 for odp's `M_IQR`
 (`iqr_logBinLap_odp`) rests only on the pass tail `Pr(Z ≥ K) ≤ δ/2` (a fact about the number `K`
 odp's `pass_threshold` computes) and the stated data facts `IQRDataFacts`. -/
 

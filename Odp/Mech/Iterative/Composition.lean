@@ -1,11 +1,11 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Basic composition of adaptive steps, from Theorem 7
+# Basic composition of adaptive steps, from Theorem 7 (Hartmann et al. 2022)
 
 **What is proved** (`Odp.Mech.basic_composition`): if step `k` of an adaptive sequence is
 `(ε_k, δ_k)`-DP for every released history (`StepsDP`, the trust boundary
-`Odp/Mech/Noise.lean`), with `ε_k, δ_k ≥ 0`, then the first `k` steps together,
+`Odp/Mech/Common/Noise.lean`), with `ε_k, δ_k ≥ 0`, then the first `k` steps together,
 `M^k = (M_1, …, M_k)` releasing the whole history, are `(Σ_{k' ≤ k} ε_{k'}, Σ_{k' ≤ k} δ_{k'})`-DP
 (basic composition, Dwork–Kenthapadi–McSherry–Mironov–Naor 2006, adaptive form; this is
 `odp.composition.BasicComposition`). `Odp.Mech.prefixDP_basic` is the same for the prefixes
@@ -23,8 +23,8 @@ described). Nothing is narrower than the paper's basic composition.
 -/
 module
 
-public import Odp.Mech.Noise
-public import Odp.Mech.IterModel
+public import Odp.Mech.Common.Noise
+public import Odp.Mech.Iterative.Model
 public import Odp.Core.Composition
 
 @[expose] public section

@@ -348,7 +348,7 @@ theorem fsum_sum {R : Type} [ExpField R] {A B : Type} [Enum A] [Enum B] (f : A �
   rw [lsum_append, lsum_map, lsum_map]
   rfl
 
-/-! ### `Iter.Vec W k`: histories of a fixed length (Alg. 3, paper 002, Sec. 5) -/
+/-! ### `Iter.Vec W k`: histories of a fixed length (Alg. 3, Hartmann et al. 2022, Sec. 5) -/
 
 /-- Lists of length `k`: the histories `(s_1, …, s_k)` of the iterative mechanism. -/
 abbrev Iter.Vec (W : Type) (k : Nat) := {l : List W // l.length = k}
@@ -483,7 +483,7 @@ theorem fsum_sigma {R : Type} [ExpField R] {I : Type} [Enum I] (F : I → Type)
   intro i _
   rw [lsum_map]
 
-/-! ### `Window lo hi`: the clamped grid release (`Odp/Mech/Laplace.lean`) -/
+/-! ### `Window lo hi`: the clamped grid release (`Odp/Mech/Common/Grid.lean`) -/
 
 /-- `lo, lo + 1, …, lo + n − 1`. -/
 def intRange (lo : Int) : Nat → List Int
@@ -515,7 +515,7 @@ instance instEnumWindow (lo hi : Int) : Enum (Window lo hi) :=
   Enum.ofSubtype _ (intRange lo (hi - lo + 1).toNat) (nodup_intRange _ _)
     (fun v hv => (mem_intRange _ _ _).2 (by omega))
 
-/-! ### `Answers N`: the output of Alg. 2 (`Odp/Mech/SVT.lean`) -/
+/-! ### `Answers N`: the output of Alg. 2 (`Odp/Mech/SVT/Privacy.lean`) -/
 
 /-- All answer lists of length at most `n`. -/
 def boolLists : Nat → List (List Bool)
@@ -571,7 +571,7 @@ instance instEnumAnswers (N : Nat) : Enum (Answers N) :=
 /-! ### Block labels -/
 
 /-- The two blocks of M_toy's partition: the values, and `{⊥}` (odp: `value_or_bottom`;
-`Odp/Mech/Laplace.lean`). -/
+`Odp/Mech/Toy/Privacy.lean`). -/
 inductive ToyBlock where
   | value
   | bottom
@@ -583,7 +583,7 @@ instance instEnumToyBlock : Enum ToyBlock where
   complete := by intro b; cases b <;> decide
 
 /-- The two blocks of the PTR family's partition (PTR functions, `M_IQR`, Alg. 5): released
-values and `⊥` (`Odp/Mech/PTR.lean`). -/
+values and `⊥` (`Odp/Mech/PTR/Privacy.lean`). -/
 inductive ValueOrBottom where
   | value
   | bottom

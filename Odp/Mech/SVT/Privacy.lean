@@ -1,9 +1,9 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Lemma 8: the Sparse Vector Technique (Alg. 2) is (𝒫, ℰ, 0)-ODP
+# Lemma 8 (Hartmann et al. 2022): the Sparse Vector Technique (Alg. 2) is (𝒫, ℰ, 0)-ODP
 
-**Alg. 2** (`M_SVT`, Lyu–Su–Li's variant with per-query thresholds, an explicit STOP and a
+**Alg. 2** (`M_SVT`, Lyu, Su, Li 2017's variant with per-query thresholds, an explicit STOP and a
 cut-off `c`), as odp runs it on the grid (`odp.mechanisms.svt`): query values and thresholds are
 integers in grid units, every query has sensitivity `m` in grid units
 (`|q_i(x) − q_i(x')| ≤ m` on neighbours); the threshold noise `ρ` is drawn once, discrete Laplace
@@ -17,7 +17,7 @@ threshold, or STOP, as a function of the answers so far (`Analyst`). The run end
 (`svtBlock`, labels `c' ∈ {0, …, c}`) and `ℰ(S_{c'}) = ε1 + (c'/c)·ε2` (`svtCosts c ε1 ε2`),
 `M_SVT` is (𝒫, ℰ, 0)-ODP.
 
-*Hypotheses* (the trust boundary, `Odp/Mech/Noise.lean`): `ρ` is a `LapNoise (ε1/m)` (a unit
+*Hypotheses* (the trust boundary, `Odp/Mech/Common/Noise.lean`): `ρ` is a `LapNoise (ε1/m)` (a unit
 shift of ρ costs `e^{ε1/m}`) and the tail `G t = Pr[ν_i ≥ t]` is a `LapTail (ε2/(2cm))`
 (`G t ≤ e^{ε2/(2cm)} G (t + 1)`, antitone, in `[0, 1]`); the queries the analyst may choose have
 sensitivity `m`. Nothing else.
@@ -36,7 +36,7 @@ have probability 0 (`svtRun_eq_zero_of_many`).
 The batch form (`odp.mechanisms.svt.SparseVectorMechanism`: a list of queries, `N` = its length,
 STOP at its end) is the constant analyst `batchAnalyst` (`svt_batch_odp`); the interactive session
 (`SVTSession`) is a general `Analyst` with its declared maximum number of queries `N`
-(`svt_odp` itself). With `ε2 ≥ 0`, Lemma 4 gives Lyu et al.'s (ε1 + ε2)-DP (`svt_dp`).
+(`svt_odp` itself). With `ε2 ≥ 0`, Lemma 4 gives Lyu, Su, Li 2017's (ε1 + ε2)-DP (`svt_dp`).
 
 Narrower than the paper: the analyst is deterministic (a function of the answers so far); a
 randomized analyst is a mixture of deterministic ones, drawn independently of the data, and
@@ -46,7 +46,7 @@ Queries and thresholds are integers on the grid (odp rounds them there); the noi
 -/
 module
 
-public import Odp.Mech.Basic
+public import Odp.Mech.Common.Basic
 
 @[expose] public section
 
@@ -85,7 +85,7 @@ theorem tops_append (h : List Bool) (b : Bool) :
     · rw [tops_cons_true, tops_cons_true, ih]; omega
 
 -- `boolLists n` (all answer lists of length at most `n`), the output type `Answers N` and its
--- `Enum` instance are in `Odp/Mech/Enum.lean`.
+-- `Enum` instance are in `Odp/Mech/Common/Enum.lean`.
 
 /-- **The partition of Lemma 8**: the class `S_{c'}` of an output, `c'` its number of ⊤'s
 (at most `c` for every output of positive probability; the others — probability 0 — are put
@@ -510,7 +510,7 @@ theorem svt_batch_odp {X : Type} (Nbr : X → X → Prop) (m c : Nat) (hm : 0 < 
   svt_odp Nbr m c qs.length hm hc ε1 ε2 ρ ν (batchAnalyst qs)
     (fun _ Q hQ => hqs Q (List.mem_of_getElem? hQ))
 
-/-- Lyu et al.'s DP bound from Lemma 8 and Lemma 4: with `ε2 ≥ 0`, Alg. 2 is (ε1 + ε2)-DP. -/
+/-- Lyu, Su, Li 2017's DP bound from Lemma 8 and Lemma 4: with `ε2 ≥ 0`, Alg. 2 is (ε1 + ε2)-DP. -/
 theorem svt_dp {X : Type} (Nbr : X → X → Prop) (m c N : Nat) (hm : 0 < m) (hc : 0 < c)
     (ε1 ε2 : R) (hε2 : 0 ≤ ε2) (ρ : LapNoise R (ε1 / natR m))
     (ν : LapTail R (ε2 / natR (2 * c * m))) (A : Analyst X)

@@ -9,8 +9,8 @@ public finite grid `Y` with probability `P(y) ∝ exp(e·u(x, y)/2)`, where
 distribution (`y₀` is any grid point: the grid is not empty).
 
 Proved (`expMedian_dp`): if the utility has sensitivity 1 between neighbours
-(`UtilitySensitivity`, a stated data fact of `Odp/Mech/Noise.lean`), then for every `e ≥ 0`
-the mechanism is `(e, 0)`-DP — the `MedianDP` interface of `Odp/Mech/IQRPipeline.lean`. Then
+(`UtilitySensitivity`, a stated data fact of `Odp/Mech/Common/Noise.lean`), then for every `e ≥ 0`
+the mechanism is `(e, 0)`-DP — the `MedianDP` interface of `Odp/Mech/PTR/Pipeline.lean`. Then
 `iqr_median_dp_expMedian` is the pipeline of Sec. 4.2 with odp's `M_IQR` and odp's median,
 from the noise hypotheses and stated data facts only. How: each weight moves by at most
 `e^{e/2}` and so does their sum; the ratio of the masses is at most `e^{e/2}·e^{e/2}`.
@@ -19,7 +19,7 @@ That odp's rejection sampler draws exactly this distribution is a property of it
 -/
 module
 
-public import Odp.Mech.IQRPipeline
+public import Odp.Mech.PTR.Pipeline
 
 @[expose] public section
 
@@ -146,7 +146,7 @@ theorem expMedian_dp (Nbr : X → X → Prop) (y₀ : Y) (u : X → Y → Int)
 /-- **The IQR-then-median pipeline with odp's mechanisms** (Sec. 4.2): odp's `M_IQR(ε₁, δ₁)`
 then odp's exponential median (`ε₂` after a value, `ε₁ + ε₂` after `⊥`) satisfy
 `Pr(view ∈ 𝒱 | x) ≤ e^{3ε₁ + ε₂} Pr(view ∈ 𝒱 | x') + δ₁` for neighbours, from the noise
-hypotheses and the stated data facts of `Odp/Mech/Noise.lean` only. -/
+hypotheses and the stated data facts of `Odp/Mech/Common/Noise.lean` only. -/
 theorem iqr_median_dp_expMedian [Enum V] [DecidableEq V] (Nbr : X → X → Prop) (x x' : X)
     (hx : Nbr x x') {ε₁ : R} (ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂) (hδ₁ : 0 ≤ δ₁)
     (Z : TailNoise R ε₁) (W : IntLaw R) (K : Int) (L : Nat) (out₁ out₂ : Option Int → V)

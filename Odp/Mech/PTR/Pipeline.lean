@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# The IQR-then-median pipeline (paper 002, Sec. 4.2, "Application") through Theorem 7
+# The IQR-then-median pipeline (Hartmann et al. 2022, Sec. 4.2, "Application") through Theorem 7
 
 The paper: "one could first invoke `M_IQR` … and then another DP mechanism `M_median` … The
 total privacy budget `(ε_t, δ_t)` would be divided into a budget `(3ε₁, δ₁)` for `M_IQR` and a
@@ -19,10 +19,10 @@ whose ε depends on round 1's block), the tree is valid for the budget `(3ε₁ 
 (`iqrMedian_valid`: every round passes Alg. 1's line 4, the ⊥ branch's median included), and so
 Theorem 7 (`Odp.Core.odp_composition`) gives, for every set `𝒱` of views `(o_IQR, o_median)`,
 `Pr(view ∈ 𝒱 | x) ≤ e^{3ε₁ + ε₂} Pr(view ∈ 𝒱 | x') + δ₁` (`iqr_median_dp`).
-`iqr_median_dp_logBin` instantiates it with odp's `M_IQR` (`Odp/Mech/IQR.lean`), from the noise
+`iqr_median_dp_logBin` instantiates it with odp's `M_IQR` (`Odp/Mech/PTR/IQR.lean`), from the noise
 hypotheses and stated data facts there. The median's ε-DP is the interface `MedianDP`
-(`Odp/Mech/Noise.lean`); for odp's exponential median it is proved in
-`Odp/Mech/IQRMedian.lean` (`expMedian_dp`, from the stated utility sensitivity), which also
+(`Odp/Mech/Common/Noise.lean`); for odp's exponential median it is proved in
+`Odp/Mech/PTR/Median.lean` (`expMedian_dp`, from the stated utility sensitivity), which also
 states the pipeline with both of odp's mechanisms (`iqr_median_dp_expMedian`).
 
 Scope: the theorem is about the two rounds on their own, for the plan `(3ε₁ + ε₂, δ₁)` that
@@ -30,13 +30,13 @@ Scope: the theorem is about the two rounds on their own, for the plan `(3ε₁ +
 larger valid adversary, and Theorem 7 applies to that adversary as a whole.
 
 The single output type of the Core's adversary trees is `Option V ⊕ Y` (IQR outputs on the left,
-median outputs on the right; its `Enum` instance and `fsum_sum` are in `Odp/Mech/Enum.lean`); a
+median outputs on the right; its `Enum` instance and `fsum_sum` are in `Odp/Mech/Common/Enum.lean`); a
 round's mechanism is embedded on its side (`embL`, `embR`), which keeps its ODP guarantee
 (`odpCost_embL`, `odpCost_embR`).
 -/
 module
 
-public import Odp.Mech.IQR
+public import Odp.Mech.PTR.IQR
 public import Odp.Core.Composition
 
 @[expose] public section
@@ -195,7 +195,7 @@ theorem iqr_median_dp (Nbr : X → X → Prop) (x x' : X) (hx : Nbr x x')
     (iqrMedian_valid Nbr x x' hx Miqr med ε₁ ε₂ δ₁ hε₁ hε₂ hiqr hmed) 𝒱
 
 /-- The pipeline with odp's `M_IQR(ε₁, δ₁)` (`iqrLogBin`, both discretisations at `δ₁/2`), from
-the noise hypotheses and the stated data facts of `Odp/Mech/Noise.lean`. -/
+the noise hypotheses and the stated data facts of `Odp/Mech/Common/Noise.lean`. -/
 theorem iqr_median_dp_logBin [DecidableEq V] (Nbr : X → X → Prop) (x x' : X) (hx : Nbr x x')
     {ε₁ : R} (ε₂ δ₁ : R) (hε₁ : 0 ≤ ε₁) (hε₂ : 0 ≤ ε₂) (hδ₁ : 0 ≤ δ₁)
     (Z : TailNoise R ε₁) (W : IntLaw R) (K : Int) (L : Nat) (out₁ out₂ : Option Int → V)

@@ -1,12 +1,12 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# The ODP guarantee of iterative mechanisms with early stopping (paper 002, Sec. 5)
+# The ODP guarantee of iterative mechanisms with early stopping (Hartmann et al. 2022, Sec. 5)
 
 The model of Alg. 3 (`iterMech M S rule`: adaptive steps `M`, stops `S.ks = [k_1, …, k_n]`,
 deterministic stopping rules `rule`, finite step outputs, output = the released history with its
 stop index, partition `P_i` = "stopped after `k_i` steps" = `Sigma.fst`) is in
-`Odp/Mech/IterModel.lean`; the hypotheses are in the trust boundary `Odp/Mech/Noise.lean`.
+`Odp/Mech/Iterative/Model.lean`; the hypotheses are in the trust boundary `Odp/Mech/Common/Noise.lean`.
 
 **What is proved.**
 
@@ -47,13 +47,13 @@ stop index, partition `P_i` = "stopped after `k_i` steps" = `Sigma.fst`) is in
 * Basic composition needs `ε_k, δ_k ≥ 0` (as odp's `StepSpec` enforces) and a description of every
   step up to the last stop (`k_n ≤ |eps|`, as `odp.composition.expand_steps` enforces).
 * Not proved: Theorem 15 (OptDel, the optimal δ of Sec. 5.2 / App. C). It needs the simulation of
-  every `(ε, δ)`-DP step by randomized response (Lemma 12, Kairouz et al.), which is not available
+  every `(ε, δ)`-DP step by randomized response (Lemma 12, from Kairouz, Oh, Viswanath 2015), which is not available
   here; odp's `OptDel` rule stays a tested numerical computation, and `lemma11` does not cover it.
 * The stops need only be nondecreasing (the paper: strictly increasing), a generalisation.
 -/
 module
 
-public import Odp.Mech.IterComposition
+public import Odp.Mech.Iterative.Composition
 
 @[expose] public section
 

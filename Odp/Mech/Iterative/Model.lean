@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# A finite model of Alg. 3 (`M_iter`, paper 002, Sec. 5) and its cost functions
+# A finite model of Alg. 3 (`M_iter`, Hartmann et al. 2022, Sec. 5) and its cost functions
 
 **The mechanism.** `M_iter[{k_i}_{i=1}^n, {M_k}_{k=1}^{k_n}, {h^{k_i}}_{i=1}^{n−1}]` runs the
 steps `s_k = M_k((s_1, …, s_{k−1}), x)` and, after step `k_i` (`i < n`), returns
@@ -12,8 +12,8 @@ steps `s_k = M_k((s_1, …, s_{k−1}), x)` and, after step `k_i` (`i < n`), ret
   window; the Core's definitions need a finite output type);
 * `M : Step X W R = List W → Mechanism X W R`: step `k` is the mechanism `M (s_1, …, s_{k−1})`,
   any function of the released history (adaptive steps; `Step`, the chain rule `chain` and the
-  prefix mechanism `prefixMech` are in `Odp/Mech/IterSteps.lean`, which the trust boundary
-  `Odp/Mech/Noise.lean` imports to state `StepsDP` and `PrefixDP`);
+  prefix mechanism `prefixMech` are in `Odp/Mech/Iterative/Steps.lean`, which the trust boundary
+  `Odp/Mech/Common/Noise.lean` imports to state `StepsDP` and `PrefixDP`);
 * the stops are `S.ks = [k_1, …, k_n]` (`Stops`), `n ≥ 1`, nondecreasing (the paper has
   `k_1 < … < k_n`; nothing below needs strictness);
 * the stopping rules are `rule : Fin n → List W → Bool`, `rule i = h^{k_{i+1}}` (indices from 0),
@@ -40,7 +40,7 @@ with basic composition is `Σ_i Σ_{k ≤ k_i} δ_k`, exactly `odp.composition.b
 `Lemma11(BasicComposition())`.
 
 **The steps of `NoisyGradientDescent`** (`noisyStep`): the centre is an integer vector
-`g (history) x` of dimension `d` (`l1`, in `IterSteps.lean`, is the distance of two centres); each coordinate `u_j` is released as a draw from `N u_j`, a
+`g (history) x` of dimension `d` (`l1`, in `Steps.lean`, is the distance of two centres); each coordinate `u_j` is released as a draw from `N u_j`, a
 distribution on a finite window `C` (the clamped `u_j + Z_j`, `Z_j` discrete Laplace), the
 coordinates independent (`prodDist`).
 
@@ -48,7 +48,7 @@ Nothing in this file is a hypothesis: it defines the model and proves it is a di
 -/
 module
 
-public import Odp.Mech.IterSteps
+public import Odp.Mech.Iterative.Steps
 
 @[expose] public section
 

@@ -3,7 +3,7 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
 # Linking certificates to the proofs: iterative mechanisms (Alg. 3, Lemma 11)
 
-As in `Odp/Certs/LinkLaplace.lean`, for the two kinds of `mech` row of Alg. 3 whose `δ` is checked:
+As in every `Link.lean` (e.g. `Odp/Mech/Laplace/Link.lean`), for the two kinds of `mech` row of Alg. 3 whose `δ` is checked:
 
 * `mech iter` (Lemma 11 with basic composition; the row gives the stops `k_1 < … < k_n` and the
   steps as groups `(count, ε, δ)`): **cost link** `iter_cost_link` — the class "stopped after
@@ -26,8 +26,8 @@ step outputs, deterministic stopping rules); the model's stops are the row's; `S
 module
 
 public import Odp.Certs.LinkCore
-public import Odp.Mech.Iterative
-public import Odp.Certs.Lemma11
+public import Odp.Mech.Iterative.Privacy
+public import Odp.Mech.Iterative.Lemma11
 
 @[expose] public section
 
@@ -40,6 +40,25 @@ open Odp.Core Odp.Core.ExpField Odp.LedgerCore Odp.Mech Odp.Mech.Iter
 noncomputable section
 
 variable {R X O : Type} [ExpField R]
+
+/-! ### The `mech` row (over `Nat`) -/
+
+theorem mechOk_iter {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindIter ps gs = true) :
+    stopsOk gs ps = true ∧ bs = iterBlocks gs ps ∧ e.delta = iterDelta gs ps := by
+  have h' : (stopsOk gs ps && costsAre e bs true (iterBlocks gs ps) (iterDelta gs ps))
+      = true := h
+  exact ⟨band_left h', costsAre_blocks (band_right h')⟩
+
+/-- With a `blocks` row, a `lemma11` row also has at least one stop, increasing stops. -/
+theorem mechOk_lemma11_stops {e : Entry} {bs ps : List Nat} {gs : List StepGroup}
+    (h : mechOk e bs true kindLemma11 ps gs = true) :
+    0 < groupsLen gs ∧ stopsAbove 0 gs = true := by
+  have h' : (decide (listLen ps = 0) && lemma11Ok e bs true gs) = true := h
+  have h2 : (decide (0 < groupsLen gs) && stopsAbove 0 gs && decide (stopDeltas gs ≤ e.delta)
+      && listEq bs (stopCosts gs)) = true := band_right h'
+  exact ⟨of_decide_eq_true (band_left (band_left (band_left h2))),
+    band_right (band_left (band_left h2))⟩
 
 /-! ### Prefix sums of the steps the groups describe -/
 

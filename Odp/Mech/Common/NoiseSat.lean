@@ -3,7 +3,7 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
 # The hypotheses of the trust boundary are satisfiable (non-vacuity)
 
-`Odp/Mech/Noise.lean` defines every hypothesis the theorems of `Odp/Mech` take. This file shows,
+`Odp/Mech/Common/Noise.lean` defines every hypothesis the theorems of `Odp/Mech` take. This file shows,
 over every `ExpField`, that each of them has an instance (so no theorem is vacuously true);
 nothing here is assumed.
 
@@ -13,10 +13,10 @@ nothing here is assumed.
   `1 − r^{1−t}/(1 + r)` for `t ≤ 0` — a genuine instance, the real law.
 * `TailNoise c` (for `0 ≤ c`): `TailNoise.logistic c`, `G t = 1/(1 + e^{c·t})`, the tail of a
   discretised logistic law on ℤ — a genuine distribution on ℤ with every shift ratio `≤ e^c`
-  (the discrete Laplace tail odp samples is `dlapTailNoise`, `Odp/Mech/ClampedLaplace.lean`).
+  (the discrete Laplace tail odp samples is `dlapTailNoise`, `Odp/Mech/Laplace/Law.lean`).
 * `IntLaw` and `IntLaw.ShiftWithin 0 ε`: `IntLaw.dirac z₀` with `IntLaw.shiftWithin_zero` (the
   noiseless release, `L = 1`). No finitely supported law satisfies `ShiftBound` (see the header
-  of `Odp/Mech/Noise.lean`, "Which hypotheses have genuine witnesses").
+  of `Odp/Mech/Common/Noise.lean`, "Which hypotheses have genuine witnesses").
 * `Iter.ShiftDominated`: `Iter.shiftDominated_rr` (randomised response on the parity of the
   centre, a non-constant kernel, rate `r ≥ 0`).
 * `Iter.StepsDP`: `Iter.stepsDP_const` (steps that ignore the data, any `ε_k, δ_k ≥ 0`);
@@ -26,18 +26,18 @@ nothing here is assumed.
   `UtilitySensitivity.const`, `Iter.l1Sensitive_id` (the identity query on `ℤ` with
   `|x − x'| ≤ 1`, `m = 1`), `MedianDP.const` (a median that ignores the data).
 * Jointly, for `M_IQR`: `iqr_logBin_hyps_satisfiable` and `iqr_logBinLap_hyps_satisfiable`
-  (`Odp/Mech/IQR.lean`). The genuine witnesses of the other hypotheses (the clamped discrete
-  Laplace, data-dependent releases and steps) are in `Odp/Mech/Witnesses.lean`.
+  (`Odp/Mech/PTR/IQR.lean`). The genuine witnesses of the other hypotheses (the clamped discrete
+  Laplace, data-dependent releases and steps) are in `Odp/Mech/Common/Witnesses.lean`.
 
 `LapNoise` and `GaussNoise` have no instance here (no finitely supported law is one; the real
 discrete Laplace and Gaussian need infinite sums): see the trust boundary's header.
 
 Also here: integers in `R` (`intR`) and two inequalities about inverses, used by the logistic
-tail and by the exponential median (`Odp/Mech/IQRMedian.lean`).
+tail and by the exponential median (`Odp/Mech/PTR/Median.lean`).
 -/
 module
 
-public import Odp.Mech.Noise
+public import Odp.Mech.Common.Noise
 
 @[expose] public section
 

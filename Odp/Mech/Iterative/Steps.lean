@@ -1,11 +1,11 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Adaptive steps, the chain rule and the prefix mechanism (Alg. 3, paper 002, Sec. 5)
+# Adaptive steps, the chain rule and the prefix mechanism (Alg. 3, Hartmann et al. 2022, Sec. 5)
 
-The part of the model of Alg. 3 that the hypotheses of the trust boundary (`Odp/Mech/Noise.lean`:
+The part of the model of Alg. 3 that the hypotheses of the trust boundary (`Odp/Mech/Common/Noise.lean`:
 `StepsDP`, `PrefixDP`, `L1Sensitive`) are stated about; the rest of the model (stops, stopping
-rules, `M_iter`, its costs) is in `Odp/Mech/IterModel.lean`.
+rules, `M_iter`, its costs) is in `Odp/Mech/Iterative/Model.lean`.
 
 * `Step X W R = List W → Mechanism X W R`: step `k` is the mechanism `M (s_1, …, s_{k−1})`, any
   function of the released history (adaptive steps), with outputs in a finite type `W` (odp
@@ -24,7 +24,7 @@ Nothing in this file is a hypothesis: it defines the model and proves it is a di
 -/
 module
 
-public import Odp.Mech.Enum
+public import Odp.Mech.Common.Enum
 public import Odp.Core.Defs
 
 @[expose] public section

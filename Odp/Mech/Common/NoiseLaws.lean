@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
-# Consequences of the noise hypotheses `TailNoise` and `IntLaw` (trust boundary `Odp/Mech/Noise.lean`)
+# Consequences of the noise hypotheses `TailNoise` and `IntLaw` (trust boundary `Odp/Mech/Common/Noise.lean`)
 
 Nothing here is assumed: these are proved consequences of the structures of the trust boundary.
 
@@ -15,7 +15,7 @@ Nothing here is assumed: these are proved consequences of the structures of the 
 -/
 module
 
-public import Odp.Mech.Noise
+public import Odp.Mech.Common.Noise
 
 @[expose] public section
 

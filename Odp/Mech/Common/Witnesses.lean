@@ -3,7 +3,7 @@ Copyright (c) 2026 The odp authors. Released under Apache 2.0.
 
 # Genuine witnesses of the trust boundary's hypotheses (non-vacuity with real laws)
 
-`Odp/Mech/Noise.lean` defines every hypothesis the theorems of `Odp/Mech` take. A hypothesis that
+`Odp/Mech/Common/Noise.lean` defines every hypothesis the theorems of `Odp/Mech` take. A hypothesis that
 no law satisfies would make every theorem that takes it vacuous. This file shows, over every
 `ExpField`, that the hypotheses are satisfied by **genuine** instances of the kind the trust
 boundary names — probability laws that depend on the data, the laws odp samples where that can
@@ -12,9 +12,9 @@ be written without an infinite sum — not by degenerate ones (a law ignoring th
 
 | hypothesis | witness | what it is |
 |---|---|---|
-| `TailNoise α` | `dlapTailNoise` (`ClampedLaplace.lean`) | the discrete Laplace tail `Pr[Z ≥ t]`, closed form: odp's PTR and test noise |
+| `TailNoise α` | `dlapTailNoise` (`Odp/Mech/Laplace/Law.lean`) | the discrete Laplace tail `Pr[Z ≥ t]`, closed form: odp's PTR and test noise |
 | `LapTail β` | `discreteLaplaceTail_isLapTail` (`NoiseSat.lean`) | the same tail: SVT's query noise |
-| `Iter.ShiftDominated N r` | `Iter.shiftDominated_clampedLaplace` (`ClampedLaplace.lean`) | the clamped discrete Laplace: odp's noisy-gradient coordinate |
+| `Iter.ShiftDominated N r` | `Iter.shiftDominated_clampedLaplace` (`Odp/Mech/Laplace/Law.lean`) | the clamped discrete Laplace: odp's noisy-gradient coordinate |
 | `IntLaw` with `ShiftWithin 0` | `IntLaw.dirac` (`NoiseSat.lean`) | the point mass: odp's IQR release with `resolution = 1` (no noise) |
 | `Iter.StepsDP`, `Iter.PrefixDP` | `Iter.stepsDP_noisy`, `Iter.prefixDP_noisy` | the clamped-Laplace noisy step of a data-dependent query |
 | `Iter.L1Sensitive` | `Iter.l1Sensitive_id` (`NoiseSat.lean`) | the identity query |
@@ -22,7 +22,7 @@ be written without an infinite sum — not by degenerate ones (a law ignoring th
 | `ERMRelease`, `TestSensitivity` | `ermRelease_rr`, `testSensitivity_shift` | randomized response on the training bit, a score that moves with the test set |
 | `UtilitySensitivity`, `MedianDP` | `utilitySensitivity_dist`, `medianDP_dist` | the distance utility and odp's exponential median on it |
 
-Jointly: `iqr_logBin_hyps_satisfiable`, `iqr_logBinLap_hyps_satisfiable` (`IQR.lean`),
+Jointly: `iqr_logBin_hyps_satisfiable`, `iqr_logBinLap_hyps_satisfiable` (`Odp/Mech/PTR/IQR.lean`),
 `testRelease_hyps_satisfiable`, `noisyGD_hyps_satisfiable` (here).
 
 **Not witnessed** (see the trust boundary, "Which hypotheses have genuine witnesses"): `LapNoise` (SVT's
@@ -33,10 +33,11 @@ them: their laws are written out (`laplace_odp`, `toy_odp`, `iqr_logBinLap_odp`)
 -/
 module
 
-public import Odp.Mech.ClampedLaplace
-public import Odp.Mech.Iterative
-public import Odp.Mech.TestRelease
-public import Odp.Mech.IQRMedian
+public import Odp.Mech.Laplace.Law
+public import Odp.Mech.RandomizedResponse.Privacy
+public import Odp.Mech.Iterative.Privacy
+public import Odp.Mech.TestRelease.Privacy
+public import Odp.Mech.PTR.Median
 
 @[expose] public section
 
