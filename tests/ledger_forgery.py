@@ -32,7 +32,7 @@ def rewrite_events(path: Path, edit: Callable[[list], None]) -> None:
     for name, _ in triggers:
         conn.execute(f"DROP TRIGGER {name}")
     verifier = ChainVerifier(Genesis(meta["ledger_id"], Fraction(meta["epsilon"]),
-                                     Fraction(meta["delta"])))
+                                     Fraction(meta["delta"]), neighbours=meta.get("neighbours")))
     for stored in rows:
         stored = list(stored)
         edit(stored)
