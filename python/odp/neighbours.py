@@ -92,26 +92,26 @@ class Neighbours(Enum):
 
 def _how_to_convert(round_relation: Neighbours, accountant: Neighbours) -> str:
     if round_relation is Neighbours.ADD_REMOVE and accountant is Neighbours.REPLACE_ONE:
-        return ("convert it by group privacy — replacing a record is removing it and adding "
-                "another, so an add/remove (ε, δ)-DP guarantee is a replace-one "
+        return ("To use it here, convert it by group privacy — replacing a record is removing "
+                "it and adding another, so an add/remove (ε, δ)-DP guarantee is a replace-one "
                 "(2ε, (1 + e^ε)·δ)-DP one: odp.composition.ReplaceOneComposition for a "
                 "composition, neighbours='replace-one' for odp.mechanisms.DPSGD and "
                 "odp.dpsgd.Accounting — or account add/remove rounds in an accountant of their "
                 "own, odp.Accountant(…, neighbours=odp.Neighbours.ADD_REMOVE)")
-    return ("a replace-one guarantee does not convert to add/remove neighbours in general (it "
+    return ("A replace-one guarantee does not convert to add/remove neighbours in general (it "
             "may use the number of records, which add/remove neighbours keep private): run it "
-            "with a replace-one accountant (the default), or state your add/remove rounds for "
-            "replace-one neighbours (by group privacy: odp.composition.ReplaceOneComposition, "
-            "neighbours='replace-one' for DP-SGD)")
+            "with a replace-one accountant (the default), or state this accountant's rounds "
+            "for replace-one neighbours instead (by group privacy: "
+            "odp.composition.ReplaceOneComposition, neighbours='replace-one' for DP-SGD)")
 
 
-def mismatch(what: str, round_relation: Neighbours, accountant: Neighbours, *,
-             nothing: str = "nothing was reserved or charged") -> NeighboursMismatch:
+def mismatch(what: str, round_relation: Neighbours, accountant: Neighbours
+             ) -> NeighboursMismatch:
     """The error for a round (``what``) declared for ``round_relation`` offered to an
     accountant whose relation is ``accountant``: both named, and how to convert."""
     return NeighboursMismatch(
         f"{what} holds for {round_relation} neighbours, but this accountant's rounds hold for "
         f"{accountant} neighbours: Theorem 7 (Hartmann et al. 2022) composes guarantees for one "
-        f"neighbouring relation, so the round is refused; {nothing}.  To use it here, "
+        f"neighbouring relation, so the round is refused; nothing was reserved or charged.  "
         + _how_to_convert(round_relation, accountant),
         round_relation=round_relation, accountant=accountant)
