@@ -502,7 +502,11 @@ class Accountant:
         ``None`` is this accountant's (the caller's claim)."""
         if relation is None or relation is self.neighbours:
             return
-        declared = Neighbours.parse(relation, name=f"the neighbours of {what}")
+        try:
+            declared = Neighbours.parse(relation)
+        except InvalidParameter:
+            Neighbours.parse(relation, name=f"the neighbours of {what}")  # raises, naming it
+            raise
         if declared is not self.neighbours:
             raise mismatch(what, declared, self.neighbours)
 

@@ -56,10 +56,9 @@ class Neighbours(Enum):
         :class:`~odp.errors.InvalidParameter` naming ``name``."""
         if isinstance(value, cls):
             return value
-        if isinstance(value, str):
-            for member in cls:
-                if member.value == value:
-                    return member
+        member = cls._value2member_map_.get(value) if isinstance(value, str) else None
+        if member is not None:
+            return member  # type: ignore[return-value]
         raise InvalidParameter(
             f"{name} must be odp.Neighbours.REPLACE_ONE or odp.Neighbours.ADD_REMOVE (or the "
             f"strings 'replace-one', 'add-remove'), got {value!r}")
