@@ -130,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"breast cancer (scikit-learn): {len(data[1])} training and {len(data[3])} test "
               f"records; budget epsilon = {TOTAL_EPSILON}, delta = {TOTAL_DELTA}; randomness: "
               f"{'seeded (INSECURE)' if args.seed is not None else 'secure'}")
-        with odp.Accountant(epsilon=TOTAL_EPSILON, delta=TOTAL_DELTA, rng=rng) as acc:
+        # one neighbouring relation per accountant: DP-SGD's add/remove (odp.Neighbours)
+        with odp.Accountant(epsilon=TOTAL_EPSILON, delta=TOTAL_DELTA, rng=rng,
+                            neighbours=odp.Neighbours.ADD_REMOVE) as acc:
             for mech in mechanisms:
                 train(acc, mech, data)
             left = acc.remaining

@@ -111,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         where.mkdir(parents=True, exist_ok=True)
         ledger = where / "training.ledger"
         lanes = [odp.Lane.renyi(TOTAL[0], TOTAL[1], orders=RENYI_ORDERS)] if renyi else None
-        acc = odp.Accountant(epsilon=TOTAL[0], delta=TOTAL[1], ledger=str(ledger), lanes=lanes)
+        # the ledger's rounds hold for add/remove neighbours, DP-SGD's (odp.Neighbours)
+        acc = odp.Accountant(epsilon=TOTAL[0], delta=TOTAL[1], ledger=str(ledger), lanes=lanes,
+                             neighbours=odp.Neighbours.ADD_REMOVE)
         steps_per_epoch = 50
         route: dict = {} if renyi else {"delta": DELTA, "composition": "buckets"}
         run = Accounting(acc, sampling_rate=SAMPLING_RATE, noise_multiplier=NOISE_MULTIPLIER,

@@ -32,7 +32,7 @@ def rewrite_events(path: Path, edit: Callable[[list], None]) -> None:
     for name, _ in triggers:
         conn.execute(f"DROP TRIGGER {name}")
     verifier = ChainVerifier(Genesis(meta["ledger_id"], Fraction(meta["epsilon"]),
-                                     Fraction(meta["delta"])))
+                                     Fraction(meta["delta"]), neighbours=meta.get("neighbours")))
     for stored in rows:
         stored = list(stored)
         edit(stored)
@@ -42,6 +42,38 @@ def rewrite_events(path: Path, edit: Callable[[list], None]) -> None:
         conn.execute("UPDATE events SET " + ", ".join(f"{c} = ?" for c in EDITABLE)
                      + ", prev_hash = ?, row_hash = ? WHERE seq = ?",
                      (*(stored[i] for i in EDITABLE.values()), prev, digest, row.seq))
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.close()
+    write_head(head_path(path), HeadRecord(meta["ledger_id"], verifier.state.rows,
+                                           verifier.state.rounds, verifier.state.head),
+               force=True)
+
+
+def rewrite_relation(path: Path, neighbours: str | None) -> None:
+    """Set the neighbouring relation a SQLite ledger records (``None``: remove it, as in a ledger
+    made before odp recorded one), recompute the genesis hash and every row's hash from it, and
+    write the head file the new chain ends at: what a forger without keys can do, and — with
+    ``None`` on a ledger — exactly the ledger an odp that did not record relations wrote."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    rows = conn.execute(f"SELECT {COLUMNS} FROM events ORDER BY seq").fetchall()
+    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type='trigger'").fetchall()
+    for name, _ in triggers:
+        conn.execute(f"DROP TRIGGER {name}")
+    genesis = Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]),
+                      meta.get("key_id"), meta.get("lanes"), neighbours)
+    conn.execute("DELETE FROM meta WHERE key = 'neighbours'")
+    if neighbours is not None:
+        conn.execute("INSERT INTO meta (key, value) VALUES ('neighbours', ?)", (neighbours,))
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'genesis_hash'", (genesis.hash,))
+    verifier = ChainVerifier(genesis)
+    for stored in rows:
+        row = EventRow.from_stored(stored)
+        prev = verifier.state.head
+        digest = verifier.check(row, None, None)
+        conn.execute("UPDATE events SET prev_hash = ?, row_hash = ? WHERE seq = ?",
+                     (prev, digest, row.seq))
     for _, sql in triggers:
         conn.execute(sql)
     conn.close()

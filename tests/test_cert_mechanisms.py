@@ -280,8 +280,10 @@ def test_a_certificate_with_lemma_11_rounds_verifies_everywhere(tmp_path, capsys
     gd = NoisyGradientDescent(n=3, dim=1, epsilon_step="1/10", stops=[1, 3],
                               rule=PrefixDeltaSum(BucketsComposition()))
     acc.run(gd, data)
+    # one neighbouring relation per accountant: DP-SGD converted to the replace-one neighbours
+    # of noisy gradient descent (group privacy)
     sgd = DPSGD(LogisticRegressionModel(1), n=3, sampling_rate=1, noise_multiplier=1,
-                epochs=2, delta="1e-3", clip=1, granularity="1/4")
+                epochs=2, delta="1e-3", clip=1, granularity="1/4", neighbours="replace-one")
     acc.run(sgd, data)
     cert = acc.certificate()
     rows = [s.mech for s in parse(cert.text).steps]

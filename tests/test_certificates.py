@@ -77,7 +77,11 @@ def test_certificate_contents_and_cited_rules():
         if rnd["class_deltas"] is not None:
             assert "Odp.Core.odp_of_subsetDP" in names  # Lemma 6 row
     text = cert.text
-    assert text.splitlines()[2].startswith("D ") and "budget" in text
+    lines = text.splitlines()  # three comments (run, rounds, the neighbouring relation), then D
+    assert lines[2] == ("# neighbours replace-one: every round holds for replace-one "
+                        "neighbours, the one relation Theorem 7 composes")
+    assert lines[3].startswith("D ") and "budget" in text
+    assert side["neighbours"] == "replace-one"
 
 
 def _mutations(text: str, n: int, seed: int = 1) -> list[str]:

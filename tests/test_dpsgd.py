@@ -334,7 +334,8 @@ def test_early_stop_is_charged_the_epochs_it_ran_through_the_accountant(tmp_path
                     learning_rate=2.0)
     noise = DPSGD(LogisticRegressionModel(3), **settings).noise_norm()
     mech = DPSGD(LogisticRegressionModel(3), **settings, stop_threshold=0.3 + noise)
-    acc = odp.Accountant("10", "1e-5", ledger=tmp_path / "l.db", rng=odp.SeededRandom(2))
+    acc = odp.Accountant("10", "1e-5", ledger=tmp_path / "l.db", rng=odp.SeededRandom(2),
+                         neighbours=odp.Neighbours.ADD_REMOVE)  # DP-SGD's relation
     fit = acc.run(mech, (x, y))
     rec = acc.last_round
     assert len(fit) < mech.stops[-1] and len(fit) in mech.stops  # stopped early, at an epoch end

@@ -28,6 +28,9 @@ from odp.rdp import subsampled_gaussian_rdp
 
 mp.mp.dps = 40
 
+#: DP-SGD's relation: the accountants of these runs hold add/remove rounds (odp.neighbours)
+AR = odp.Neighbours.ADD_REMOVE
+
 
 # ----------------------------------------------------------------------------- schedules
 
@@ -116,7 +119,7 @@ def _lemma11_holds(stops, costs, delta, mu_of_k) -> bool:
 
 @pytest.mark.parametrize("composition", ["rdp", "buckets"])
 def test_the_costs_satisfy_lemma11_against_the_exact_gaussian(composition):
-    acc = odp.Accountant(epsilon=100, delta="1e-3")
+    acc = odp.Accountant(epsilon=100, delta="1e-3", neighbours=AR)
     run = Accounting(acc, sampling_rate=1, noise_multiplier=5, max_steps=60, stops=20,
                      delta="1e-5", composition=composition)
     s = run.settlement
@@ -135,7 +138,7 @@ def test_the_costs_satisfy_lemma11_against_the_exact_gaussian(composition):
 
 def test_a_run_reserves_its_worst_case_and_settles_at_the_next_stop(tmp_path):
     ledger = tmp_path / "run.ledger"
-    acc = odp.Accountant(epsilon=10, delta="1e-4", ledger=str(ledger))
+    acc = odp.Accountant(epsilon=10, delta="1e-4", ledger=str(ledger), neighbours=AR)
     run = Accounting(acc, sampling_rate="1/50", noise_multiplier="1.2", max_steps=300,
                      stops=[100, 200], delta="1e-6", name="mnist", params={"model": "mlp"})
     eps_max, d = run.reserved
@@ -166,7 +169,7 @@ def test_a_run_reserves_its_worst_case_and_settles_at_the_next_stop(tmp_path):
 
 
 def test_steps_beyond_max_steps_are_refused_and_not_counted():
-    acc = odp.Accountant(epsilon=10, delta="1e-4")
+    acc = odp.Accountant(epsilon=10, delta="1e-4", neighbours=AR)
     run = Accounting(acc, sampling_rate="1/10", noise_multiplier=2, max_steps=30, delta="1e-6")
     assert run.stops == [10, 20, 30]
     run.steps(29)
@@ -180,14 +183,14 @@ def test_steps_beyond_max_steps_are_refused_and_not_counted():
 
 
 def test_a_run_that_does_not_fit_records_nothing():
-    acc = odp.Accountant(epsilon="0.5", delta="1e-4")
+    acc = odp.Accountant(epsilon="0.5", delta="1e-4", neighbours=AR)
     with pytest.raises(BudgetExceeded):
         Accounting(acc, sampling_rate="1/10", noise_multiplier=1, max_steps=100, delta="1e-6")
     assert acc.history == [] and acc.remaining == acc.budget
 
 
 def test_a_failing_loop_is_charged_its_worst_case_and_a_clean_exit_settles():
-    acc = odp.Accountant(epsilon=20, delta="1e-4")
+    acc = odp.Accountant(epsilon=20, delta="1e-4", neighbours=AR)
     with pytest.raises(RuntimeError):
         with Accounting(acc, sampling_rate="1/10", noise_multiplier=2, max_steps=40,
                         delta="1e-6") as run:
@@ -201,16 +204,16 @@ def test_a_failing_loop_is_charged_its_worst_case_and_a_clean_exit_settles():
 
 
 def test_replace_one_neighbours_cost_more():
-    acc = odp.Accountant(epsilon=100, delta="1e-3")
     kw = dict(sampling_rate="1/10", noise_multiplier=2, max_steps=20, stops=10, delta="1e-6")
-    add = Accounting(acc, **kw)
-    rep = Accounting(acc, neighbours="replace-one", **kw)
+    add = Accounting(odp.Accountant(epsilon=100, delta="1e-3", neighbours=AR), **kw)
+    # replace-one runs in a replace-one accountant (the default): one relation per accountant
+    rep = Accounting(odp.Accountant(epsilon=100, delta="1e-3"), neighbours="replace-one", **kw)
     assert all(r > 2 * a * Fraction(99, 100) for a, r in zip(add.settlement.costs,
                                                                rep.settlement.costs))
 
 
 def test_epsilon_is_an_interval_around_the_tight_value_and_grows():
-    acc = odp.Accountant(epsilon=100, delta="1e-3")
+    acc = odp.Accountant(epsilon=100, delta="1e-3", neighbours=AR)
     run = Accounting(acc, sampling_rate=1, noise_multiplier=8, max_steps=50, delta="1e-5")
     assert run.epsilon() == (0, 0)
     run.steps(20)
@@ -237,7 +240,7 @@ def test_epsilon_is_an_interval_around_the_tight_value_and_grows():
           name="a]b"), "name"),
 ])
 def test_bad_parameters_are_refused_before_anything_is_recorded(kw, match):
-    acc = odp.Accountant(epsilon=10, delta="1e-4")
+    acc = odp.Accountant(epsilon=10, delta="1e-4", neighbours=AR)
     with pytest.raises(InvalidParameter, match=match):
         Accounting(acc, **kw)
     assert acc.history == []
@@ -245,7 +248,7 @@ def test_bad_parameters_are_refused_before_anything_is_recorded(kw, match):
 
 def test_a_schedule_run_and_its_settlement_seam():
     """A per-epoch schedule through the accountant; the settlement is a replaceable object."""
-    acc = odp.Accountant(epsilon=50, delta="1e-4")
+    acc = odp.Accountant(epsilon=50, delta="1e-4", neighbours=AR)
     sched = Schedule.per_epoch([("1/20", 3), ("1/20", 2), ("1/10", 2)])
     settlement = OdpLaneSettlement("buckets")
     run = Accounting(acc, schedule=sched, delta="1e-6", settlement=settlement)

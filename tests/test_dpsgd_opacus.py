@@ -29,6 +29,10 @@ from odp.dpsgd import Accounting, StepLimitReached  # noqa: E402
 from odp.dpsgd.opacus import OpacusAccountant, attach  # noqa: E402
 
 
+#: Opacus's DP-SGD is add/remove: so are these runs' accountants (odp.neighbours)
+AR = odp.Neighbours.ADD_REMOVE
+
+
 def _setup(batches: int = 10, records: int = 200, seed: int = 0):
     torch.manual_seed(seed)
     x = torch.randn(records, 5)
@@ -55,7 +59,7 @@ def _train(model, optimizer, loader, steps: int):
 
 def test_make_private_training_is_recorded_in_the_ledger_and_certificate(tmp_path):
     ledger = tmp_path / "opacus.ledger"
-    acc = odp.Accountant(epsilon=20, delta="1e-4", ledger=str(ledger))
+    acc = odp.Accountant(epsilon=20, delta="1e-4", ledger=str(ledger), neighbours=AR)
     model, optimizer, loader = _setup()
     run = Accounting(acc, sampling_rate=Fraction(1, len(loader)), noise_multiplier="1.0",
                      max_steps=3 * len(loader), stops=len(loader), delta="1e-5",
@@ -88,7 +92,7 @@ def test_make_private_training_is_recorded_in_the_ledger_and_certificate(tmp_pat
 
 
 def test_a_step_with_less_noise_than_accounted_is_refused_before_the_update():
-    acc = odp.Accountant(epsilon=20, delta="1e-4")
+    acc = odp.Accountant(epsilon=20, delta="1e-4", neighbours=AR)
     model, optimizer, loader = _setup()
     run = Accounting(acc, sampling_rate=Fraction(1, len(loader)), noise_multiplier="1.0",
                      max_steps=2 * len(loader), delta="1e-5")
@@ -106,7 +110,7 @@ def test_a_step_with_less_noise_than_accounted_is_refused_before_the_update():
 
 
 def test_steps_beyond_the_reservation_are_refused():
-    acc = odp.Accountant(epsilon=20, delta="1e-4")
+    acc = odp.Accountant(epsilon=20, delta="1e-4", neighbours=AR)
     model, optimizer, loader = _setup(batches=4)
     run = Accounting(acc, sampling_rate=Fraction(1, 4), noise_multiplier="1.0", max_steps=4,
                      delta="1e-5")
@@ -126,7 +130,7 @@ def test_steps_beyond_the_reservation_are_refused():
 
 def test_the_adapter_without_opacus_objects():
     """The protocol object alone (no engine): history in Opacus's format, mechanism name."""
-    acc = odp.Accountant(epsilon=20, delta="1e-4")
+    acc = odp.Accountant(epsilon=20, delta="1e-4", neighbours=AR)
     run = Accounting(acc, sampling_rate="1/10", noise_multiplier=2, max_steps=30, delta="1e-5")
     a = OpacusAccountant(run)
     for _ in range(3):
@@ -142,7 +146,7 @@ def test_make_private_training_in_a_renyi_lane_pays_each_stretch_before_its_nois
     from odp.ledger.lanes import Lane
 
     acc = odp.Accountant(epsilon=20, delta="1e-4", ledger=tmp_path / "lane.ledger",
-                         lanes=[Lane.renyi(20, "1e-4", orders=[8, 16, 32])])
+                         lanes=[Lane.renyi(20, "1e-4", orders=[8, 16, 32])], neighbours=AR)
     model, optimizer, loader = _setup()
     run = Accounting(acc, sampling_rate=Fraction(1, len(loader)), noise_multiplier="2.0",
                      max_steps=5 * len(loader), stops=len(loader), name="opacus lane")
@@ -171,7 +175,8 @@ def test_a_refused_stretch_stops_opacus_before_the_noise_and_the_update(monkeypa
     from odp.ledger.lanes import Lane
 
     acc = odp.Accountant(epsilon="1.1", delta="1e-4", lanes=[Lane.renyi("1.1", "1e-4",
-                                                                        orders=[8])])
+                                                                        orders=[8])],
+                         neighbours=AR)
     model, optimizer, loader = _setup()
     run = Accounting(acc, sampling_rate=Fraction(1, len(loader)), noise_multiplier="2.0",
                      max_steps=3 * len(loader), stops=len(loader))

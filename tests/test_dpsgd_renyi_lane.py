@@ -14,13 +14,15 @@ import odp
 from odp.cli import main as cli_main
 from odp.certs import verify
 from odp.dpsgd import Accounting, OdpLaneSettlement, RenyiLaneSettlement, Schedule
-from odp.errors import BudgetExceeded, InvalidParameter
+from odp.errors import BudgetExceeded, InvalidParameter, NeighboursMismatch
 from odp.ledger.lanes import Lane
 
 from lean_support import toolchain  # noqa: F401  (fixture)
 
 # docs/dpsgd.md's example: q = 1/10, σ = 2, δ = 4e-6, stops every 2 epochs (20 steps) of 20
 EXAMPLE = dict(sampling_rate="1/10", noise_multiplier=2, max_steps=200, stops=20)
+#: DP-SGD's relation: these runs' accountants hold add/remove rounds (odp.neighbours)
+AR = odp.Neighbours.ADD_REMOVE
 
 
 def sampled_gaussian_rdp_mp(q: Fraction, sigma: Fraction, alpha: int) -> mp.mpf:
@@ -42,7 +44,7 @@ def cks_epsilon_mp(rdp: mp.mpf, alpha: int, delta: Fraction) -> mp.mpf:
 
 def _example_ledger(tmp_path, epsilon="10") -> odp.Accountant:
     return odp.Accountant(epsilon, "4e-6", ledger=tmp_path / "run.ledger",
-                          lanes=[Lane.renyi(epsilon, "4e-6", orders=[13])])
+                          lanes=[Lane.renyi(epsilon, "4e-6", orders=[13])], neighbours=AR)
 
 
 def test_the_docs_example_stopped_after_two_of_twenty_epochs(tmp_path):
@@ -67,7 +69,7 @@ def test_the_docs_example_stopped_after_two_of_twenty_epochs(tmp_path):
         Fraction(1, 10), Fraction(2))), Fraction(4, 10**6))
     assert wrong < reference
     # the Lemma 11 route (its δ split over the ten stops) charges the same stop 1.5008
-    odp_acc = odp.Accountant("10", "4e-6")
+    odp_acc = odp.Accountant("10", "4e-6", neighbours=AR)
     lemma11 = Accounting(odp_acc, **EXAMPLE, delta="4e-6")
     assert isinstance(lemma11.settlement, OdpLaneSettlement)
     lemma11.steps(20)
@@ -77,7 +79,8 @@ def test_the_docs_example_stopped_after_two_of_twenty_epochs(tmp_path):
 def test_a_refused_stretch_records_nothing_and_the_run_keeps_what_it_paid(tmp_path):
     # a lane that holds two stretches of 20 steps at α = 13, not three
     lane = Lane.renyi("2", "4e-6", orders=[13])
-    acc = odp.Accountant("2", "4e-6", ledger=tmp_path / "run.ledger", lanes=[lane])
+    acc = odp.Accountant("2", "4e-6", ledger=tmp_path / "run.ledger", lanes=[lane],
+                         neighbours=AR)
     run = Accounting(acc, **EXAMPLE)
     per = 20 * run.settlement.step_cost(Fraction(1, 10), Fraction(2))[0]
     assert 2 * per <= lane.budget[0] < 3 * per
@@ -105,14 +108,16 @@ def test_a_refused_stretch_records_nothing_and_the_run_keeps_what_it_paid(tmp_pa
 
 
 def test_a_first_stretch_that_does_not_fit_is_refused_before_the_run(tmp_path):
-    acc = odp.Accountant("1", "4e-6", lanes=[Lane.renyi("1", "4e-6", orders=[13])])
+    acc = odp.Accountant("1", "4e-6", lanes=[Lane.renyi("1", "4e-6", orders=[13])],
+                         neighbours=AR)
     with pytest.raises(BudgetExceeded, match="refuses steps 1-20"):
         Accounting(acc, **EXAMPLE)
     assert acc.history == [] and acc.lanes[0].spent == (0,)
 
 
 def test_steps_pay_one_round_up_to_the_next_stop_and_prepare_step_pays_ahead():
-    acc = odp.Accountant("20", "4e-6", lanes=[Lane.renyi("20", "4e-6", orders=[8, 16])])
+    acc = odp.Accountant("20", "4e-6", lanes=[Lane.renyi("20", "4e-6", orders=[8, 16])],
+                         neighbours=AR)
     run = Accounting(acc, **EXAMPLE)
     assert run.delta == Fraction(2, 10**6)  # δ_j/m for a lane of two orders
     assert len(acc.history) == 1  # steps 1-20, paid when the accounting was made
@@ -133,7 +138,8 @@ def test_steps_pay_one_round_up_to_the_next_stop_and_prepare_step_pays_ahead():
 
 def test_a_schedule_is_charged_phase_by_phase_against_mpmath():
     sched = Schedule([(10, "1/10", 2), (10, "1/5", 3)])
-    acc = odp.Accountant("10", "1e-6", lanes=[Lane.renyi("10", "1e-6", orders=[10])])
+    acc = odp.Accountant("10", "1e-6", lanes=[Lane.renyi("10", "1e-6", orders=[10])],
+                         neighbours=AR)
     run = Accounting(acc, schedule=sched, stops=[15, 20])
     run.steps(20)
     run.stop()
@@ -147,15 +153,20 @@ def test_a_schedule_is_charged_phase_by_phase_against_mpmath():
 
 
 def test_which_settlement_and_what_is_refused(tmp_path):
-    laned = odp.Accountant("15", "5e-6", lanes=[Lane.odp("5", "1e-6"),
-                                                 Lane.renyi("10", "4e-6", orders=[13])])
+    lanes = [Lane.odp("5", "1e-6"), Lane.renyi("10", "4e-6", orders=[13])]
+    laned = odp.Accountant("15", "5e-6", lanes=lanes, neighbours=AR)
     # composition= is Lemma 11's COMP: the ODP lane
     run = Accounting(laned, **EXAMPLE, delta="1e-6", composition="rdp")
     assert isinstance(run.settlement, OdpLaneSettlement) and laned.history[0].lane is None
     run.abort()
     # replace-one neighbours: the Rényi curve is add/remove, so Lemma 11 (group privacy)
-    with pytest.raises(InvalidParameter, match="add/remove"):
-        Accounting(laned, **EXAMPLE, settlement="renyi", neighbours="replace-one")
+    replace_one = odp.Accountant("15", "5e-6", lanes=lanes)
+    with pytest.raises(InvalidParameter, match="an add/remove bound"):
+        Accounting(replace_one, **EXAMPLE, settlement="renyi", neighbours="replace-one")
+    assert replace_one.history == []
+    # and a replace-one run in this add/remove accountant: refused before anything is recorded
+    with pytest.raises(NeighboursMismatch, match="holds for replace-one neighbours, but"):
+        Accounting(laned, **EXAMPLE, neighbours="replace-one")
     for kw, match in [(dict(settlement="renyi", delta="1e-6"), "lane's δ"),
                       (dict(settlement="renyi", composition="buckets"), "no composition"),
                       (dict(settlement="pld"), "settlement must be"),
@@ -164,7 +175,7 @@ def test_which_settlement_and_what_is_refused(tmp_path):
         with pytest.raises(InvalidParameter, match=match):
             Accounting(laned, **EXAMPLE, **kw)
     assert len(laned.history) == 1
-    plain = odp.Accountant("10", "1e-5")
+    plain = odp.Accountant("10", "1e-5", neighbours=AR)
     with pytest.raises(InvalidParameter, match="no Rényi lane"):
         Accounting(plain, **EXAMPLE, settlement="renyi")
     with pytest.raises(InvalidParameter, match="delta"):
@@ -197,7 +208,8 @@ def test_the_training_loop_example_in_a_renyi_lane_stops_early_and_verifies(tmp_
 @pytest.mark.slow
 def test_the_kernel_decides_the_certificate_of_a_run_in_a_renyi_lane(toolchain, tmp_path):  # noqa: F811
     acc = odp.Accountant("11", "5e-6", ledger=tmp_path / "run.ledger",
-                         lanes=[Lane.odp("1", "1e-6"), Lane.renyi("10", "4e-6", orders=[13])])
+                         lanes=[Lane.odp("1", "1e-6"), Lane.renyi("10", "4e-6", orders=[13])],
+                         neighbours=AR)
     acc.charge(odp.DP("0.5"))  # an ODP-lane round beside the training run
     run = Accounting(acc, **EXAMPLE)
     run.steps(45)

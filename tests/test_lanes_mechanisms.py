@@ -21,6 +21,10 @@ SETTINGS = dict(n=200, sampling_rate="1/10", noise_multiplier=2, clip=1, epochs=
                 check_every=2, delta="4e-6", learning_rate=1.0)
 
 
+#: DP-SGD's relation: the accountants of its runs hold add/remove rounds (odp.neighbours)
+AR = odp.Neighbours.ADD_REMOVE
+
+
 def _data(n: int = 200, dim: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, size=(n, dim))
@@ -46,7 +50,7 @@ def test_dpsgd_stopped_early_in_a_renyi_lane_pays_for_the_steps_it_ran(tmp_path)
     mech = DPSGD(LogisticRegressionModel(4), **SETTINGS, stop_threshold=1e9)  # stops at once
     acc = odp.Accountant("10", "4e-6", ledger=tmp_path / "l.db",
                          lanes=[Lane.renyi("10", "4e-6", orders=[13])],
-                         rng=odp.SeededRandom(1))
+                         rng=odp.SeededRandom(1), neighbours=AR)
     fit = acc.run(mech, (x, y))
     assert len(fit) == 20 and not fit.budget_stop  # 2 of 20 epochs
     (lane,) = acc.lanes
@@ -57,7 +61,7 @@ def test_dpsgd_stopped_early_in_a_renyi_lane_pays_for_the_steps_it_ran(tmp_path)
     assert charged <= Fraction("1.31")
     # the ODP-lane route (Lemma 11 with its δ split over the ten stops) stays available and
     # charges the same early stop 1.5008
-    odp_acc = odp.Accountant("10", "4e-6", rng=odp.SeededRandom(1))
+    odp_acc = odp.Accountant("10", "4e-6", rng=odp.SeededRandom(1), neighbours=AR)
     odp_acc.run(mech, (x, y))
     assert odp_acc.last_round.label == 20
     assert round(float(odp_acc.last_round.charged), 4) == 1.5008 > float(charged)
@@ -70,12 +74,13 @@ def test_dpsgd_in_a_renyi_lane_stops_where_the_lane_stops_paying(tmp_path):
     lane = Lane.renyi("2", "4e-6", orders=[13])
     stretches = int(lane.budget[0] / per_stretch)
     assert 1 <= stretches < 10
-    acc = odp.Accountant("2", "4e-6", lanes=[lane], rng=odp.SeededRandom(3))
+    acc = odp.Accountant("2", "4e-6", lanes=[lane], rng=odp.SeededRandom(3), neighbours=AR)
     fit = acc.run(mech, (x, y))
     assert fit.budget_stop and len(fit) == 20 * stretches
     assert acc.lanes[0].spent == (stretches * per_stretch,)
     # a lane that cannot pay the first stretch: refused before any step, nothing recorded
-    small = odp.Accountant("1.2", "4e-6", lanes=[Lane.renyi("1.2", "4e-6", orders=[13])])
+    small = odp.Accountant("1.2", "4e-6", lanes=[Lane.renyi("1.2", "4e-6", orders=[13])],
+                           neighbours=AR)
     assert small.ledger.lanes[0].budget[0] < per_stretch
     with pytest.raises(BudgetExceeded):
         small.run(mech, (x, y))
@@ -86,7 +91,7 @@ def test_dpsgd_takes_the_odp_lane_when_the_ledger_has_no_renyi_lane():
     x, y = _data()
     mech = DPSGD(LogisticRegressionModel(4), **SETTINGS, stop_threshold=1e9)
     acc = odp.Accountant("11", "5e-6", lanes=[Lane.odp("10", "4e-6"), Lane.zcdp(1, "1e-6")],
-                         rng=odp.SeededRandom(1))
+                         rng=odp.SeededRandom(1), neighbours=AR)
     acc.run(mech, (x, y))
     assert acc.history[0].lane is None and acc.history[0].label == 20
 

@@ -143,7 +143,8 @@ def _raise_budget_with_its_genesis(path: Path) -> None:
     conn = sqlite3.connect(path)
     meta = dict(conn.execute("SELECT key, value FROM meta"))
     conn.close()
-    forged = Genesis(meta["ledger_id"], Fraction(1000), Fraction(meta["delta"])).hash
+    forged = Genesis(meta["ledger_id"], Fraction(1000), Fraction(meta["delta"]),
+                     neighbours=meta.get("neighbours")).hash
     _tamper(path, "UPDATE meta SET value = '1000' WHERE key = 'epsilon'",
             f"UPDATE meta SET value = '{forged}' WHERE key = 'genesis_hash'")
 
@@ -208,7 +209,7 @@ def test_a_consistently_rewritten_chain_passes_without_a_key_but_not_with_one(tm
                             "created FROM events ORDER BY seq").fetchall()
         conn.close()
         genesis = Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]),
-                          meta.get("key_id"))
+                          meta.get("key_id"), neighbours=meta.get("neighbours"))
         verifier = ChainVerifier(genesis)
         statements = []
         for stored in rows:
@@ -723,7 +724,8 @@ def test_a_key_removed_from_a_keyed_ledger_is_noticed_by_its_owner(tmp_path):
     conn = sqlite3.connect(path)
     meta = dict(conn.execute("SELECT key, value FROM meta"))
     conn.close()
-    genesis = Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]))
+    genesis = Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]),
+                      neighbours=meta.get("neighbours"))
     _tamper(path, "DELETE FROM meta WHERE key = 'key_id'",
             f"UPDATE meta SET value = '{genesis.hash}' WHERE key = 'genesis_hash'")
     with pytest.raises(LedgerError, match="records no key"):

@@ -9,7 +9,8 @@ import odp
 #: ``odp.__all__``, group by group, in order.  A name added here must be one a newcomer needs
 #: before reading any subpackage; the rest belong to their subpackage.
 GROUPS = {
-    "the accountant and its budget": ["Accountant", "Reservation", "Budget", "Lane"],
+    "the accountant, its budget and its neighbouring relation": ["Accountant", "Reservation",
+                                                                 "Budget", "Lane", "Neighbours"],
     "guarantees": ["DP", "ODP", "SubsetDP", "ZCDP", "RDP", "GDP"],
     "mechanisms and randomness": ["Mechanism", "BOTTOM", "LaplaceMechanism", "GaussianMechanism",
                                   "RandomizedResponse", "ToyMechanism", "from_opendp",

@@ -153,8 +153,10 @@ def test_the_built_in_mechanisms_pass_the_run_time_mech_check(tmp_path):
     acc.run(IterativeMechanism(lambda h, d, rng: 0, stops=[1, 3],
                                steps=StepSpec(Fraction(1, 10), Fraction(1, 10**6)),
                                rule=PrefixDeltaSum(BucketsComposition())), None)
+    # one relation per accountant: DP-SGD by group privacy for the others' replace-one
     acc.run(DPSGD(LogisticRegressionModel(1), n=3, sampling_rate=1, noise_multiplier=1,
-                  epochs=2, delta="1e-3", clip=1, granularity="1/4"), (x, y))
+                  epochs=2, delta="1e-3", clip=1, granularity="1/4",
+                  neighbours="replace-one"), (x, y))
     acc.close()
     assert all(reason != "enforcement-mismatch" for _, reason in _settles(path))
     with SQLiteLedger(path, readonly=True) as ledger:

@@ -158,7 +158,7 @@ MISLABELLED = {
                              rule=PrefixDeltaSum(LoudBuckets())), XY),
     "DP-SGD with a user model": lambda acc: acc.run(
         DPSGD(MyModel(1), n=3, sampling_rate=1, noise_multiplier=1, epochs=1, delta="1e-3",
-              clip=1, granularity="1/4"), XY),
+              clip=1, granularity="1/4", neighbours="replace-one"), XY),
 }
 
 

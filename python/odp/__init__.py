@@ -22,10 +22,11 @@ Everything else is reached through its subpackage, each loaded by ``import odp``
 
 __version__ = "0.1.0"
 
-# The accountant and its budget
+# The accountant, its budget and the neighbouring relation its rounds hold for
 from .accountant import Accountant, Reservation
 from .budget import Budget
 from .ledger import Lane
+from .neighbours import Neighbours
 
 # Guarantees (values)
 from .guarantees import DP, GDP, ODP, RDP, ZCDP, SubsetDP
@@ -70,11 +71,12 @@ from . import (  # noqa: F401
 )
 
 __all__ = [
-    # the accountant and its budget
+    # the accountant, its budget and its neighbouring relation
     "Accountant",
     "Reservation",
     "Budget",
     "Lane",
+    "Neighbours",
     # guarantees
     "DP",
     "ODP",

@@ -64,6 +64,7 @@ from .ledger.base import SettleItem
 from .ledger.lanes import (Lane, LaneCharge, LaneStatus, check_lanes, ledger_statuses,
                            session_totals, whole_budget_lane)
 from .ledger.records import BudgetState
+from .neighbours import Neighbours, mismatch
 from .protocols import Chargeable, MechanismLike
 from .samplers import SecureRandom
 from .types import Data, Label, Number, RandomSource, Release
@@ -332,18 +333,30 @@ class Accountant:
         with ``sum_rule``; see :attr:`odp.filters.ODPFilter.is_sum_rule`) — and ``None`` under
         any other ``admission``: the Lean ledger rules are Alg. 1's, which another valid filter
         may exceed.
+    neighbours:
+        The neighbouring relation every round of this accountant holds for
+        (:class:`odp.Neighbours`, or ``"replace-one"`` / ``"add-remove"``): Theorem 7 composes
+        guarantees for one relation (:mod:`odp.neighbours`).  A new ledger records it (default
+        :attr:`~odp.Neighbours.REPLACE_ONE`, the relation of odp's built-in mechanisms); an
+        existing ledger keeps the one it records (a ledger made before odp recorded it is
+        replace-one), and giving another is refused (:class:`~odp.errors.LedgerError`,
+        nothing written).  A round declared for another relation — a mechanism's
+        ``neighbours`` attribute, ``neighbours=`` of :meth:`charge` and :meth:`reserve` — is
+        refused before any noise is drawn, nothing recorded
+        (:class:`~odp.errors.NeighboursMismatch`, which says how to convert).
     """
 
     def __init__(self, epsilon: Number | None = None, delta: Number = 0, *,
                  ledger: str | os.PathLike[str] | Ledger | None = None,
                  rng: RandomSource | None = None, admission: Admission | None = None,
                  enforce: str | None = "auto", lanes: Sequence[Lane] | None = None,
-                 composition: str | None = None):
+                 composition: str | None = None, neighbours: Neighbours | str | None = None):
         budget = None if epsilon is None else Budget(epsilon, delta)
         if budget is None and ledger is None:
             raise InvalidParameter("give the total budget (epsilon, delta) or an existing ledger")
         if admission is not None and not callable(admission):
             raise InvalidParameter("admission must be a callable (state, request) -> bool")
+        relation = None if neighbours is None else Neighbours.parse(neighbours)
         lane_list = _lanes_of(budget, lanes, composition)
         if lane_list is not None and admission is not None:
             raise InvalidParameter("a laned ledger admits rounds by its lanes' rules; a custom "
@@ -354,7 +367,9 @@ class Accountant:
             enforce = "generated" if _is_sum_rule(admission) else None
         self._check = transition_check(enforce)
         self.enforce = enforce
-        self.ledger: Ledger = open_ledger(ledger, budget, lane_list)
+        self.ledger: Ledger = open_ledger(ledger, budget, lane_list, relation)
+        #: The neighbouring relation of every round (:class:`odp.Neighbours`), the ledger's.
+        self.neighbours: Neighbours = self.ledger.neighbours
         if admission is not None and self.ledger.lanes is not None:
             raise InvalidParameter("this ledger has lanes, which admit rounds by their own "
                                    "rules; a custom admission rule cannot be used with it")
@@ -402,14 +417,16 @@ class Accountant:
         return ledger_statuses(state)
 
     def describe(self) -> str:
-        """The budget, every lane (share, notion sums, what it has used) and the session's
-        (ε, δ) spent and remaining, in short decimals (one line each)."""
+        """The budget, the neighbouring relation, every lane (share, notion sums, what it has
+        used) and the session's (ε, δ) spent and remaining, in short decimals (one line
+        each)."""
         from .budget import display_named
 
         budget = self.budget
         spent, remaining = self.spent, self.remaining
         lines = [f"budget     {display_named('ε', budget.epsilon, 'down')} "
-                 f"{display_named('δ', budget.delta, 'down')}"]
+                 f"{display_named('δ', budget.delta, 'down')}",
+                 f"neighbours {self.neighbours} (every round holds for it)"]
         for status in self.lanes:
             lines.append("lane       " + status.describe())
         lines += [f"spent      {display_named('ε', spent.epsilon)} {display_named('δ', spent.delta)}",
@@ -445,10 +462,16 @@ class Accountant:
         return out
 
     def reserve(self, guarantee: DP | ODP, *, mechanism: str = "external",
-                params: dict[str, Any] | None = None, interactive: bool = False) -> Reservation:
+                params: dict[str, Any] | None = None, interactive: bool = False,
+                neighbours: Neighbours | str | None = None) -> Reservation:
         """Admit and durably reserve a round (Alg. 1 line 4) for a mechanism you run yourself;
         settle it with :meth:`Reservation.settle`.  Raises ``BudgetExceeded`` (nothing
-        recorded) if the guarantee's sup ε or its δ does not fit."""
+        recorded) if the guarantee's sup ε or its δ does not fit.
+
+        ``neighbours``: the relation ``guarantee`` holds for (:class:`odp.Neighbours`); default
+        this accountant's — your claim about your mechanism.  Another relation is refused
+        before anything is reserved (:class:`~odp.errors.NeighboursMismatch`)."""
+        self._check_neighbours(neighbours, "the reserved guarantee")
         return self._reserve(guarantee, mechanism=mechanism, params=params,
                              interactive=interactive, builtin=None)
 
@@ -473,13 +496,29 @@ class Accountant:
                 "reserve_many and charge_many run Alg. 1; charge() or run() a guarantee one of "
                 "its lanes takes; nothing was reserved or charged")
 
+    def _check_neighbours(self, relation: Any, what: str) -> None:
+        """Refuse, before anything is reserved, a round (``what``) declared for another
+        neighbouring relation than this accountant's (:class:`~odp.errors.NeighboursMismatch`);
+        ``None`` is this accountant's (the caller's claim)."""
+        if relation is None or relation is self.neighbours:
+            return
+        try:
+            declared = Neighbours.parse(relation)
+        except InvalidParameter:
+            Neighbours.parse(relation, name=f"the neighbours of {what}")  # raises, naming it
+            raise
+        if declared is not self.neighbours:
+            raise mismatch(what, declared, self.neighbours)
+
     def reserve_many(self, guarantees: Iterable[DP | ODP], *, mechanism: str = "external",
-                     params: dict[str, Any] | None = None) -> list[Reservation]:
+                     params: dict[str, Any] | None = None,
+                     neighbours: Neighbours | str | None = None) -> list[Reservation]:
         """Reserve several rounds in one durable commit (group commit): each is admitted
         against the budget left by the ones before it, and all are recorded before this
         returns — so each reservation is durable before its noise is drawn — or, with
         ``BudgetExceeded`` for the first that does not fit, none.  Settle them one by one or
-        together with :meth:`settle_many`."""
+        together with :meth:`settle_many`.  ``neighbours``: as for :meth:`reserve`."""
+        self._check_neighbours(neighbours, "the reserved guarantees")
         gs = [as_odp(g) for g in guarantees]
         self._need_odp_lane()
         p = self._params(params)
@@ -524,12 +563,14 @@ class Accountant:
         return records
 
     def charge_many(self, items: Iterable[Any], *, mechanism: str = "external",
-                    params: dict[str, Any] | None = None) -> list[RoundRecord]:
+                    params: dict[str, Any] | None = None,
+                    neighbours: Neighbours | str | None = None) -> list[RoundRecord]:
         """:meth:`charge` for several releases in one durable commit (group commit): each
         item is a guarantee (a DP guarantee, no release needed) or ``(guarantee, release)``.
         All are admitted in order and recorded, or none; a malformed item (a tuple that is not
         a pair, or no guarantee) is refused with :class:`InvalidParameter` naming it, before
-        anything is charged."""
+        anything is charged.  ``neighbours``: as for :meth:`charge`."""
+        self._check_neighbours(neighbours, "the charged guarantees")
         p = self._params(params)
         self._need_odp_lane()
         batch = []
@@ -561,6 +602,12 @@ class Accountant:
         """One round of Alg. 1 with an odp mechanism (see the module docstring); returns the
         release.  The round's record is ``accountant.last_round``.
 
+        The mechanism must hold for this accountant's neighbouring relation: one whose
+        ``neighbours`` attribute names another is refused before anything is reserved, in
+        every lane (:class:`~odp.errors.NeighboursMismatch`).  Every built-in mechanism states
+        its relation; a mechanism without the attribute (or with ``None``) is taken to hold
+        for this accountant's — its author's claim.
+
         On a laned ledger the round goes to ``lane`` (a lane's name) or to the first lane its
         natural guarantee fits (:mod:`odp.filters.lanes`: a Gaussian mechanism's exact ρ to a
         zCDP lane, …).  A round in a notion lane is charged in full before any noise is drawn
@@ -576,9 +623,12 @@ class Accountant:
                 "run() needs a mechanism with a declared .guarantee and a .release(data, rng) "
                 "method; for your own mechanism use reserve() or charge() (docs/mechanisms.md, "
                 "'Write your own mechanism')" + hint)
+        name = getattr(mechanism, "name", type(mechanism).__name__)
+        declared = getattr(mechanism, "neighbours", None)  # None: the accountant's (the claim)
+        if declared is not None and declared is not self.neighbours:
+            self._check_neighbours(declared, f"the {name} mechanism")
         params_fn = getattr(mechanism, "params", None)
         params = params_fn() if callable(params_fn) else {}
-        name = getattr(mechanism, "name", type(mechanism).__name__)
         target = self._lane_for(mechanism, lane)
         if target is not None:
             return self._run_in_lane(target, mechanism, data, release_fn=release_fn, name=name,
@@ -682,7 +732,8 @@ class Accountant:
 
     def charge(self, guarantee: Chargeable, release: Any = None, *,
                mechanism: str = "external", params: dict[str, Any] | None = None,
-               delta: Number | None = None, lane: str | None = None) -> RoundRecord:
+               delta: Number | None = None, lane: str | None = None,
+               neighbours: Neighbours | str | None = None) -> RoundRecord:
         """Account for a release you already produced with your own mechanism, whose declared
         guarantee is ``guarantee``: admission, reservation and settlement in one atomic step.
 
@@ -697,15 +748,19 @@ class Accountant:
         The ledger round records the original notion in its params (``notion``, its
         parameters, ``delta_used``, ``conversion``; see docs/filters.md).
 
-        Every round of one accountant must hold for the **same neighbouring relation**
-        (Theorem 7 composes guarantees for one relation).  odp's built-in mechanisms use
-        replace-one neighbours; DP-SGD curves (:func:`odp.rdp.subsampled_gaussian_curve`,
-        :mod:`odp.buckets` ``poisson_gaussian``, dp-accounting, Opacus) hold for add/remove
-        neighbours.  Convert an add/remove guarantee before charging it to a replace-one
-        accountant: by group privacy (replacing = removing + adding) an add/remove (ε, δ) is a
-        replace-one (2ε, (1 + e^ε)δ) — :class:`odp.composition.ReplaceOneComposition` for a
-        DP-SGD composition, or by hand as in docs/filters.md ("One neighbouring relation per
-        accountant").
+        **One neighbouring relation per accountant.**  Every round of one accountant holds for
+        its relation, :attr:`neighbours` (Theorem 7 composes guarantees for one relation;
+        :mod:`odp.neighbours`).  ``neighbours=`` says which relation ``guarantee`` holds for
+        (:class:`odp.Neighbours`); default this accountant's — your claim.  Another is refused
+        before anything is recorded (:class:`~odp.errors.NeighboursMismatch`).  odp's built-in
+        mechanisms use replace-one neighbours; DP-SGD curves
+        (:func:`odp.rdp.subsampled_gaussian_curve`, :mod:`odp.buckets` ``poisson_gaussian``,
+        dp-accounting, Opacus) hold for add/remove neighbours.  Convert an add/remove guarantee
+        before charging it to a replace-one accountant: by group privacy (replacing = removing +
+        adding) an add/remove (ε, δ) is a replace-one (2ε, (1 + e^ε)δ) —
+        :class:`odp.composition.ReplaceOneComposition` for a DP-SGD composition, or by hand as
+        in docs/filters.md ("One neighbouring relation per accountant") — or keep add/remove
+        rounds in an accountant of their own (``neighbours=odp.Neighbours.ADD_REMOVE``).
 
         The release is classified first; an unclassifiable release, an invalid guarantee or an
         over-budget request raises and records nothing.  (You must not publish a release whose
@@ -715,6 +770,8 @@ class Accountant:
         goes to the zCDP or Rényi lane (``lane=`` names one), charged in its own notion, exactly;
         a DP/ODP guarantee goes to the ODP lane first (:mod:`odp.filters.lanes`).  With
         ``delta=`` the conversion above charges the ODP lane."""
+        if neighbours is not None and neighbours is not self.neighbours:
+            self._check_neighbours(neighbours, "the charged guarantee")
         if delta is None and not isinstance(guarantee, GDP):
             target = self._lane_for(guarantee, lane)
             if target is not None:
@@ -768,8 +825,9 @@ class Accountant:
         rounds = self.history
         worst = sum((r.sup_epsilon for r in rounds), Fraction(0))
         actual = sum((r.epsilon_held for r in rounds), Fraction(0))
-        out = {
+        out: dict[str, Any] = {
             "budget": self.budget.to_json(),
+            "neighbours": self.neighbours.value,
             "rounds": len(rounds),
             "epsilon_worst_case": str(worst),
             "epsilon_charged": str(actual),

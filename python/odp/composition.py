@@ -401,7 +401,8 @@ class ReplaceOneComposition(PrefixComposition):
     ``δ_rep(ε) = (1 + e^{ε/2}) · δ_inner(ε/2)`` (``e^{ε/2}`` bracketed from above).
 
     The mechanism must be defined on databases of every size (DP-SGD is: it normalises by a
-    public size, never by the data's)."""
+    public size, never by the data's).  The result holds for :attr:`odp.Neighbours.REPLACE_ONE`
+    (:mod:`odp.neighbours`), the relation of a default accountant."""
 
     def __init__(self, inner: PrefixComposition):
         if not isinstance(inner, PrefixComposition):

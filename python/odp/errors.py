@@ -10,6 +10,8 @@ noise may already have been drawn; the error says so.
  ├── ``InvalidParameter`` (also a ``ValueError``): a number or option that is not acceptable
  │    ├── ``InvalidBudget``: NaN, ±inf, negative, δ ≥ 1, or not a number at all
  │    ├── ``InvalidGuarantee``: a guarantee that is malformed or that a release does not fit
+ │    ├── ``NeighboursMismatch``: a round declared for another neighbouring relation than its
+ │    │    accountant's (nothing drawn, nothing recorded)
  │    └── ``SessionClosed``: an interactive session (SVT) was queried after it ended
  ├── ``BudgetExceeded``: Alg. 1 line 4 refuses the request (nothing drawn, nothing recorded)
  ├── ``LedgerError``: the ledger file is unusable, mismatched or corrupt
@@ -39,6 +41,17 @@ class InvalidBudget(InvalidParameter):
 
 class InvalidGuarantee(InvalidParameter):
     """A privacy guarantee is malformed, or a release does not belong to any declared class."""
+
+
+class NeighboursMismatch(InvalidParameter):
+    """A round's guarantee holds for another neighbouring relation than its accountant's
+    (:mod:`odp.neighbours`): refused before any noise is drawn, nothing reserved or charged.
+    ``round_relation`` and ``accountant`` are the two :class:`odp.Neighbours`."""
+
+    def __init__(self, message: str, *, round_relation: Any = None, accountant: Any = None):
+        super().__init__(message)
+        self.round_relation = round_relation
+        self.accountant = accountant
 
 
 class SessionClosed(InvalidParameter):

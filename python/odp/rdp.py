@@ -4,7 +4,8 @@ accountant that converts the composed curve to (ε, δ)-DP over a grid of orders
 The mechanism (the *sampled Gaussian mechanism*, SGM, of DP-SGD): each record is kept
 independently with probability ``q`` (Poisson sampling), a function of L2-sensitivity 1 is
 evaluated on the sample and ``N(0, σ²)`` noise is added (``σ`` is the noise multiplier).
-Neighbouring datasets differ by adding or removing one record.
+Neighbouring datasets differ by adding or removing one record (:attr:`odp.Neighbours.ADD_REMOVE`:
+charge a curve to an accountant of that relation, or convert it, :mod:`odp.neighbours`).
 
 Mironov, Talwar, Zhang, *Rényi Differential Privacy of the Sampled Gaussian Mechanism*
 (arXiv:1908.10530, 2019) — "MTZ" below — reduce its Rényi DP at order α > 1 to one dimension:

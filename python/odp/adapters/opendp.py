@@ -34,9 +34,28 @@ ledger reads ``0.5``, ``0.10000000000000001`` or ``0.000001`` — never
 check the ledger arithmetic of the round, not the guarantee (docs/certificates.md).  The release
 is drawn by OpenDP **with OpenDP's own random number generator** — the accountant's ``rng``
 (odp's exact CSPRNG, or a seeded one) does not drive it, so a seeded accountant does not make
-an OpenDP release reproducible.  ``d_in`` fixes the neighbouring relation: under OpenDP's
-``symmetric_distance`` (add/remove one record) replacing one record is ``d_in = 2``, under
-``change_one_distance`` it is ``d_in = 1``; use the one that matches the rest of your ledger.
+an OpenDP release reproducible.
+
+**Neighbours** (:mod:`odp.neighbours`).  ``d_in`` in the input metric fixes the neighbouring
+relation the guarantee holds for, and the adapter reads it off (:func:`relations_covered`):
+
+=======================================================  =========================================
+input metric, ``d_in``                                   relations the guarantee holds for
+=======================================================  =========================================
+``SymmetricDistance``, ``InsertDeleteDistance``; 1       add/remove (one insertion or deletion)
+the same; ``d_in ≥ 2``                                   add/remove and replace-one (a replacement
+                                                         is one deletion and one insertion)
+``ChangeOneDistance``, ``HammingDistance``; ``d_in ≥ 1``  replace-one
+any other metric (``AbsoluteDistance``, L1/L2, …)        not a relation on datasets: the caller's
+                                                         claim (``neighbours=``, default the
+                                                         accountant's)
+=======================================================  =========================================
+
+The mechanism's ``neighbours`` is the one relation covered (``None`` when it covers both, or
+for another metric: then the accountant's).  An accountant of a relation the measurement does
+not cover refuses it before anything is reserved; ``from_opendp(…, neighbours=…)`` states the
+relation and is refused at once if ``d_in`` does not cover it.  (A ``d_in`` below 1 covers no
+pair of neighbours under these metrics and is refused.)
 
 OpenDP is imported lazily (the ``opendp`` extra: ``pip install -e ".[opendp]"``).  Its
 constructors need ``dp.enable_features("contrib")`` (OpenDP's rule; odp does not turn features
@@ -60,9 +79,10 @@ from ..extras import MissingDependency, install_hint
 from ..floats import float_down
 from ..guarantees import DP, ZCDP
 from ..mechanisms.base import Mechanism
+from ..neighbours import Neighbours
 from ..types import Data, RandomSource, Release
 
-__all__ = ["OpenDPMechanism", "from_opendp", "SUPPORTED_MEASURES"]
+__all__ = ["OpenDPMechanism", "from_opendp", "SUPPORTED_MEASURES", "relations_covered"]
 
 #: The output measures :func:`from_opendp` turns into a guarantee (module docstring).
 SUPPORTED_MEASURES = ("MaxDivergence", "ZeroConcentratedDivergence",
@@ -132,6 +152,35 @@ def _map_number(value: Any, what: str, measure: str) -> Fraction:
     return shortest_decimal_at_least(value)
 
 
+#: OpenDP's dataset metrics counting insertions and deletions, and those counting changed records
+#: (of a dataset of fixed size).
+_INSERT_DELETE = ("SymmetricDistance()", "InsertDeleteDistance()")
+_CHANGE_ONE = ("ChangeOneDistance()", "HammingDistance()")
+
+
+def relations_covered(metric: str, d_in: Any) -> frozenset[Neighbours] | None:
+    """The neighbouring relations for which OpenDP's map at ``d_in`` in ``metric`` (its text,
+    e.g. ``"SymmetricDistance()"``) bounds the privacy loss (module docstring): add/remove
+    neighbours are at symmetric or insert-delete distance 1, replace-one neighbours at 2 (and
+    at change-one or Hamming distance 1); privacy maps are monotone in ``d_in``.  ``None``: a
+    metric that is not a relation on datasets of records.  A ``d_in`` that covers no pair of
+    neighbours is an :class:`~odp.errors.InvalidParameter`."""
+    if metric not in _INSERT_DELETE + _CHANGE_ONE:
+        return None
+    if isinstance(d_in, bool) or not isinstance(d_in, numbers.Integral) or int(d_in) < 1:
+        raise InvalidParameter(f"d_in={d_in!r} under {metric} covers no pair of neighbouring "
+                               "datasets: give an integer distance of at least 1 (1 for "
+                               "add/remove neighbours, 2 for replace-one under "
+                               f"{_INSERT_DELETE[0]})" if metric in _INSERT_DELETE else
+                               f"d_in={d_in!r} under {metric} covers no pair of neighbouring "
+                               "datasets: give an integer distance of at least 1")
+    if metric in _CHANGE_ONE:
+        return frozenset({Neighbours.REPLACE_ONE})
+    if int(d_in) >= 2:
+        return frozenset({Neighbours.ADD_REMOVE, Neighbours.REPLACE_ONE})
+    return frozenset({Neighbours.ADD_REMOVE})
+
+
 def _short(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
@@ -149,7 +198,8 @@ class OpenDPMechanism(Mechanism):
 
     name = "opendp"
 
-    def __init__(self, measurement: Any, d_in: Any, *, delta: Any = None):
+    def __init__(self, measurement: Any, d_in: Any, *, delta: Any = None,
+                 neighbours: Neighbours | str | None = None):
         mod = _opendp()
         if not isinstance(measurement, mod.Measurement):
             kind = type(measurement).__name__
@@ -194,6 +244,19 @@ class OpenDPMechanism(Mechanism):
         except mod.OpenDPException as exc:
             raise InvalidParameter(f"OpenDP's privacy map refused d_in={d_in!r} "
                                    f"({metric}): {_short(str(exc))}") from None
+        stated = None if neighbours is None else Neighbours.parse(neighbours)
+        #: the relations OpenDP's map at ``d_in`` covers (None: not a dataset metric)
+        self.covers = relations_covered(metric, d_in)
+        if stated is not None and self.covers is not None and stated not in self.covers:
+            shown = " and ".join(sorted(str(x) for x in self.covers))
+            raise InvalidParameter(
+                f"d_in={d_in!r} under {metric} covers {shown} neighbours, not {stated}"
+                + (" (replacing a record is distance 2: use d_in=2)"
+                   if metric in _INSERT_DELETE else "") + "; nothing was reserved or charged")
+        #: the relation the guarantee is declared for (None: the accountant's)
+        self.neighbours = (stated if stated is not None else
+                           next(iter(self.covers)) if self.covers and len(self.covers) == 1
+                           else None)
         self.zcdp: ZCDP | None = None
         if measure == "ZeroConcentratedDivergence":
             self.zcdp = ZCDP(_map_number(raw, "ρ", measure))
@@ -307,7 +370,8 @@ _NUMERIC_CARRIERS = frozenset({"i8", "i16", "i32", "i64", "i128", "isize", "u8",
                                "u64", "u128", "usize", "f32", "f64"})
 
 
-def from_opendp(measurement: Any, d_in: Any, *, delta: Any = None) -> OpenDPMechanism:
+def from_opendp(measurement: Any, d_in: Any, *, delta: Any = None,
+                neighbours: Neighbours | str | None = None) -> OpenDPMechanism:
     """An odp mechanism for the OpenDP ``measurement`` at input distance ``d_in``; run it with
     :meth:`odp.Accountant.run` like any odp mechanism.
 
@@ -317,7 +381,9 @@ def from_opendp(measurement: Any, d_in: Any, *, delta: Any = None) -> OpenDPMech
     ``ZeroConcentratedDivergence`` ones — the δ at which their guarantee is converted to
     (ε, δ)-DP, parsed exactly like every odp δ (``"1e-6"``); without it a zCDP measurement's ρ
     is charged as it is, by a zCDP lane (``odp.Accountant(…, composition="zcdp")``) — and
-    refused for the others.  The guarantee is read here, once: a
+    refused for the others.  ``neighbours``: the relation the guarantee is stated for
+    (:class:`odp.Neighbours`); by default the one ``d_in`` covers in a dataset metric
+    (:func:`relations_covered`), else the accountant's — your claim.  The guarantee is read here, once: a
     measurement that is not an OpenDP ``Measurement``, an unsupported output measure, a
     ``d_in`` of the wrong type or a missing ``delta`` raise :class:`~odp.errors.InvalidParameter`
     / :class:`~odp.errors.InvalidGuarantee` before anything is reserved.  See
@@ -333,4 +399,4 @@ def from_opendp(measurement: Any, d_in: Any, *, delta: Any = None) -> OpenDPMech
         mech = odp.from_opendp(count, d_in=1)      # DP(epsilon=0.5, delta=0)
         acc.run(mech, [3, 1, 4, 1, 5])
     """
-    return OpenDPMechanism(measurement, d_in, delta=delta)
+    return OpenDPMechanism(measurement, d_in, delta=delta, neighbours=neighbours)

@@ -2,7 +2,10 @@
 
 **The mechanism.**  Each run includes every record independently with probability ``q`` (Poisson
 sampling) and releases a sum of the sampled records' clipped contributions (sensitivity Δ) plus
-Gaussian (or Laplace) noise.  Neighbouring datasets differ by **adding or removing** one record.
+Gaussian (or Laplace) noise.  Neighbouring datasets differ by **adding or removing** one record
+(:attr:`odp.Neighbours.ADD_REMOVE`: the two directions below are its two halves; an accountant of
+replace-one rounds takes such a guarantee only converted, :class:`odp.composition.
+ReplaceOneComposition`).
 
 **The pairs.**  Write ``Q0`` for the base noise and ``A0`` for the base noise shifted by Δ (the
 output distribution with the differing record in the sample), and ``P = (1-q) Q0 + q A0``:

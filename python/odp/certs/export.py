@@ -14,6 +14,12 @@ declared``.  The checkers hold the round's classes, costs and δ to the row.  Th
 parameters count towards ``D``.  Text version 2 had the same rows but read the kind from the
 recorded mechanism *name*; such certificates still verify, with every round declared.
 
+The neighbouring relation of the ledger (:mod:`odp.neighbours`, recorded in its genesis) is in
+both halves: a comment line of the text (``# neighbours replace-one: …``, :func:`relation_line`)
+and the sidecar's ``"neighbours"``; ``odp verify`` requires them to agree, with the chain's
+genesis, and with every built-in round's relation.  A certificate of a ledger made before odp
+recorded the relation has neither (it means replace-one).
+
 Sidecar version 2 also records the ledger's hash chain (``"ledger"``: its genesis, every row's
 exact values with its hash, and the head), so ``odp verify`` can check that the text is exactly
 what those rows produce and name the ledger by its head hash; and optionally a ``"signature"``
@@ -154,7 +160,30 @@ def certificate_of(ledger: Ledger) -> Certificate:
         apply_row(state, row)
     return build_certificate(state.total, list(state.rounds), genesis.ledger_id,
                              chain=(genesis, events),
-                             lanes=None if state.lanes is None else state.lanes.lanes)
+                             lanes=None if state.lanes is None else state.lanes.lanes,
+                             neighbours=genesis.neighbours)
+
+
+#: The comment of the certificate text that records the neighbouring relation: its first word
+#: is the key, its second the relation (``odp.neighbours``).
+RELATION_KEY = "neighbours"
+
+
+def relation_line(relation: str) -> str:
+    """The text's comment recording the ledger's neighbouring relation (without the ``#``)."""
+    return (f"{RELATION_KEY} {relation}: every round holds for {relation} neighbours, the one "
+            "relation Theorem 7 composes")
+
+
+def relations_in_text(cert: CertificateText) -> list[str]:
+    """The relations the text's comments record (:func:`relation_line`; none in a certificate
+    made before odp recorded the relation, one in any other)."""
+    out = []
+    for comment in cert.comments:
+        words = comment.split()
+        if words and words[0] == RELATION_KEY:
+            out.append(words[1].rstrip(":") if len(words) > 1 else "")
+    return out
 
 
 def chain_json(genesis: Genesis, events: list[tuple[EventRow, str]]) -> dict[str, Any]:
@@ -187,16 +216,25 @@ def _gaussian_binding(r: RoundRecord, lane: Lane) -> tuple[int, Fraction] | None
 def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
                       chain: tuple[Genesis, list[tuple[EventRow, str]]] | None = None,
                       text_version: int = TEXT_VERSION,
-                      lanes: Sequence[Lane] | None = None) -> Certificate:
+                      lanes: Sequence[Lane] | None = None,
+                      neighbours: str | None = None) -> Certificate:
     """Build the certificate of a run from its budget and rounds (reservation order).  With
     ``chain`` (the ledger's genesis and verified rows) the sidecar is version 2 and records
     the chain; without it, version 1 (no binding to a ledger).  ``text_version=1`` writes the
     text without ``mech`` rows (how certificates were written before them), ``2`` with rows
     read from the recorded names (to re-derive such certificates).  ``lanes``: the ledger's
     lanes (:mod:`odp.ledger.lanes`): ``lane`` rows, the ODP lane's rounds as steps replayed
-    from its share, the others as ``charge`` rows (docs/certificates.md)."""
+    from its share, the others as ``charge`` rows (docs/certificates.md).  ``neighbours``: the
+    ledger's recorded relation (``"replace-one"`` / ``"add-remove"``; with ``chain``, its
+    genesis's), written as a comment of the text and in the sidecar; ``None`` (a ledger made
+    before odp recorded it) writes neither."""
     if text_version not in TEXT_VERSIONS:
         raise CertificateError(f"unknown certificate text version {text_version!r}")
+    if chain is not None:  # the relation is the chain's own (its genesis records it)
+        if neighbours is not None and neighbours != chain[0].neighbours:
+            raise CertificateError(f"the neighbouring relation {neighbours!r} is not the one "
+                                   f"the ledger's genesis records ({chain[0].neighbours!r})")
+        neighbours = chain[0].neighbours
     lane_list = tuple(lanes) if lanes is not None else ()
     lane_rounds = [r for r in rounds if r.lane is not None]
     if lane_rounds and not lane_list:
@@ -242,7 +280,8 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
         f"odp certificate v{text_version}, run {run_id}",
         f"{len(rounds)} rounds; amounts are natural numbers in units of 1/D (rules: Odp/LedgerCore.lean)",
     ] + ([f"{len(lane_list)} lanes ({', '.join(x.name for x in lane_list)}); "
-          f"{len(lane_rounds)} lane rounds (charge rows)"] if lane_list else []))
+          f"{len(lane_rounds)} lane rounds (charge rows)"] if lane_list else [])
+      + ([relation_line(neighbours)] if neighbours is not None else []))
     for lane in lane_list:
         text.lanes.append(LaneRow(lane.notion, in_units(lane.epsilon, d), in_units(lane.delta, d),
                                   [in_units(b, d) for b in lane.budget]))
@@ -331,6 +370,7 @@ def build_certificate(budget: Budget, rounds: list[RoundRecord], run_id: str, *,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "D": str(d),
         "budget": budget.to_json(),
+        **({"neighbours": neighbours} if neighbours is not None else {}),
         "expected_final": {"eps": final.eps, "delta": final.delta},
         **({"text_version": text_version} if text_version >= 2 else {}),
         "text_sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),

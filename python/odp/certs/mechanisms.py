@@ -21,7 +21,9 @@ place a kind is described: its Lean constant (``Odp.LedgerCore.kind…``), its p
 and the recorded ``params`` keys they are read from), its cost function (the classes' costs and
 δ that ``mechOk`` fixes for a row, computed with the generated Lean cost functions), the theorem
 of ``Odp/Mech`` proving its guarantee, whether ``Odp/Certs/Link.lean`` links it to Theorem 7,
-the hypotheses its guarantee rests on, and the note ``odp verify`` gives when it is declared.
+the hypotheses its guarantee rests on, the neighbouring relation its rounds hold for
+(:mod:`odp.neighbours`: replace-one, DP-SGD's as recorded, or the caller's claim for a declared
+or DP round), and the note ``odp verify`` gives when it is declared.
 The other tables — :data:`LINKED`, :data:`RECORDED`, :data:`HYPOTHESES` — and the
 ``mech``-row parser, the kernel's rows, the failure messages (:func:`expected_text`) and
 ``odp verify``'s per-round lines (:func:`guarantees`) are read from those records.  Adding a
@@ -54,10 +56,11 @@ from typing import Any
 from .. import _lean_rules as lean
 from ..guarantees import ALL
 from ..mechanisms.builtin import BUILTIN_KEY
+from ..neighbours import Neighbours
 from .units import in_units, to_units
 from ..types import Label
 
-__all__ = ["MechRow", "Param", "Costs", "Kind", "KINDS", "LINKED", "CAPSTONE",
+__all__ = ["MechRow", "Param", "Costs", "Kind", "KINDS", "LINKED", "CAPSTONE", "round_neighbours",
            "capstone_applies", "RECORDED", "HYPOTHESES", "GENERAL", "Units", "Derived", "derive",
            "row_for", "lean_args", "theorem_of", "guarantees", "expected_text"]
 
@@ -262,6 +265,13 @@ def _test_release_costs(row: MechRow) -> Costs | None:
     return Costs((first, min(first, Fraction(max(utr, ut) * e2, u))), 0)
 
 
+def _recorded_neighbours(params: Mapping[str, Any]) -> Neighbours:
+    """An iterative mechanism's relation: DP-SGD records the one it was built with
+    (``neighbours``); noisy gradient descent records none and is replace-one."""
+    text = params.get("neighbours")
+    return Neighbours.REPLACE_ONE if text is None else Neighbours.parse(text)
+
+
 def _iter_costs(row: MechRow) -> Costs:
     """One class per stop, its prefix sum of the step ε's (``iterBlocks``); δ the sum over the
     stops of the prefix sums of the step δ's (``iterDelta``; Lemma 11, basic composition)."""
@@ -309,6 +319,11 @@ class Kind:
     #: one of the ``…Builtin`` disjuncts of ``BuiltinRequest`` (``Odp/Certs/Link.lean``)
     linked: bool = False
     note: str | None = None  #: why it is declared, where that is not "no theorem (yet)"
+    #: the neighbouring relation its rounds hold for (:mod:`odp.neighbours`): fixed, read from
+    #: the recorded parameters, or ``None`` — the caller's claim (a declared or DP round), the
+    #: accountant's relation
+    neighbours: Neighbours | Callable[[Mapping[str, Any]], Neighbours] | None = (
+        Neighbours.REPLACE_ONE)
 
     @property
     def number(self) -> int:
@@ -328,6 +343,14 @@ class Kind:
             return self.read(params)
         assert self.params is not None
         return Derived(self.name, tuple(p.read(params) for p in self.params))
+
+    def relation(self, params: Mapping[str, Any]) -> Neighbours | None:
+        """The relation a round of this kind recorded with ``params`` holds for (``None``: the
+        caller's claim); a recorded relation odp does not know raises
+        :class:`~odp.errors.InvalidParameter`."""
+        if callable(self.neighbours):
+            return self.neighbours(params)
+        return self.neighbours
 
     def expected(self, row: MechRow) -> Costs | None:
         """:attr:`cost` of a row of this kind of the right shape, else ``None``."""
@@ -370,14 +393,14 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          checked="nothing: a user's own mechanism, its guarantee is declared",
          hypotheses=("declared: the caller's ODP guarantee (classes, costs, δ) of its own "
                      "mechanism (Theorem 7 takes it as a hypothesis)",),
-         note="a user's own mechanism: its guarantee is declared"),
+         note="a user's own mechanism: its guarantee is declared", neighbours=None),
     Kind("dp", "kindDp",
          checked="one class costing the round's sup ε (a DP guarantee through Lemma 3); the DP "
                  "guarantee itself is declared",
          hypotheses=("declared: the caller's claim that its mechanism is (ε, δ)-DP with the "
                      "charged ε and δ (the hypothesis hdp of DpBuiltin, "
                      "Odp/Certs/LinkCore.lean)",),
-         linked=True,
+         linked=True, neighbours=None,
          note="a DP charge (a user's mechanism, an OpenDP measurement, a converted notion): its "
               "one class is checked, the DP guarantee itself is declared"),
     Kind("laplace", "kindLaplace",
@@ -449,7 +472,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
                      _IQR_DATA)),
     Kind("iter", "kindIter",
          params=None, groups=True, recorded=_ITERATIVE, read=_prefix_sums("iter"),
-         cost=_iter_costs,
+         cost=_iter_costs, neighbours=_recorded_neighbours,
          checked="one class per stopping point costing the prefix sum of the step ε's, δ = the "
                  "sum over the stops of the prefix sums of the step δ's (Lemma 11, basic "
                  "composition)",
@@ -457,7 +480,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          hypotheses=(_STEPS_DP,)),
     Kind("iter_costs", "kindIterCosts",
          params=None, groups=True, recorded=_ITERATIVE, read=_prefix_sums("iter_costs"),
-         cost=_iter_costs_declared_delta,
+         cost=_iter_costs_declared_delta, neighbours=_recorded_neighbours,
          checked="one class per stopping point costing the prefix sum of the step ε's; its δ "
                  "is a numerical bound with no Lean theorem (OptDel, Thm. 15) and is declared",
          hypotheses=(_STEPS_DP,
@@ -467,6 +490,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
               "Thm. 15), declared"),
     Kind("lemma11", "kindLemma11",
          params=(), groups=True, recorded=_ITERATIVE, read=_per_stop, cost=_lemma11_costs,
+         neighbours=_recorded_neighbours,
          checked="one class per stopping point k_i costing the row's ε^{k_i}, and δ ≥ Σ_i "
                  "δ^{k_i} (Lemma 11 with a COMP other than basic composition: privacy "
                  "buckets, the optimal composition, RDP). Proved from the stated hypothesis "
@@ -581,6 +605,14 @@ def row_for(mechanism: str, params: Mapping[str, Any] | None,
     if [label for label, _ in classes] == [ALL]:
         return Derived("dp")
     return Derived("declared")
+
+
+def round_neighbours(row: MechRow | None, params: Any) -> Neighbours | None:
+    """The neighbouring relation a round with this ``mech`` row holds for
+    (:meth:`Kind.relation`; ``None``: no row, or the caller's claim)."""
+    if row is None:
+        return None
+    return KINDS[row.name].relation(params if isinstance(params, Mapping) else {})
 
 
 def lean_args(row: MechRow | None) -> lean.MechArgs | None:

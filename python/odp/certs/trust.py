@@ -18,13 +18,16 @@ import argparse
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
 from ..errors import CertificateError, LedgerError, OdpError
 from ..ledger.chain import ChainVerifier, EventRow, Genesis, ROW_FIELDS
 from ..ledger.records import BudgetState, apply_row
 from .mechanisms import CAPSTONE, GENERAL, capstone_applies
+
+if TYPE_CHECKING:
+    from .relation import RelationReport
 
 
 @dataclass
@@ -144,7 +147,8 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
             return f"unknown certificate text version {text_version!r}", []
         rebuilt = build_certificate(state.total, list(state.rounds), genesis.ledger_id,
                                     text_version=text_version,
-                                    lanes=None if state.lanes is None else state.lanes.lanes)
+                                    lanes=None if state.lanes is None else state.lanes.lanes,
+                                    neighbours=genesis.neighbours)
     except LedgerError as exc:
         return str(exc), []
     except OdpError as exc:
@@ -154,7 +158,7 @@ def check_chain(text: str, sidecar: dict[str, Any]) -> tuple[str | None, list[st
     if rebuilt.text != text:
         return ("the certificate's text is not the one its chained rows produce (rows edited "
                 "without their chain?)"), []
-    for key in ("D", "expected_final", "rounds", "lanes", "lane_rounds"):
+    for key in ("D", "expected_final", "rounds", "lanes", "lane_rounds", "neighbours"):
         if rebuilt.sidecar.get(key) != sidecar.get(key):
             return (f"the sidecar's {key!r} is not what its chained rows produce (edited "
                     "without the chain?)"), []
@@ -166,11 +170,13 @@ def _round_list(ns: list[int]) -> str:
     return shown + (f" and {len(ns) - 12} more" if len(ns) > 12 else "")
 
 
-def guarantee_statements(guarantees: dict[str, Any] | None
+def guarantee_statements(guarantees: dict[str, Any] | None, *, one_relation: bool = True
                          ) -> tuple[list[str], list[str]]:
     """(established, not established) about the rounds' guarantees
     (:func:`odp.certs.mechanisms.guarantees`); the hypotheses each round rests on are listed
-    per round by :meth:`odp.certs.verify.VerifyResult.guarantee_lines`."""
+    per round by :meth:`odp.certs.verify.VerifyResult.guarantee_lines`.  ``one_relation``:
+    every round holds for one neighbouring relation (:mod:`odp.certs.relation`), without which
+    Theorem 7 is not said to cover the run."""
     if guarantees is None:
         return [], ["that each mechanism's declared guarantee is true (Theorem 7 takes them as "
                     "hypotheses)"]
@@ -189,7 +195,7 @@ def guarantee_statements(guarantees: dict[str, Any] | None
             "as made by one of odp's own mechanisms, whose classes, costs and δ are the cost "
             "function of its parameters (Odp.LedgerCore.mechOk), which "
             + ", ".join(theorems) + " prove")
-    if rounds and capstone_applies(rounds):
+    if rounds and one_relation and capstone_applies(rounds):
         dps = [r["round"] for r in rounds if r["mechanism"] == "dp"]
         kinds = [f"{len(proved)} built-in round(s)"] if proved else []
         kinds += [f"{len(dps)} DP charge(s) (round(s) {_round_list(dps)})"] if dps else []
@@ -218,16 +224,23 @@ def guarantee_statements(guarantees: dict[str, Any] | None
 
 
 def assess(text: str, sidecar: dict[str, Any], trust: Trust | None, rounds: int, *,
-           guarantees: dict[str, Any] | None = None) -> TrustReport:
+           guarantees: dict[str, Any] | None = None,
+           relation: RelationReport | None = None) -> TrustReport:
     """Check the chain and what the auditor brought; say what that establishes (with
-    ``guarantees``, also which rounds' guarantees are proved and which declared)."""
+    ``guarantees``, also which rounds' guarantees are proved and which declared; with
+    ``relation``, the neighbouring relation they hold for)."""
     from .signing import check_signature
 
     trust = trust or Trust()
     report = TrustReport()
     report.established.append(f"the {rounds} transitions obey the ledger rules generated from "
                               "Odp/LedgerCore.lean")
-    proved, missing = guarantee_statements(guarantees)
+    if relation is not None:
+        said, unsaid = relation.statements()
+        report.established += said
+        report.not_established += unsaid
+    proved, missing = guarantee_statements(
+        guarantees, one_relation=relation is None or relation.one_relation)
     report.established += proved
     report.not_established += missing
     if sidecar.get("version") == 1 or "ledger" not in sidecar:

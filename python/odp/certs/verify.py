@@ -7,7 +7,9 @@ mechanism's for its parameters); the final state must equal the budget the sidec
 Each round is then reported as *proved* (by the Lean theorem its mechanism's guarantee has) or
 *declared* (:func:`odp.certs.mechanisms.guarantees`).  The text is also
 cross-checked against the sidecar row by row (so reordered, altered or missing rows are named)
-and against its SHA-256.  The first failure is reported with its row and the rule it breaks.
+and against its SHA-256, and its neighbouring relation — recorded in the text and in the sidecar
+— must agree and hold for every built-in round (:mod:`odp.certs.relation`).  The first failure
+is reported with its row and the rule it breaks.
 
 A version-2 certificate also carries the ledger's hash chain: :mod:`odp.certs.trust` checks it,
 checks whatever the auditor brings (a public key, an HMAC key, a head hash, the ledger file),
@@ -31,6 +33,7 @@ from . import mechanisms
 from .export import (FORMAT, READABLE_VERSIONS, TEXT_VERSIONS, lanes_sidecar_failure,
                      sidecar_path)
 from .format import CertificateText, Step, parse
+from .relation import RelationReport, check_relation
 from .trust import Trust, TrustReport, assess
 
 
@@ -58,6 +61,8 @@ class VerifyResult:
     #: the input is not what ``odp verify`` takes (exit 2): text that does not parse, a sidecar
     #: missing or not odp's, a ledger that cannot be opened — not a verdict on a certificate
     bad_input: bool = False
+    #: the neighbouring relation every round holds for (:mod:`odp.certs.relation`)
+    relation: RelationReport | None = None
 
     def headline(self, width: int = WIDTH) -> list[str]:
         """``OK: …`` or ``FAIL row k: … [rule R]``, wrapped at ``width`` columns."""
@@ -113,6 +118,8 @@ class VerifyResult:
             out.update(self.trust.to_json())
         if self.remaining is not None:
             out["remaining"] = self.remaining.to_json()
+        if self.relation is not None:
+            out["neighbours"] = self.relation.to_json()
         if self.row is not None:
             out["row"] = self.row
         if self.rule is not None:
@@ -252,6 +259,9 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     lanes = lanes_sidecar_failure(cert, sidecar)
     if lanes is not None:
         return _fail(lanes, rule="Odp.LedgerCore.lanesOk")
+    relation, failure, at = check_relation(cert, sidecar, rounds)
+    if failure is not None:
+        return _fail(failure, at, "neighbours")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if digest != sidecar.get("text_sha256"):
         return _fail("the text's SHA-256 does not match the sidecar (edited comments?)",
@@ -260,7 +270,8 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     guarantees = mechanisms.guarantees([st.mech for st in cert.steps],
                                        [r.get("mechanism") for r in rounds],
                                        by_name=text_version == 2)
-    report = assess(text, sidecar, trust, len(cert.steps), guarantees=guarantees)
+    report = assess(text, sidecar, trust, len(cert.steps), guarantees=guarantees,
+                    relation=relation)
     if report.failure is not None:
         rule = "chain" if report.failure.startswith("chain:") else "trust"
         return VerifyResult(False, report.failure, rule=rule, trust=report,
@@ -270,7 +281,8 @@ def verify(text: str, sidecar: dict[str, Any] | None, trust: Trust | None = None
     return VerifyResult(True, f"OK: {len(cert.steps)} rounds replay under the rules generated "
                               f"from Odp/LedgerCore.lean; remaining {left}"
                               + _lanes_note(cert),
-                        remaining=remaining, trust=report, guarantees=guarantees)
+                        remaining=remaining, trust=report, guarantees=guarantees,
+                        relation=relation)
 
 
 def _lanes_note(cert: CertificateText) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 from fractions import Fraction
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..budget import DISPLAY_EXACT_DIGITS, DISPLAY_ROUNDED_DIGITS, display_fraction, display_named
 from ._common import (
@@ -83,6 +83,12 @@ def register(subparsers: Subparsers) -> None:
                            "(docs/filters.md, 'Composition lanes')")
     init.add_argument("--composition", choices=("odp", "zcdp", "advanced"),
                       help="one lane holding the whole budget (odp: no lanes, the default)")
+    init.add_argument("--neighbours", choices=("replace-one", "add-remove"),
+                      default="replace-one",
+                      help="the neighbouring relation every round of the ledger holds for "
+                           "(default replace-one, that of odp's built-in mechanisms; add-remove "
+                           "for DP-SGD's): one ledger composes guarantees for one relation "
+                           "(docs/ledger.md)")
     init.add_argument("--json", action="store_true", help="print as JSON")
     init.set_defaults(func=run_init)
 
@@ -165,25 +171,27 @@ def run_init(args: argparse.Namespace) -> int:
         lanes = whole_budget_lane(args.composition, budget)
     if is_postgres_url(args.path):
         ledger_id = init_postgres_ledger(args.path, budget, key_file=args.key_file,
-                                         lanes=lanes).ledger_id
+                                         lanes=lanes, neighbours=args.neighbours).ledger_id
     else:
         if not args.path:
             raise LedgerError("the ledger path is empty")
         if Path(args.path).exists():
             raise LedgerError(f"{args.path} already exists; not creating a ledger over it")
         check_output_path(args.path, "ledger")  # its directory exists and is writable
-        with SQLiteLedger(args.path, budget, key_file=args.key_file, lanes=lanes) as ledger:
+        with SQLiteLedger(args.path, budget, key_file=args.key_file, lanes=lanes,
+                          neighbours=args.neighbours) as ledger:
             ledger_id = ledger.ledger_id
     name = ledger_name(args.path)
     if args.json:
-        out = {"ok": True, "ledger": name, "ledger_id": ledger_id, "budget": budget.to_json()}
+        out = {"ok": True, "ledger": name, "ledger_id": ledger_id, "budget": budget.to_json(),
+               "neighbours": args.neighbours}
         if lanes is not None:
             out["lanes"] = [lane.to_json() for lane in lanes]
         print_json(out)
     else:
         print(f"created ledger {ledger_id} at {name} with budget "
               f"{display_named('ε', budget.epsilon, 'down')} "
-              f"{display_named('δ', budget.delta, 'down')}")
+              f"{display_named('δ', budget.delta, 'down')}, for {args.neighbours} neighbours")
         for lane in lanes or ():
             print(f"  lane {lane.describe()}")
     return 0
@@ -220,6 +228,11 @@ def _integrity_lines(info: IntegrityInfo) -> list[str]:
     return lines
 
 
+def _relation(ledger: ChainedLedger) -> dict[str, Any]:
+    """The ledger's neighbouring relation (odp.neighbours) and whether it is recorded."""
+    return {"relation": ledger.neighbours.value, "recorded": ledger.neighbours_recorded}
+
+
 def run_show(args: argparse.Namespace) -> int:
     from ..ledger.lanes import ledger_statuses, session_totals
 
@@ -231,6 +244,7 @@ def run_show(args: argparse.Namespace) -> int:
         statuses = ledger_statuses(state)
         laned = state.lanes is not None
         info = _integrity(ledger)
+        relation = _relation(ledger)
     finally:
         ledger.close()
     spent, session_left = session_totals(statuses, budget)
@@ -240,6 +254,7 @@ def run_show(args: argparse.Namespace) -> int:
         print_json({
             "path": ledger_name(args.path),
             "budget": budget.to_json(),
+            "neighbours": relation,
             "remaining": remaining.to_json(),
             "spent": spent.to_json(),
             "lanes": [s.to_json() for s in statuses],
@@ -251,6 +266,9 @@ def run_show(args: argparse.Namespace) -> int:
     lines = [
         f"budget     {display_named('ε', budget.epsilon, 'down')}  "
         f"{display_named('δ', budget.delta, 'down')}",
+        f"neighbours {relation['relation']} " + (
+            "(every round holds for it; recorded in the genesis)" if relation["recorded"] else
+            "(none recorded: a ledger made before odp recorded it, which means replace-one)"),
     ]
     if laned:
         lines += [f"lane       {s.describe()}" for s in statuses]

@@ -50,7 +50,10 @@ the lane's δ, with no δ split over the stops (:mod:`odp.dpsgd.renyi_lane`).  `
 record independently with probability ``q`` (Poisson sampling; :func:`odp.dpsgd.
 check_poisson_batches` tests a loader's batch sizes against it) and adds Gaussian noise of
 standard deviation ``σ·C`` to a sum of contributions each clipped to L2 norm ``C``, under
-add/remove neighbours.  odp does not see the loop's noise: floating-point Gaussian noise is not
+add/remove neighbours (or, with ``neighbours="replace-one"``, that guarantee converted by group
+privacy) — the relation the run declares (:mod:`odp.neighbours`), which must be its
+accountant's: an accountant of another relation refuses the run before anything is reserved.
+odp does not see the loop's noise: floating-point Gaussian noise is not
 exactly Gaussian, and a non-cryptographic generator is not random (``odp.mechanisms.DPSGD``
 is a trainer whose noise is exact).
 """
@@ -69,6 +72,7 @@ from ..composition import BucketsComposition, PrefixComposition, RDPComposition,
 from ..errors import InvalidParameter, OdpError
 from ..guarantees import ODP
 from ..ledger import REASON_ABORTED, REASON_FAILED, RoundRecord
+from ..neighbours import Neighbours
 from ..stops import parse_stops
 from .compositions import ScheduleBuckets, composition_of
 from .renyi_lane import RenyiLaneSettlement, renyi_lane_of
@@ -78,10 +82,8 @@ from .settlement import Settlement, TrainingRun
 if TYPE_CHECKING:
     from ..accountant import Accountant, Reservation
 
-__all__ = ["Accounting", "Settlement", "OdpLaneSettlement", "StepLimitReached", "NEIGHBOURS",
+__all__ = ["Accounting", "Settlement", "OdpLaneSettlement", "StepLimitReached",
            "SETTLEMENTS", "settlement_of"]
-
-NEIGHBOURS = ("add-remove", "replace-one")
 
 #: The δ share of each stop is ``δ/n`` times this (so that the sum of the per-stop δ, each an
 #: upper bound rounded up, stays at most the target).
@@ -122,11 +124,11 @@ class OdpLaneSettlement(Settlement):
         self.delta: Fraction = Fraction(0)
 
     def plan(self, schedule: Schedule, stops: Sequence[int], delta: Fraction,
-             neighbours: str) -> ODP:
+             neighbours: Neighbours) -> ODP:
         """The run's ODP guarantee: per stop ``ε^{k_i}`` at the share ``δ/n`` and Lemma 11's
         δ (checked ``≤ delta``); the declared δ is ``delta``."""
         comp: PrefixComposition = (ReplaceOneComposition(self.inner)
-                                   if neighbours == "replace-one" else self.inner)
+                                   if neighbours is Neighbours.REPLACE_ONE else self.inner)
         share = delta / len(stops) * _SHARE_MARGIN
         costs: list[Fraction] = []
         deltas: list[Fraction] = []
@@ -153,7 +155,7 @@ class OdpLaneSettlement(Settlement):
             "stop_deltas": [str(d) for d in self.stop_deltas],
             "rule": self._rule,
             "schedule": run.schedule.to_json(),
-            "neighbours": run.neighbours,
+            "neighbours": run.neighbours.value,
             **self.details(),
             **run.params,
         }
@@ -193,7 +195,7 @@ SETTLEMENTS = ("lemma11", "renyi")
 
 
 def settlement_of(value: Any, composition: Any, accountant: "Accountant",
-                  neighbours: str) -> Settlement:
+                  neighbours: Neighbours) -> Settlement:
     """The settlement of a run: ``value`` itself (a :class:`Settlement`), ``"lemma11"``
     (:class:`OdpLaneSettlement` with ``composition``, default ``"rdp"``) or ``"renyi"``
     (:class:`~odp.dpsgd.renyi_lane.RenyiLaneSettlement`); ``None``: the Rényi lane when the
@@ -205,7 +207,7 @@ def settlement_of(value: Any, composition: Any, accountant: "Accountant",
                                    "settlement carries its own composition)")
         return value
     if value is None:
-        value = ("renyi" if composition is None and neighbours == "add-remove"
+        value = ("renyi" if composition is None and neighbours is Neighbours.ADD_REMOVE
                  and renyi_lane_of(accountant) is not None else "lemma11")
     if value == "lemma11":
         return OdpLaneSettlement("rdp" if composition is None else composition)
@@ -242,8 +244,10 @@ class Accounting:
     Parameters
     ----------
     accountant:
-        The :class:`odp.Accountant` whose ledger records the run.  Its rounds must all hold for
-        the same neighbouring relation as this run (``neighbours``).
+        The :class:`odp.Accountant` whose ledger records the run.  Its rounds all hold for one
+        neighbouring relation (:attr:`odp.Accountant.neighbours`), which must be this run's
+        (``neighbours``): another is refused before anything is reserved
+        (:class:`~odp.errors.NeighboursMismatch`).
     delta:
         The run's δ, ``0 < δ < 1``: the reserved and charged δ (Lemma 11).  In a Rényi lane
         the run is charged at the lane's δ: omit it (it is then the lane's δ per order).
@@ -260,8 +264,10 @@ class Accounting:
         ``"rdp"`` (default) or ``"buckets"``: the COMP of Lemma 11 (:class:`OdpLaneSettlement`);
         giving it chooses the Lemma 11 route.
     neighbours:
-        ``"add-remove"`` (default; what Poisson-sampled DP-SGD is analysed for) or
-        ``"replace-one"`` (group privacy, :class:`odp.composition.ReplaceOneComposition`).
+        :attr:`odp.Neighbours.ADD_REMOVE` (default; what Poisson-sampled DP-SGD is analysed
+        for) or :attr:`~odp.Neighbours.REPLACE_ONE` (group privacy,
+        :class:`odp.composition.ReplaceOneComposition`), or their strings ``"add-remove"``,
+        ``"replace-one"``.
     name:
         Recorded in the ledger as the mechanism ``dpsgd[name]``.
     params:
@@ -278,7 +284,8 @@ class Accounting:
     def __init__(self, accountant: "Accountant", *, delta: Any = None, sampling_rate: Any = None,
                  noise_multiplier: Any = None, max_steps: int | None = None,
                  schedule: Schedule | None = None, stops: Any = None, composition: Any = None,
-                 neighbours: str = "add-remove", name: str = "training loop",
+                 neighbours: Neighbours | str = Neighbours.ADD_REMOVE,
+                 name: str = "training loop",
                  params: dict[str, Any] | None = None, settlement: Settlement | str | None = None,
                  interval_options: dict[str, Any] | None = None):
         from ..accountant import Accountant
@@ -298,21 +305,22 @@ class Accounting:
         elif max_steps is not None and max_steps != len(schedule):
             raise InvalidParameter(f"max_steps = {max_steps} differs from the schedule's "
                                    f"{len(schedule)} steps")
-        if neighbours not in NEIGHBOURS:
-            raise InvalidParameter(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
+        relation = Neighbours.parse(neighbours)
         if not isinstance(name, str) or not name or "]" in name:
             raise InvalidParameter("name must be a non-empty string without ']'")
         if params is not None and not isinstance(params, dict):
             raise InvalidParameter("params must be a dict")
+        accountant._check_neighbours(relation, f"the training run {name!r}")  # before reserving
         self.accountant = accountant
         self.schedule = schedule
         self.max_steps = len(schedule)
         epoch = math.ceil(1 / schedule.phases[0].sampling_rate)
         self.stops = _stops(stops, self.max_steps, epoch)
-        self.neighbours = neighbours
+        #: the relation the run's guarantee holds for (:mod:`odp.neighbours`)
+        self.neighbours: Neighbours = relation
         self.name = name
         self.params = dict(params or {})
-        self.settlement = settlement_of(settlement, composition, accountant, neighbours)
+        self.settlement = settlement_of(settlement, composition, accountant, relation)
         self.delta = self.settlement.delta_for(accountant, delta)
         self._interval = ScheduleBuckets(**(interval_options or {}))
         self._intervals: dict[tuple[int, Fraction], Interval] = {}

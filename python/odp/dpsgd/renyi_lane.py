@@ -48,6 +48,7 @@ from ..budget import format_fraction, parse_delta
 from ..errors import BudgetExceeded, InvalidBudget, InvalidParameter
 from ..guarantees import RDP
 from ..ledger import RoundRecord
+from ..neighbours import Neighbours
 from ..readable import Interval
 from .settlement import Settlement, TrainingRun
 
@@ -174,12 +175,13 @@ class RenyiLaneSettlement(Settlement):
         stretch = run.schedule[self.paid:upto]
         cost = self.cost_of(stretch)
         params = {"settlement": self.name, "steps": [self.paid + 1, upto],
-                  "phases": stretch.to_json(), "neighbours": run.neighbours,
+                  "phases": stretch.to_json(), "neighbours": run.neighbours.value,
                   "max_steps": run.max_steps, **run.params}
         try:
             curve = [RDP(a, c) for a, c in zip(self.lane.orders, cost)]
             record = run.accountant.charge(curve, lane=self.lane.name,
-                                           mechanism=f"dpsgd[{run.name}]", params=params)
+                                           mechanism=f"dpsgd[{run.name}]", params=params,
+                                           neighbours=run.neighbours)
         except BudgetExceeded as exc:
             then = (f"do not run step {self.paid + 1}: stop() the run, which has paid for the "
                     f"{self.paid} steps before it" if self.paid else "the run cannot start")
@@ -192,7 +194,7 @@ class RenyiLaneSettlement(Settlement):
         self.paid = upto
 
     def open(self, run: "TrainingRun") -> None:
-        if run.neighbours != "add-remove":
+        if run.neighbours is not Neighbours.ADD_REMOVE:
             raise InvalidParameter(
                 "a Rényi lane charges the Poisson-subsampled Gaussian's RDP curve, an "
                 "add/remove bound; for replace-one neighbours settle by Lemma 11 "

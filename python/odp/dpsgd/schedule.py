@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Iterator, Sequence, overload
 
 from ..composition import StepSpec
+from ..neighbours import Neighbours
 from ..errors import InvalidParameter
 from ..rdp import check_rate, check_sigma
 
@@ -216,7 +217,7 @@ class Schedule(Sequence[StepSpec]):
 def describe(phase: Phase) -> dict[str, Any]:
     """A step's description for :attr:`odp.composition.StepSpec.mechanism`."""
     return {"mechanism": "subsampled_gaussian", "q": str(phase.sampling_rate),
-            "sigma": str(phase.noise_multiplier), "neighbours": "add-remove"}
+            "sigma": str(phase.noise_multiplier), "neighbours": Neighbours.ADD_REMOVE.value}
 
 
 def as_schedule(steps: Sequence[StepSpec]) -> Schedule:

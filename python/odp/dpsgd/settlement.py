@@ -20,6 +20,7 @@ from ..readable import Interval
 
 if TYPE_CHECKING:
     from ..accountant import Accountant
+    from ..neighbours import Neighbours
     from .schedule import Schedule
 
 __all__ = ["Settlement", "TrainingRun"]
@@ -33,7 +34,7 @@ class TrainingRun(Protocol):
     stops: list[int]
     max_steps: int
     delta: Fraction
-    neighbours: str
+    neighbours: "Neighbours"
     name: str
     params: dict[str, Any]
 

@@ -16,7 +16,8 @@ from typing import Sequence
 
 from ..budget import Budget
 from ..errors import LedgerCorrupted, LedgerError
-from .base import Admission, Ledger, MemoryLedger, sum_rule
+from ..neighbours import Neighbours
+from .base import Admission, Ledger, MemoryLedger, check_same_neighbours, sum_rule
 from .chain import ChainHead, EventRow, Genesis
 from .chained import ChainedLedger
 from .lanes import Lane, LaneBook, LaneCharge, LaneStatus, check_same_lanes
@@ -55,24 +56,29 @@ __all__ = [
 
 
 def open_ledger(spec: object, budget: Budget | None,
-                lanes: Sequence[Lane] | None = None) -> Ledger:
+                lanes: Sequence[Lane] | None = None,
+                neighbours: Neighbours | str | None = None) -> Ledger:
     """``None`` → a new :class:`MemoryLedger`; a ``postgresql://`` URL → :class:`PostgresLedger`
     (created beforehand by ``odp ledger init URL``); a path → :class:`SQLiteLedger`; a ledger →
     itself (its budget must match ``budget`` when one is given).  ``lanes``: the lanes of a new
-    ledger (:mod:`odp.ledger.lanes`), or those an existing one must have."""
+    ledger (:mod:`odp.ledger.lanes`), or those an existing one must have.  ``neighbours``: the
+    neighbouring relation of a new ledger's rounds (:mod:`odp.neighbours`; default
+    replace-one), or the one an existing ledger must hold (``None``: whichever it records)."""
+    wanted = None if neighbours is None else Neighbours.parse(neighbours)
     if spec is None:
         if budget is None:
             raise LedgerError("an in-memory ledger needs a budget")
-        return MemoryLedger(budget, lanes)
+        return MemoryLedger(budget, lanes, wanted)
     if isinstance(spec, Ledger):
         if budget is not None and spec.budget != budget:
             raise LedgerError(f"the ledger holds the budget {spec.budget}, not {budget}")
         check_same_lanes(spec.lanes, lanes, "the ledger")
+        check_same_neighbours(spec.neighbours, wanted, "the ledger")
         return spec
     if is_postgres_url(spec):
-        return PostgresLedger(spec, budget, lanes=lanes)
+        return PostgresLedger(spec, budget, lanes=lanes, neighbours=wanted)
     if isinstance(spec, (str, os.PathLike)):
-        return SQLiteLedger(spec, budget, lanes=lanes)
+        return SQLiteLedger(spec, budget, lanes=lanes, neighbours=wanted)
     raise LedgerError(f"ledger must be None, a path, a postgresql:// URL or an odp Ledger, got "
                       f"{spec!r}")
 

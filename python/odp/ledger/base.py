@@ -9,8 +9,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeAlias, TypeVar
 
 from ..budget import Budget, float_hint, format_fraction
-from ..errors import BudgetExceeded, CertificateError, InvalidGuarantee, LedgerError
+from ..errors import (BudgetExceeded, CertificateError, InvalidGuarantee, InvalidParameter,
+                      LedgerError)
 from ..guarantees import GuaranteeRecord
+from ..neighbours import Neighbours
 from .chain import ChainHead, ChainVerifier, EventRow, Genesis
 from .lanes import LaneCharge, is_lane_charge, lanes_json
 from .records import (
@@ -57,6 +59,38 @@ _T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from .lanes import Lane
+
+
+def recorded_neighbours(genesis: Genesis, where: str) -> Neighbours:
+    """The neighbouring relation a ledger's genesis records (:mod:`odp.neighbours`); none
+    recorded (a ledger made before odp recorded it) is replace-one.  A relation this odp does
+    not know is a :class:`~odp.errors.LedgerError` (the genesis hash binds it: it was written by
+    another odp)."""
+    try:
+        return Neighbours.of_record(genesis.neighbours)
+    except InvalidParameter:
+        raise LedgerError(f"{where} records the neighbouring relation {genesis.neighbours!r}, "
+                          "which this odp does not know (written by a newer odp?)") from None
+
+
+def check_same_neighbours(have: Neighbours, want: Neighbours | str | None, where: str) -> None:
+    """An existing ledger opened with ``neighbours=`` must hold rounds of that relation
+    (``None``: whichever it records)."""
+    if want is None:
+        return
+    wanted = Neighbours.parse(want)
+    if wanted is not have:
+        raise LedgerError(
+            f"{where} holds rounds for {have} neighbours, not {wanted} (the relation given): "
+            "one ledger composes guarantees for one neighbouring relation (Theorem 7), so it "
+            "was not opened and nothing was written; open it without neighbours= (or with "
+            f"{have!s}) to continue it, or use another ledger for {wanted} rounds")
+
+
+def new_neighbours(want: Neighbours | str | None) -> str:
+    """The relation a new ledger records: the one given, or replace-one (odp's built-in
+    mechanisms')."""
+    return (Neighbours.REPLACE_ONE if want is None else Neighbours.parse(want)).value
 
 
 def realised_blocks(guarantee: GuaranteeRecord, label: Label | None
@@ -283,6 +317,19 @@ class Ledger(ABC):
         return None if book is None else book.lanes
 
     @property
+    def neighbours(self) -> Neighbours:
+        """The neighbouring relation every round of this ledger holds for
+        (:mod:`odp.neighbours`), fixed when it was made and bound by its genesis hash; a ledger
+        made before odp recorded it is replace-one (:attr:`neighbours_recorded` is then
+        False)."""
+        return recorded_neighbours(self.genesis, "the ledger")
+
+    @property
+    def neighbours_recorded(self) -> bool:
+        """Whether the ledger records its relation (every ledger made since odp records it)."""
+        return self.genesis.neighbours is not None
+
+    @property
     def remaining(self) -> Budget:
         return self.snapshot().remaining
 
@@ -324,14 +371,18 @@ class Ledger(ABC):
 class MemoryLedger(Ledger):
     """A ledger kept in memory (notebooks and tests).  Thread-safe; not durable."""
 
-    def __init__(self, budget: Budget, lanes: Sequence[Lane] | None = None):
+    def __init__(self, budget: Budget, lanes: Sequence[Lane] | None = None,
+                 neighbours: Neighbours | str | None = None):
+        """``neighbours``: the relation of its rounds (:mod:`odp.neighbours`; default
+        replace-one), recorded in its genesis like a file ledger's."""
         import uuid
 
         self._state = BudgetState(budget, lanes)
         self._lock = threading.Lock()
         self.ledger_id = uuid.uuid4().hex
         self.genesis = Genesis(self.ledger_id, budget.epsilon, budget.delta,
-                               lanes=None if lanes is None else lanes_json(lanes))
+                               lanes=None if lanes is None else lanes_json(lanes),
+                               neighbours=new_neighbours(neighbours))
         self._chain = ChainVerifier(self.genesis, where="in-memory ledger")
         # Rows not hashed yet, as the arguments of reserve_row / settle_row (one tuple per
         # write, not a closure: fewer objects for the garbage collector to scan per charge).

@@ -175,22 +175,30 @@ def encode_values(values: Sequence[Any]) -> bytes:
 
 @dataclass(frozen=True)
 class Genesis:
-    """What the chain starts from: the ledger's identity, its budget, its HMAC key id and —
-    for a laned ledger (:mod:`odp.ledger.lanes`) — the canonical JSON text of its lanes, so the
-    division of the budget into lanes is bound by the genesis hash like the budget itself."""
+    """What the chain starts from: the ledger's identity, its budget, its HMAC key id, for a
+    laned ledger (:mod:`odp.ledger.lanes`) the canonical JSON text of its lanes, and the
+    neighbouring relation its rounds hold for (:mod:`odp.neighbours`: ``"replace-one"`` or
+    ``"add-remove"``) — so the division of the budget and the relation are bound by the genesis
+    hash like the budget itself.  A ledger made before odp recorded the relation has none
+    (``None``: replace-one)."""
 
     ledger_id: str
     epsilon: Fraction
     delta: Fraction
     key_id: str | None = None
     lanes: str | None = None
+    neighbours: str | None = None
 
     def encode(self) -> bytes:
         """``tag + enc(ledger_id) + enc(ε_t) + enc(δ_t) + enc(key_id)``, then ``enc(lanes)``
-        for a laned ledger only (a ledger without lanes keeps the hash it always had)."""
+        for a laned ledger, then — when a relation is recorded — ``enc(lanes)`` (``N`` without
+        lanes) and ``enc(neighbours)``.  A ledger without lanes or relation keeps the hash it
+        always had; every value is self-delimiting, so no two geneses share an encoding."""
         values: tuple[Any, ...] = (self.ledger_id, Fraction(self.epsilon), Fraction(self.delta),
                                    self.key_id)
-        if self.lanes is not None:
+        if self.neighbours is not None:
+            values += (self.lanes, self.neighbours)
+        elif self.lanes is not None:
             values += (self.lanes,)
         return _GENESIS_TAG + b"".join(encode_value(v) for v in values)
 
@@ -203,6 +211,8 @@ class Genesis:
                "delta": str(self.delta), "key_id": self.key_id, "hash": self.hash}
         if self.lanes is not None:
             out["lanes"] = self.lanes
+        if self.neighbours is not None:
+            out["neighbours"] = self.neighbours
         return out
 
     @classmethod
@@ -210,8 +220,11 @@ class Genesis:
         lanes = data.get("lanes")
         if lanes is not None and not isinstance(lanes, str):
             raise ValueError("the genesis records its lanes as JSON text")
+        neighbours = data.get("neighbours")
+        if neighbours is not None and not isinstance(neighbours, str):
+            raise ValueError("the genesis records its neighbouring relation as text")
         return cls(str(data["ledger_id"]), Fraction(data["epsilon"]), Fraction(data["delta"]),
-                   data.get("key_id"), lanes)
+                   data.get("key_id"), lanes, neighbours)
 
 
 #: The hashed columns of a row, in encoding order (``seq`` first).

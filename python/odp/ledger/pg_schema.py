@@ -129,8 +129,11 @@ _TRIGGERS_V2 = {"odp_events_no_truncate": (EVENTS_TABLE, 2 | 32),
 META_KEYS = {"epsilon", "delta", "ledger_id", "created", "chain_version",
              "genesis_hash"}
 #: ``key_id`` for a keyed ledger; ``lanes`` for a laned one (:mod:`odp.ledger.lanes`: an odp
-#: without lanes refuses such a ledger as altered — it could not keep the lanes' budgets).
-OPTIONAL_META_KEYS = {"key_id", "lanes"}
+#: without lanes refuses such a ledger as altered — it could not keep the lanes' budgets);
+#: ``neighbours``, the relation its rounds hold for (:mod:`odp.neighbours`; every ledger made
+#: since odp records it — an odp that does not refuses such a ledger as altered, as it could not
+#: keep its rounds to the relation; a ledger without it is replace-one).
+OPTIONAL_META_KEYS = {"key_id", "lanes", "neighbours"}
 
 
 def expected(version: int) -> dict[str, str]:

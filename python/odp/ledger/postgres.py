@@ -53,6 +53,8 @@ from . import pg_schema as S
 from .chain import CHAIN_VERSION, ChainVerifier, EventRow, Genesis, key_id
 from .chained import ChainedLedger, OpenSeams, StoredRow, default_clock
 from .owner import owner_token
+from ..neighbours import Neighbours
+from .base import check_same_neighbours, new_neighbours, recorded_neighbours
 from .lanes import Lane, check_lanes, check_same_lanes, lanes_json
 from .records import REASON_RECOVERED, BudgetState, RoundRecord, dumps
 from .schema import CHAIN_COLUMNS, ROW_COLUMNS
@@ -225,9 +227,12 @@ class PostgresLedger(ChainedLedger):
 
     def __init__(self, url: str, budget: Budget | None = None, *, readonly: bool = False,
                  key: bytes | None = None, key_file: str | os.PathLike[str] | None = None,
-                 connect_timeout: float = 10.0, lanes: Sequence[Lane] | None = None):
+                 connect_timeout: float = 10.0, lanes: Sequence[Lane] | None = None,
+                 neighbours: Neighbours | str | None = None):
         _need_psycopg()
         import psycopg
+
+        wanted = None if neighbours is None else Neighbours.parse(neighbours)
 
         self._net = _Conn(url, connect_timeout)
         self._where = self._net.where
@@ -258,6 +263,7 @@ class PostgresLedger(ChainedLedger):
             self._budget = self._open_meta(meta, budget)
             self._state = BudgetState.for_genesis(self.genesis)
             check_same_lanes(self.lanes_spec, lanes, self._where)
+            check_same_neighbours(self.neighbours, wanted, self._where)
             with self._lock:
                 self._refresh()
             if not readonly:
@@ -285,6 +291,7 @@ class PostgresLedger(ChainedLedger):
             raise LedgerCorrupted(f"{where}: the ledger's recorded budget or identity was "
                                   "edited (its genesis hash does not match); the ledger "
                                   "refuses to charge")
+        recorded_neighbours(self.genesis, where)  # a relation this odp does not know: refused
         keyed = self.genesis.key_id
         if self._key is not None and keyed != key_id(self._key):
             raise LedgerError(f"{where}: the key given (id {key_id(self._key)}) is not this "
@@ -629,18 +636,23 @@ class _CommitPhase(Exception):
 # ---------------------------------------------------------------------------- init, upgrade
 def init_postgres_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                          key_file: str | os.PathLike[str] | None = None,
-                         lanes: Sequence[Lane] | None = None) -> Genesis:
+                         lanes: Sequence[Lane] | None = None,
+                         neighbours: Neighbours | str | None = None) -> Genesis:
     """Create a ledger for ``budget`` in the URL's database (its current schema), applying
     every migration in one transaction.  Refuses a schema that already has a table, index or
     function of the ledger's names (another program's, or an existing ledger).  ``lanes``: the
-    division of the budget into lanes (:mod:`odp.ledger.lanes`), recorded in the metadata and
-    bound by the genesis hash.  Returns the new ledger's genesis."""
-    return _init_ledger(url, budget, key=key, key_file=key_file, lanes=lanes, ledger_id=None)
+    division of the budget into lanes (:mod:`odp.ledger.lanes`); ``neighbours``: the relation
+    of its rounds (:mod:`odp.neighbours`, default replace-one); both recorded in the metadata
+    and bound by the genesis hash.  Returns the new ledger's genesis."""
+    return _init_ledger(url, budget, key=key, key_file=key_file, lanes=lanes,
+                        neighbours=neighbours, ledger_id=None)
 
 
 def _init_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                  key_file: str | os.PathLike[str] | None = None,
-                 lanes: Sequence[Lane] | None = None, ledger_id: str | None = None) -> Genesis:
+                 lanes: Sequence[Lane] | None = None,
+                 neighbours: Neighbours | str | None = None,
+                 ledger_id: str | None = None) -> Genesis:
     """Not public: :func:`init_postgres_ledger` with a given ``ledger_id`` (tests use it for
     runs identical to a SQLite ledger's)."""
     _need_psycopg()
@@ -651,6 +663,7 @@ def _init_ledger(url: str, budget: Budget, *, key: bytes | None = None,
         raise LedgerError("init needs the ledger's budget")
     key = _resolve_key(key, key_file)
     lanes_text = None if lanes is None else lanes_json(check_lanes(lanes, budget))
+    relation = new_neighbours(neighbours)  # an unknown relation: refused before connecting
     conn = net.connect()
     try:
         with conn.transaction():
@@ -667,7 +680,7 @@ def _init_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                                   "nothing was created.  Use another database or schema "
                                   "(?options=-csearch_path%3DNAME)")
             genesis = Genesis(ledger_id or uuid.uuid4().hex, budget.epsilon, budget.delta,
-                              key_id(key) if key else None, lanes_text)
+                              key_id(key) if key else None, lanes_text, relation)
             for statements in S.MIGRATIONS:
                 for statement in statements:
                     conn.execute(statement)
@@ -682,6 +695,7 @@ def _init_ledger(url: str, budget: Budget, *, key: bytes | None = None,
                 meta.append(("key_id", genesis.key_id))
             if lanes_text is not None:
                 meta.append(("lanes", lanes_text))
+            meta.append(("neighbours", relation))
             for k, v in meta:
                 conn.execute(f"INSERT INTO {S.META_TABLE} (key, value) VALUES (%s, %s)", (k, v))
             S.check_schema(conn, ns, S.SCHEMA_VERSION, dict(meta), where=net.where)

@@ -4,7 +4,9 @@ known version (before anything is written to it), and the upgrade from version 1
 * Version 1 (odp ≤ 0.1.0): ``meta`` and ``events`` tables, append-only triggers.
 * Version 2: every ``events`` row also carries ``prev_hash``, ``row_hash`` (the chain of
   :mod:`odp.ledger.chain`) and ``mac`` (an HMAC tag when the ledger has a key); ``meta`` also
-  holds ``chain_version``, ``genesis_hash`` and, for a keyed ledger, ``key_id``.
+  holds ``chain_version``, ``genesis_hash`` and, for a keyed ledger, ``key_id``; for a laned
+  ledger ``lanes``; and ``neighbours``, the neighbouring relation of its rounds
+  (:mod:`odp.neighbours`), in every ledger made since odp records it (without it: replace-one).
 
 The check compares the file's ``sqlite_master`` with the expected objects (whitespace and case
 aside): a foreign database is refused without being touched, and a dropped or altered trigger,
@@ -170,7 +172,9 @@ def check_schema(conn: sqlite3.Connection, version: int, meta: dict[str, str],
                               "added to the ledger outside odp; the ledger refuses to charge")
     keys = set(meta)
     wanted = _META_KEYS_V1 if version == 1 else _META_KEYS_V2
-    optional = {"key_id", "lanes"} if version >= 2 else set()
+    # the neighbouring relation (odp.neighbours): recorded by every ledger made since odp records
+    # it; a ledger without it (made before) is replace-one
+    optional = {"key_id", "lanes", "neighbours"} if version >= 2 else set()
     if not wanted <= keys or keys - wanted - optional:
         missing, added = sorted(wanted - keys), sorted(keys - wanted - optional)
         raise LedgerCorrupted(f"{where}: the ledger's metadata was altered outside odp "
@@ -181,7 +185,7 @@ def genesis_of(meta: dict[str, str], where: str) -> Genesis:
     """The chain's genesis from ``meta`` (its budget as recorded)."""
     try:
         return Genesis(meta["ledger_id"], Fraction(meta["epsilon"]), Fraction(meta["delta"]),
-                       meta.get("key_id"), meta.get("lanes"))
+                       meta.get("key_id"), meta.get("lanes"), meta.get("neighbours"))
     except (KeyError, ValueError, ZeroDivisionError) as exc:
         raise LedgerCorrupted(f"{where}: unreadable ledger metadata ({exc})") from None
 

@@ -51,6 +51,8 @@ from .head import (HeadRecord, check_head, fsync_dir, head_path, read_head, read
                    write_head)
 from .head import exclusive as head_exclusive
 from .owner import owner_is_dead, owner_token
+from ..neighbours import Neighbours
+from .base import check_same_neighbours, new_neighbours, recorded_neighbours
 from .lanes import Lane, check_lanes, check_same_lanes, lanes_json
 from .records import BudgetState, RoundRecord, dumps
 
@@ -145,7 +147,7 @@ class SQLiteLedger(ChainedLedger):
                  key_file: str | os.PathLike[str] | None = None,
                  anchors: Sequence[str | os.PathLike[str]] = (), checkpoint: str | None = None,
                  head_file: bool = True, head_sync: bool = True, settle_sync: bool = False,
-                 lanes: Sequence[Lane] | None = None):
+                 lanes: Sequence[Lane] | None = None, neighbours: Neighbours | str | None = None):
         if checkpoint not in CHECKPOINT_MODES:
             raise LedgerError(f"checkpoint must be one of {CHECKPOINT_MODES}, got {checkpoint!r}")
         if not str(path):
@@ -158,6 +160,8 @@ class SQLiteLedger(ChainedLedger):
         self._clock = seams.clock
         self._new_id = seams.ledger_id
         self._new_lanes = None if lanes is None else tuple(lanes)
+        # the relation a new ledger records, or the one an existing ledger must hold
+        self._want_neighbours = None if neighbours is None else Neighbours.parse(neighbours)
         self._lock = threading.Lock()
         self._readonly = readonly
         self._owner = dumps(owner_token())
@@ -234,6 +238,7 @@ class SQLiteLedger(ChainedLedger):
             self._budget = self._open_meta(meta, budget, where)
             self._state = BudgetState.for_genesis(self.genesis)
             check_same_lanes(self.lanes_spec, self._new_lanes, where)
+            check_same_neighbours(self.neighbours, self._want_neighbours, where)
             with self._lock:
                 self._refresh()
                 self._check_rowids(where)
@@ -364,7 +369,8 @@ class SQLiteLedger(ChainedLedger):
                 lanes = None if self._new_lanes is None else lanes_json(
                     check_lanes(self._new_lanes, budget))
                 genesis = Genesis(self._new_id or uuid.uuid4().hex, budget.epsilon, budget.delta,
-                                  key_id(self._key) if self._key else None, lanes)
+                                  key_id(self._key) if self._key else None, lanes,
+                                  new_neighbours(self._want_neighbours))
                 rows = [("schema_version", str(schema.SCHEMA_VERSION)),
                         ("epsilon", str(budget.epsilon)), ("delta", str(budget.delta)),
                         ("ledger_id", genesis.ledger_id), ("created", repr(time.time())),
@@ -374,6 +380,7 @@ class SQLiteLedger(ChainedLedger):
                     rows.append(("key_id", genesis.key_id))
                 if lanes is not None:
                     rows.append(("lanes", lanes))
+                rows.append(("neighbours", str(genesis.neighbours)))
                 schema.create(self._conn, rows)
             self._conn.execute("COMMIT")
         except BaseException:
@@ -387,6 +394,7 @@ class SQLiteLedger(ChainedLedger):
             raise LedgerCorrupted(f"{where}: the ledger's recorded budget or identity was "
                                   "edited (its genesis hash does not match); the ledger "
                                   "refuses to charge")
+        recorded_neighbours(self.genesis, where)  # a relation this odp does not know: refused
         keyed = self.genesis.key_id
         if self._key is not None and keyed != key_id(self._key):
             raise LedgerError(

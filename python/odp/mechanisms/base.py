@@ -3,6 +3,13 @@
 A mechanism declares its privacy guarantee (``DP`` or ``ODP``) *before* it runs; the guarantee
 must not depend on the data.  ``release(data, rng)`` draws all its randomness from ``rng`` (an
 exact, by default cryptographically secure, source: :mod:`odp.samplers`).
+
+A mechanism also says which neighbouring relation its guarantee holds for
+(:attr:`Mechanism.neighbours`, an :class:`odp.Neighbours`): every built-in mechanism states
+replace-one (DP-SGD the relation it is built with); a mechanism of your own may state one, and
+without it its guarantee is taken to hold for the accountant's relation — your claim, as the
+guarantee itself is.  :meth:`odp.Accountant.run` refuses a mechanism of another relation than
+its own before anything is reserved (:mod:`odp.neighbours`).
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from ..guarantees import DP, ODP
+from ..neighbours import Neighbours
 from ..types import Data, RandomSource, Release
 
 
@@ -48,6 +56,11 @@ class Mechanism(ABC):
 
     #: Short name recorded in the ledger and certificates.
     name: str = "mechanism"
+
+    #: The neighbouring relation the guarantee holds for (:mod:`odp.neighbours`).  ``None``:
+    #: the accountant's — the author's claim, like the guarantee (a built-in mechanism states
+    #: its own; the accountant refuses one of another relation than its own).
+    neighbours: Neighbours | None = None
 
     @property
     @abstractmethod

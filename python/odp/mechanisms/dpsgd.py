@@ -8,13 +8,16 @@ outputs only — falls below a public threshold.  Its ODP partition is the numbe
 (:func:`odp.composition.output_length`): a run that stops after ``k_i`` steps is charged
 ``ε^{k_i}``, the ε of its first ``k_i`` steps, not the worst case ``ε^{k_n}``.
 
-**Neighbours.**  Add/remove one record (Poisson sampling's usual relation): the number of records
-``n`` is then *private*.  The code never uses it: the noisy sum is normalised by the expected batch
+**Neighbours** (:mod:`odp.neighbours`).  Add/remove one record (Poisson sampling's usual
+relation, :attr:`odp.Neighbours.ADD_REMOVE`): the number of records ``n`` is then *private*.  The code never uses it: the noisy sum is normalised by the expected batch
 size ``q·n₀`` with a declared public ``n₀`` (as DP-SGD implementations do), never by the realised
 batch size nor by ``len(data)``; :meth:`DPSGD.check_public` checks only the number of features
-and the label domain.  With ``neighbours="replace-one"`` (the relation of the other built-in
-mechanisms, under which ``n = n₀`` is public and checked) the add/remove guarantee is converted by
-group privacy (:class:`odp.composition.ReplaceOneComposition`).
+and the label domain.  With ``neighbours=odp.Neighbours.REPLACE_ONE`` (or ``"replace-one"``; the
+relation of the other built-in mechanisms, under which ``n = n₀`` is public and checked) the
+add/remove guarantee is converted by group privacy (:class:`odp.composition.
+ReplaceOneComposition`).  The mechanism declares the relation it is built with
+(:attr:`DPSGD.neighbours`): an accountant of another relation refuses it before anything is
+reserved.
 
 **One step** (``s_k`` for ``k = 1 … k_n``), at the model ``w_k`` fixed by the released history:
 
@@ -111,6 +114,7 @@ from ..composition import (
     output_length,
 )
 from ..errors import InvalidBudget, InvalidParameter
+from ..neighbours import Neighbours
 from ..floats import float_down
 from ..guarantees import ODP, Data, Release
 from ..limits import Estimate, Limits
@@ -358,9 +362,6 @@ class DPSGDRelease:
         return float(np.mean(self.predict(features) == np.asarray(labels, dtype=float)))
 
 
-NEIGHBOURS = ("add-remove", "replace-one")
-
-
 class DPSGD(IterativeMechanism):
     """DP-SGD with Poisson sampling, exact discrete Gaussian noise on a grid and early stopping
     at epoch ends, charged by ODP (module docstring).
@@ -391,7 +392,9 @@ class DPSGD(IterativeMechanism):
     granularity:
         The grid step ``g`` (default ``C/2¹⁶``); ``C/g`` must be between 1 and ``2²⁰``.
     neighbours:
-        ``"add-remove"`` (default) or ``"replace-one"`` (module docstring).
+        :attr:`odp.Neighbours.ADD_REMOVE` (default) or :attr:`~odp.Neighbours.REPLACE_ONE`, or
+        their strings ``"add-remove"``, ``"replace-one"`` (module docstring); the relation the
+        run's guarantee holds for, which its accountant must have.
     composition:
         The add/remove COMP of Lemma 11 (default :class:`~odp.composition.RDPComposition`).
     window:
@@ -407,7 +410,7 @@ class DPSGD(IterativeMechanism):
                  epochs: int, delta: Any, clip: Any = 1, learning_rate: Any = 1.0,
                  weight_decay: Any = 0.0, stop_threshold: Any = 0.0, check_every: int = 1,
                  steps_per_epoch: int | None = None, granularity: Any = None,
-                 neighbours: str = "add-remove", composition: PrefixComposition | None = None,
+                 neighbours: Neighbours | str = Neighbours.ADD_REMOVE, composition: PrefixComposition | None = None,
                  window: int | None = None, limits: Limits | None = None, progress: Any = None):
         # ---- public parameters, all checked before anything is computed
         if not isinstance(model, (LogisticRegressionModel, MLPModel)):
@@ -435,9 +438,8 @@ class DPSGD(IterativeMechanism):
         self.learning_rate = _finite_float(learning_rate, name="learning_rate", positive=True)
         self.weight_decay = _finite_float(weight_decay, name="weight_decay")
         self.stop_threshold = _finite_float(stop_threshold, name="stop_threshold")
-        if neighbours not in NEIGHBOURS:
-            raise InvalidParameter(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
-        self.neighbours = neighbours
+        #: the relation the guarantee holds for (:mod:`odp.neighbours`)
+        self.neighbours: Neighbours = Neighbours.parse(neighbours)
         p = self.num_params = model.num_params
         if p > MAX_PARAMS:
             raise InvalidParameter(f"the model has {p} parameters; at most {MAX_PARAMS} are "
@@ -493,8 +495,8 @@ class DPSGD(IterativeMechanism):
         inner = composition if composition is not None else RDPComposition()
         if not isinstance(inner, PrefixComposition):
             raise InvalidParameter("composition must be an odp.composition.PrefixComposition")
-        self.composition = (ReplaceOneComposition(inner) if neighbours == "replace-one"
-                            else inner)
+        self.composition = (ReplaceOneComposition(inner)
+                            if self.neighbours is Neighbours.REPLACE_ONE else inner)
         spec = self._step_spec(stops[-1])
         steps = [spec] * stops[-1]
         share = self.delta_target / len(stops) * (1 - Fraction(1, 10**15))
@@ -519,10 +521,10 @@ class DPSGD(IterativeMechanism):
 
         mech = {"mechanism": "subsampled_discrete_gaussian", "q": str(self.q),
                 "sigma": str(self.sigma), "sensitivity2": str(self.sensitivity2),
-                "sigma2": str(self.sigma2), "neighbours": "add-remove"}
+                "sigma2": str(self.sigma2), "neighbours": Neighbours.ADD_REMOVE.value}
         d1 = self.delta_target / (2 * count)
         e1 = subsampled_discrete_gaussian_epsilon(self.q, self.sigma, 1, d1)[0]
-        if self.neighbours == "replace-one":  # group privacy (ReplaceOneComposition)
+        if self.neighbours is Neighbours.REPLACE_ONE:  # group privacy (ReplaceOneComposition)
             d1 = min((1 + exp_bracket(e1)[1]) * d1, Fraction(1, 2))
             e1 = 2 * e1
         return StepSpec(e1, d1, mech)
@@ -557,7 +559,7 @@ class DPSGD(IterativeMechanism):
                 "clip": str(self.clip), "granularity": str(self.granularity),
                 "sensitivity2": self.sensitivity2, "sigma2": str(self.sigma2),
                 "steps_per_epoch": self.steps_per_epoch, "epochs": self.epochs,
-                "check_every": self.check_every, "neighbours": self.neighbours,
+                "check_every": self.check_every, "neighbours": self.neighbours.value,
                 "grid_window": [str(self.grid_window.lo), str(self.grid_window.hi)],
                 "learning_rate": self.learning_rate, "weight_decay": self.weight_decay,
                 "stop_threshold": self.stop_threshold, "delta_target": str(self.delta_target)}
@@ -576,7 +578,7 @@ class DPSGD(IterativeMechanism):
                 f"expected training features of shape (rows, {dim}) and one label per row, got "
                 f"features of shape {shape} and labels of shape {label_shape}; nothing was "
                 "reserved or charged")
-        if self.neighbours == "replace-one" and shape[0] != self.n:
+        if self.neighbours is Neighbours.REPLACE_ONE and shape[0] != self.n:
             raise InvalidParameter(
                 f"under replace-one neighbours the number of records is public: expected "
                 f"{self.n}, got {shape[0]}; nothing was reserved or charged")
@@ -677,7 +679,7 @@ class DPSGD(IterativeMechanism):
         paid stretch by stretch as the run goes: :meth:`release_in_lane`), then the ODP
         guarantee of the whole run (Lemma 11, the ODP lane).  Under replace-one neighbours only
         the latter: the Rényi curve is an add/remove bound."""
-        if self.neighbours != "add-remove":
+        if self.neighbours is not Neighbours.ADD_REMOVE:
             return [self.guarantee]
         return [self.step_rdp, self.guarantee]
 

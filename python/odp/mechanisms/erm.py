@@ -73,6 +73,7 @@ import numpy as np
 
 from ..budget import parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ..errors import InvalidParameter, OdpError
+from ..neighbours import Neighbours
 from ..guarantees import DP, ODP
 from ..exact_continuous import sample_l2_laplace
 from ..rational import ceil_fraction, exp_bracket, magnitude, sqrt_bracket
@@ -283,6 +284,8 @@ class OutputPerturbationERM(Mechanism):
     database the clamp changes the release with probability below ``2⁻¹⁸⁴`` (module
     docstring, :meth:`clamp_bound`)."""
 
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
+
     name = "erm_output_perturbation"
 
     def __init__(self, *, epsilon: Any, regularization: Any, n: int, dim: int,
@@ -376,6 +379,8 @@ class TestedLogisticRegression(Mechanism):
     (ε1 on ℝ^d, ε2 on ⊥).  Data: ``(x_train, y_train, x_test, y_test)``.  Output space: ⊥
     and the finite model space of :class:`OutputPerturbationERM` (clamped coordinates); the
     test runs on the clamped model."""
+
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
 
     __test__ = False
     name = "logreg_with_test"

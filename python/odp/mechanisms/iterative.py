@@ -93,6 +93,7 @@ from ..composition import (
     parse_stops,
 )
 from ..errors import InvalidParameter
+from ..neighbours import Neighbours
 from ..floats import float_up
 from ..guarantees import ODP
 from ..samplers import discrete_laplace
@@ -256,6 +257,8 @@ class NoisyGradientDescent(IterativeMechanism):
     docstring): the output space is finite, and on every database the clamp changes a run's
     release with probability below ``2⁻¹⁸³`` (:meth:`clamp_bound`).  (``window`` is the
     stopping rule's averaging window, not this one.)"""
+
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
 
     name = "noisy_gd"
 

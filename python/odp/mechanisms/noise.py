@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence
 
 from ..budget import parse_delta, parse_epsilon, parse_positive, to_fraction
 from ..errors import InvalidParameter
+from ..neighbours import Neighbours
 from ..gaussian_dp import calibrate_discrete_gaussian, discrete_gaussian_delta_upper
 from ..guarantees import DP, ODP, ZCDP
 from ..readable import ExactValue
@@ -77,6 +78,8 @@ def exact_value(value: Any, *, name: str = "query result") -> Fraction:
 class _GridMechanism(Mechanism):
     """Shared grid logic: sensitivity Δ, granularity g, integer sensitivity m = ⌈Δ/g⌉, and the
     window ``[lo, hi]`` (grid units) the release is clamped to (module docstring)."""
+
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
 
     #: the declared window of grid units; set by each subclass once its noise scale is known
     window: Window
@@ -286,6 +289,8 @@ class RandomizedResponse(Mechanism):
     Sampled exactly: draw a uniform category; keep it if it is the true one, else keep it with
     probability ``e^{−ε}`` (an exact Bernoulli(exp(−ε))), otherwise repeat."""
 
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
+
     name = "randomized_response"
 
     def __init__(self, query: Callable[[Any], Any], *, epsilon: Any,
@@ -331,6 +336,8 @@ class ToyMechanism(Mechanism):
 
     Output space: ``{⊥} ∪ g·{lo, …, hi}``, the Laplace release clamped to its window exactly as
     in :class:`LaplaceMechanism` (same default, same ``window=``)."""
+
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
 
     name = "toy"
 

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from ...budget import parse_delta, parse_epsilon, parse_positive, parse_positive_int, to_fraction
 from ...errors import InvalidParameter
+from ...neighbours import Neighbours
 from ...guarantees import DP, ODP
 from ...rational import exp_bracket, log_bracket
 from ...readable import ExactValue
@@ -67,6 +68,8 @@ class PTRFunction:
 
 class PTRMechanism(Mechanism):
     """A PTR function with a fixed (data-independent) proposal ``s``."""
+
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
 
     def __init__(self, function: PTRFunction, proposal: Any):
         self.function = function
@@ -408,6 +411,8 @@ class IQRMechanism(Mechanism):
     :class:`LogBinIQR` for the default window (for every IQR in ``[2⁻¹¹⁰⁰, 2¹¹⁰⁰]``, clamping
     changes the release with probability below ``2⁻¹⁸³``) and for ``window=(lo, hi)``."""
 
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
+
     name = "iqr"
 
     def __init__(self, *, epsilon: Any, delta: Any, n: int | None = None, base: Any = None,
@@ -469,6 +474,8 @@ class ExponentialMedian(Mechanism):
     Output space: the ``candidates`` grid points — finite by construction, no clamp needed.  A
     release is an :class:`odp.readable.ExactValue` (the exact grid point, printed as a decimal
     when it is one)."""
+
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
 
     name = "median"
 

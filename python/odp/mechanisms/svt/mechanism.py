@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from ...budget import parse_epsilon, parse_positive, parse_positive_int
 from ...errors import InvalidParameter
+from ...neighbours import Neighbours
 from ...guarantees import ODP
 from ...samplers import discrete_laplace
 from ..base import Mechanism
@@ -124,6 +125,8 @@ class SparseVectorMechanism(Mechanism):
     Lemma 8, (𝒫, ℰ, 0)-ODP with ``ℰ(S_{c'}) = ε1 + (c'/c)·ε2``.  Output space: the answer
     tuples of length at most ``len(queries)`` — finite by construction (the noise ρ, ν_i is
     never released)."""
+
+    neighbours = Neighbours.REPLACE_ONE  #: what its guarantee is stated for (odp.neighbours)
 
     name = "svt"
 

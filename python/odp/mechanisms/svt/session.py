@@ -14,6 +14,7 @@ from ...budget import parse_positive, parse_positive_int
 from ...ledger import RoundRecord
 from ...readable import ExactValue
 from ...errors import InvalidParameter, SessionClosed
+from ...neighbours import Neighbours
 from ...samplers import discrete_laplace
 from ..base import query_name
 from ..builtin import class_intact, intact, register, seal
@@ -50,9 +51,14 @@ class SVTSession:
     analyst's STOP, which Lemma 8 allows at any point: the guarantee is unchanged.
     """
 
+    #: The relation its guarantee is stated for, as for every built-in mechanism
+    #: (:mod:`odp.neighbours`): an accountant of another refuses the session, nothing reserved.
+    neighbours = Neighbours.REPLACE_ONE
+
     def __init__(self, accountant: Accountant, data: Any, *, epsilon1: Any, epsilon2: Any, c: int,
                  sensitivity: Any = 1, granularity: Any = None, name: str = "svt",
                  max_queries: int = DEFAULT_MAX_QUERIES):
+        accountant._check_neighbours(self.neighbours, f"the SVT session {name!r}")
         self.svt = _parameters(epsilon1=epsilon1, epsilon2=epsilon2, c=c, sensitivity=sensitivity, granularity=granularity)
         #: the declared maximum number of queries (the session ends at the max_queries-th answer)
         self.max_queries = parse_positive_int(max_queries, name="max_queries")
