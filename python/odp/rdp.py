@@ -58,7 +58,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple, TypeVar
 
 from . import conversions as cv
 from .budget import MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_epsilon, to_fraction
-from .errors import InvalidBudget, InvalidParameter
+from .errors import InvalidParameter, budget_error_as
 from .floats import round_up_significant
 from .guarantees import RDP
 from .intervals import Arith, DecimalInterval
@@ -109,10 +109,8 @@ _RESULT_DIGITS = 20
 # ----------------------------------------------------------------------------- inputs
 
 def _number(value: Any, name: str) -> Fraction:
-    try:
+    with budget_error_as(InvalidParameter):
         return to_fraction(value, name=name)
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
 
 
 def check_rate(q: Any) -> Fraction:
@@ -470,10 +468,8 @@ class RDPAccountant:
                 raw = curve(a)
             else:
                 raise InvalidParameter("curve must be a function alpha -> epsilon or a mapping")
-            try:
+            with budget_error_as(InvalidParameter):
                 values[a] = t * parse_epsilon(raw, name=f"the curve's value at α={a}")
-            except InvalidBudget as exc:
-                raise InvalidParameter(str(exc)) from None
         return self._add(values, {"event": name, "steps": str(t)})
 
     def rdp(self) -> list[RDP]:

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..budget import parse_delta
-from ..errors import InvalidBudget, InvalidParameter
+from ..errors import InvalidParameter, budget_error_as
 from ..ledger import RoundRecord
 from ..readable import Interval
 
@@ -84,10 +84,8 @@ class Settlement(ABC):
         """The run's δ from the ``delta`` given (checked; this route needs one)."""
         if delta is None:
             raise InvalidParameter("give the run's delta (delta=...)")
-        try:
+        with budget_error_as(InvalidParameter):
             target = parse_delta(delta, name="delta")
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
         if target == 0:
             raise InvalidParameter("delta must be > 0: Gaussian noise has no pure (delta = 0) "
                                    "guarantee")

@@ -113,7 +113,7 @@ from ..composition import (
     StepSpec,
     output_length,
 )
-from ..errors import InvalidBudget, InvalidParameter
+from ..errors import InvalidParameter, budget_error_as
 from ..neighbours import Neighbours
 from ..floats import float_down
 from ..guarantees import ODP, Data, Release
@@ -426,10 +426,8 @@ class DPSGD(IterativeMechanism):
         self.check_every = parse_positive_int(check_every, name="check_every")
         self.steps_per_epoch = (math.ceil(1 / self.q) if steps_per_epoch is None else
                                 parse_positive_int(steps_per_epoch, name="steps_per_epoch"))
-        try:
+        with budget_error_as(InvalidParameter):
             target = parse_delta(delta, name="delta")
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
         if target == 0:
             raise InvalidParameter("delta must be > 0: the Gaussian noise of DP-SGD has no pure "
                                    "(delta = 0) guarantee")
