@@ -164,7 +164,7 @@ def check_before_release(mechanism: Any, release_fn: Any, data: Any, rng: Any) -
     _check_signatures(mechanism, release_fn, data, rng)  # a wrong call costs nothing
 
 
-def _release_unmodified(mechanism: Any, release_fn: Any, data: Any, rng: Any,
+def _release_unmodified(mechanism: Any, release_fn: Any, data: Any, rng: Any, *,
                         builtin: str | None, name: str) -> Release:
     """``release_fn(data, rng)``, withheld (:class:`~odp.errors.InvalidParameter`) when
     ``mechanism`` is one of odp's own (``builtin``, its
@@ -665,8 +665,8 @@ class Accountant:
         with self._reserve(g, mechanism=name, params=params, interactive=False,
                            builtin=builtin) as reservation:
             try:
-                release = _release_unmodified(mechanism, release_fn, data, self.rng, builtin,
-                                              name)
+                release = _release_unmodified(mechanism, release_fn, data, self.rng,
+                                              builtin=builtin, name=name)
             except BaseException as exc:
                 reservation.abort(REASON_FAILED)
                 _note_charged(exc, reservation.record,
@@ -734,7 +734,8 @@ class Accountant:
         record = self.ledger.charge(request, None, Fraction(0), None, check=self._check)
         self.last_round = record
         try:
-            return _release_unmodified(mechanism, release_fn, data, self.rng, builtin, name)
+            return _release_unmodified(mechanism, release_fn, data, self.rng, builtin=builtin,
+                                       name=name)
         except BaseException as exc:
             _note_lane(exc, record)
             raise
