@@ -164,6 +164,23 @@ def check_before_release(mechanism: Any, release_fn: Any, data: Any, rng: Any) -
     _check_signatures(mechanism, release_fn, data, rng)  # a wrong call costs nothing
 
 
+def _release_unmodified(mechanism: Any, release_fn: Any, data: Any, rng: Any, *,
+                        builtin: str | None, name: str) -> Release:
+    """``release_fn(data, rng)``, withheld (:class:`~odp.errors.InvalidParameter`) when
+    ``mechanism`` is one of odp's own (``builtin``, its
+    :func:`~odp.mechanisms.builtin.builtin_key` taken before the round) and was modified while
+    it ran, e.g. by its query function: its recorded key would no longer describe it."""
+    release = release_fn(data, rng)
+    if builtin is not None:
+        from .mechanisms.builtin import builtin_key
+
+        if builtin_key(mechanism) != builtin:
+            raise InvalidParameter(
+                f"the {name} mechanism was modified while it ran (e.g. by its query "
+                "function): its release is withheld")
+    return release
+
+
 def _note_charged(exc: BaseException, record: RoundRecord | None, why: str) -> None:
     """Attach to ``exc`` what its round was charged and why (a note in the traceback, and
     ``exc.odp_round``)."""
@@ -648,11 +665,8 @@ class Accountant:
         with self._reserve(g, mechanism=name, params=params, interactive=False,
                            builtin=builtin) as reservation:
             try:
-                release = release_fn(data, self.rng)
-                if builtin is not None and builtin_key(mechanism) != builtin:
-                    raise InvalidParameter(
-                        f"the {name} mechanism was modified while it ran (e.g. by its query "
-                        "function): its release is withheld")
+                release = _release_unmodified(mechanism, release_fn, data, self.rng,
+                                              builtin=builtin, name=name)
             except BaseException as exc:
                 reservation.abort(REASON_FAILED)
                 _note_charged(exc, reservation.record,
@@ -720,12 +734,8 @@ class Accountant:
         record = self.ledger.charge(request, None, Fraction(0), None, check=self._check)
         self.last_round = record
         try:
-            release = release_fn(data, self.rng)
-            if builtin is not None and builtin_key(mechanism) != builtin:
-                raise InvalidParameter(
-                    f"the {name} mechanism was modified while it ran (e.g. by its query "
-                    "function): its release is withheld")
-            return release
+            return _release_unmodified(mechanism, release_fn, data, self.rng, builtin=builtin,
+                                       name=name)
         except BaseException as exc:
             _note_lane(exc, record)
             raise

@@ -24,6 +24,7 @@ noise may already have been drawn; the error says so.
 
 from __future__ import annotations
 
+from types import TracebackType
 from typing import Any
 
 
@@ -37,6 +38,40 @@ class InvalidParameter(OdpError, ValueError):
 
 class InvalidBudget(InvalidParameter):
     """A privacy budget or cost is not a finite, non-negative number (or δ ≥ 1)."""
+
+
+class _BudgetErrorAs:
+    """The context manager of :func:`budget_error_as`."""
+
+    __slots__ = ("_error", "_prefix")
+
+    def __init__(self, error: type[InvalidParameter], prefix: str):
+        self._error = error
+        self._prefix = prefix
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is not None and issubclass(exc_type, InvalidBudget):
+            raise self._error(f"{self._prefix}{exc}") from None
+
+
+def budget_error_as(error: type[InvalidParameter], prefix: str = "") -> _BudgetErrorAs:
+    """A context in which an :class:`InvalidBudget` is raised again as ``error`` with the same
+    message (after ``prefix``), its context suppressed; any other exception passes unchanged.
+
+    The one translation of a budget parser's error (:func:`odp.budget.parse_epsilon`,
+    :func:`~odp.budget.parse_delta`, :func:`~odp.budget.to_fraction`, …) for a number that is
+    checked like a budget but is not one (a target δ, a noise multiplier, a point of an RDP
+    curve, a Rényi order): it is reported as :class:`InvalidParameter`, not as
+    :class:`InvalidBudget` (or as :class:`InvalidGuarantee` for a guarantee's costs)::
+
+        with budget_error_as(InvalidParameter):
+            delta = parse_delta(value, name="delta")
+    """
+    return _BudgetErrorAs(error, prefix)
 
 
 class InvalidGuarantee(InvalidParameter):

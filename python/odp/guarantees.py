@@ -54,7 +54,7 @@ from fractions import Fraction
 from typing import Any, Callable, ClassVar, Hashable, Mapping, TypeVar, Union
 
 from .budget import display_named, format_fraction, parse_alpha, parse_delta, parse_epsilon
-from .errors import InvalidBudget, InvalidGuarantee, InvalidParameter
+from .errors import InvalidGuarantee, InvalidParameter, budget_error_as
 from .types import Label, Number, Partition
 # Re-exported for odp.mechanisms.dpsgd, which still imports them from here (odp.types is their
 # home).
@@ -94,14 +94,12 @@ class _Value:
 def _parse(parse: Callable[..., Fraction], value: object, name: str,
            error: type[InvalidParameter]) -> Fraction:
     """``parse(value, name=name)`` (an exact ε, δ, ρ or μ in its range), its
-    :class:`~odp.errors.InvalidBudget` raised as ``error`` with the same message: the one
-    translation of a budget error into the vocabulary's (:class:`~odp.errors.InvalidGuarantee`
-    for an ODP guarantee's costs and for the JSON readers, :class:`~odp.errors.InvalidParameter`
-    for a zCDP, RDP or GDP parameter)."""
-    try:
+    :class:`~odp.errors.InvalidBudget` raised as ``error`` with the same message
+    (:func:`odp.errors.budget_error_as`): :class:`~odp.errors.InvalidGuarantee` for an ODP
+    guarantee's costs and for the JSON readers, :class:`~odp.errors.InvalidParameter` for a
+    zCDP, RDP or GDP parameter."""
+    with budget_error_as(error):
         return parse(value, name=name)
-    except InvalidBudget as exc:
-        raise error(str(exc)) from None
 
 
 def _check_label(label: Any) -> Label:

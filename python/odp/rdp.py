@@ -57,8 +57,9 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, TypeVar
 
 from . import conversions as cv
-from .budget import MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_epsilon, to_fraction
-from .errors import InvalidBudget, InvalidParameter
+from .budget import (MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_delta, parse_epsilon,
+                     to_fraction)
+from .errors import InvalidParameter, budget_error_as
 from .floats import round_up_significant
 from .guarantees import RDP
 from .intervals import Arith, DecimalInterval
@@ -109,10 +110,8 @@ _RESULT_DIGITS = 20
 # ----------------------------------------------------------------------------- inputs
 
 def _number(value: Any, name: str) -> Fraction:
-    try:
+    with budget_error_as(InvalidParameter):
         return to_fraction(value, name=name)
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
 
 
 def check_rate(q: Any) -> Fraction:
@@ -129,6 +128,17 @@ def check_sigma(sigma: Any) -> Fraction:
     if x <= 0:
         raise InvalidParameter(f"the noise multiplier sigma must be > 0, got {sigma!r}")
     return x
+
+
+def check_delta(delta: Any) -> Fraction:
+    """A target ``0 < δ < 1`` of DP-SGD's (ε, δ) guarantee, exactly: the Gaussian noise has no
+    pure (δ = 0) guarantee, so δ = 0 is refused."""
+    with budget_error_as(InvalidParameter):
+        d = parse_delta(delta, name="delta")
+    if d == 0:
+        raise InvalidParameter("delta must be > 0: the Gaussian noise of DP-SGD has no pure "
+                               "(delta = 0) guarantee")
+    return d
 
 
 def check_order(alpha: Any) -> Fraction:
@@ -470,10 +480,8 @@ class RDPAccountant:
                 raw = curve(a)
             else:
                 raise InvalidParameter("curve must be a function alpha -> epsilon or a mapping")
-            try:
+            with budget_error_as(InvalidParameter):
                 values[a] = t * parse_epsilon(raw, name=f"the curve's value at α={a}")
-            except InvalidBudget as exc:
-                raise InvalidParameter(str(exc)) from None
         return self._add(values, {"event": name, "steps": str(t)})
 
     def rdp(self) -> list[RDP]:

@@ -81,7 +81,7 @@ from typing import Any, Callable, Iterable
 
 from . import conversions as cv
 from .budget import parse_epsilon, to_fraction
-from .errors import InvalidBudget, InvalidParameter
+from .errors import InvalidParameter, budget_error_as
 from .floats import round_up_significant
 from .guarantees import RDP
 from .intervals import Arith, DecimalInterval
@@ -110,10 +110,8 @@ _RESULT_DIGITS = 20
 
 def check_integer_order(alpha: Any) -> int:
     """An integer Rényi order ``2 <= α <= MAX_ORDER`` (exactly; ``3.0``, ``"3"`` accepted)."""
-    try:
+    with budget_error_as(InvalidParameter):
         a = to_fraction(alpha, name="alpha (a Rényi order)", warn=False)
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
     if a.denominator != 1 or not 2 <= a <= MAX_ORDER:
         raise InvalidParameter(
             f"the subsampled discrete Gaussian is accounted at integer Rényi orders 2..{MAX_ORDER} "
@@ -174,10 +172,8 @@ def zhu_wang_rdp(q: Any, base_rdp: Callable[[int], Any], alpha: Any) -> Fraction
 
 
 def _base_value(base_rdp: Callable[[int], Any], ell: int) -> Fraction:
-    try:
+    with budget_error_as(InvalidParameter):
         return parse_epsilon(base_rdp(ell), name=f"the base RDP at order {ell}")
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
 
 
 @functools.lru_cache(maxsize=4096)

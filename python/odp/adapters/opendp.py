@@ -74,7 +74,7 @@ from typing import Any
 
 from ..budget import format_fraction, parse_delta, shortest_decimal_at_least
 from ..conversions import zcdp_to_dp_epsilon
-from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter, OdpError
+from ..errors import InvalidGuarantee, InvalidParameter, OdpError, budget_error_as
 from ..extras import MissingDependency, install_hint
 from ..floats import float_down
 from ..guarantees import DP, ZCDP
@@ -224,10 +224,8 @@ class OpenDPMechanism(Mechanism):
                     f"this measurement's guarantee ({measure}) is a curve over δ: choose the "
                     "δ to record, e.g. odp.from_opendp(measurement, d_in, delta=\"1e-6\")")
             if delta is not None:
-                try:
+                with budget_error_as(InvalidParameter):
                     chosen = parse_delta(delta)
-                except InvalidBudget as exc:
-                    raise InvalidParameter(str(exc)) from None
                 if chosen == 0:
                     raise InvalidParameter(f"delta must be > 0 for a {measure} measurement")
         elif delta is not None:

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..buckets import Interval, PrivacyBucketsAccountant
 from ..budget import format_fraction, parse_delta, parse_epsilon, parse_positive
-from ..errors import InvalidBudget, InvalidParameter
+from ..errors import InvalidParameter, budget_error_as
 from ..rdp import check_rate
 from .schedule import Schedule
 
@@ -118,11 +118,9 @@ def noise_multiplier(target_epsilon: Any, delta: Any, sampling_rate: Any = None,
     >>> c = noise_multiplier(3.0, 1e-5, 0.01, 10_000)          # doctest: +SKIP
     >>> float(c), c.optimal_within                              # doctest: +SKIP
     """
-    try:
+    with budget_error_as(InvalidParameter):
         target = parse_epsilon(target_epsilon, name="target_epsilon")
         d = parse_delta(delta, name="delta")
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
     if target == 0 or d == 0:
         raise InvalidParameter("target_epsilon and delta must be > 0")
     res = parse_positive(resolution, name="resolution")

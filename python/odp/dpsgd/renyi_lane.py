@@ -45,7 +45,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..budget import format_fraction, parse_delta
-from ..errors import BudgetExceeded, InvalidBudget, InvalidParameter
+from ..errors import BudgetExceeded, InvalidParameter, budget_error_as
 from ..guarantees import RDP
 from ..ledger import RoundRecord
 from ..neighbours import Neighbours
@@ -120,10 +120,8 @@ class RenyiLaneSettlement(Settlement):
         share = lane.delta / len(lane.orders)
         if delta is None:
             return share
-        try:
+        with budget_error_as(InvalidParameter):
             d = parse_delta(delta, name="delta")
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
         if d != share:
             raise InvalidParameter(
                 f"in the Rényi lane {lane.name!r} the run is charged at the lane's δ "

@@ -13,9 +13,9 @@ from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..budget import parse_delta
-from ..errors import InvalidBudget, InvalidParameter
+from ..errors import InvalidParameter
 from ..ledger import RoundRecord
+from ..rdp import check_delta
 from ..readable import Interval
 
 if TYPE_CHECKING:
@@ -84,14 +84,7 @@ class Settlement(ABC):
         """The run's δ from the ``delta`` given (checked; this route needs one)."""
         if delta is None:
             raise InvalidParameter("give the run's delta (delta=...)")
-        try:
-            target = parse_delta(delta, name="delta")
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-        if target == 0:
-            raise InvalidParameter("delta must be > 0: Gaussian noise has no pure (delta = 0) "
-                                   "guarantee")
-        return target
+        return check_delta(delta)
 
     def before_steps(self, done: int, count: int) -> None:
         """Called before steps ``done+1 … done+count`` are counted (and, by a loop that follows

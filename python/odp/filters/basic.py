@@ -21,7 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..budget import Budget, parse_delta, parse_epsilon
-from ..errors import InvalidBudget, InvalidParameter
+from ..errors import InvalidParameter, budget_error_as
 from ..guarantees import DP, ODP, GuaranteeRecord
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 from ..types import Number
@@ -40,7 +40,7 @@ def parse_dp_cost(cost: CostLike) -> DPCost:
         eps, dlt = cost
         if isinstance(eps, Fraction) and isinstance(dlt, Fraction) and eps >= 0 and 0 <= dlt < 1:
             return eps, dlt
-    try:
+    with budget_error_as(InvalidParameter, "not a valid (ε, δ) cost: "):
         if isinstance(cost, Budget):
             return cost.epsilon, cost.delta
         if isinstance(cost, (DP, ODP, GuaranteeRecord)):
@@ -53,8 +53,6 @@ def parse_dp_cost(cost: CostLike) -> DPCost:
                 raise InvalidParameter(f"an (ε, δ) cost needs two numbers, got {cost!r}")
             return parse_epsilon(cost[0]), parse_delta(cost[1])
         return parse_epsilon(cost), Fraction(0)
-    except InvalidBudget as exc:
-        raise InvalidParameter(f"not a valid (ε, δ) cost: {exc}") from None
 
 
 class BasicAccumulator(Accumulator[DPCost, DPCost]):

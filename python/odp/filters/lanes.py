@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import conversions as cv
 from ..budget import parse_epsilon
-from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter
+from ..errors import InvalidGuarantee, InvalidParameter, budget_error_as
 from ..guarantees import DP, GDP, ODP, RDP, ZCDP
 from ..ledger.lanes import Lane, LaneCharge
 
@@ -73,7 +73,7 @@ def _notions(g: Any) -> tuple[str, ...]:
 
 def _curve_at(g: Any, alpha: Fraction) -> Fraction:
     """The value at ``alpha`` of an RDP curve (a list of RDP, a mapping or a callable)."""
-    try:
+    with budget_error_as(InvalidParameter):
         if isinstance(g, RDP):
             g = [g]
         if isinstance(g, (list, tuple)):
@@ -89,8 +89,6 @@ def _curve_at(g: Any, alpha: Fraction) -> Fraction:
             raise InvalidParameter(f"the RDP curve has no value at the lane's order {alpha}; "
                                    "give it at every order of the lane")
         return parse_epsilon(g(alpha), name=f"the RDP curve at α={alpha}")
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
 
 
 def lane_cost(lane: Lane, g: Any) -> tuple[Fraction, ...]:

@@ -24,7 +24,7 @@ from .. import conversions as cv
 from ..budget import parse_alpha, parse_epsilon
 from ..protocols import CostLike, PrivacyCost
 from ..rational import ceil_fraction, floor_fraction
-from ..errors import InvalidBudget, InvalidParameter
+from ..errors import InvalidParameter, budget_error_as
 from ..guarantees import DP, ODP, RDP, ZCDP
 from .base import Accumulator, PrivacyFilter, PrivacyOdometer
 from ..types import Number
@@ -105,14 +105,10 @@ class RDPAccumulator(Accumulator[Fraction, Fraction]):
             return cv.pure_dp_to_rdp(eps, a)
         if callable(cost):
             value = cost(a)
-            try:
+            with budget_error_as(InvalidParameter):
                 return parse_epsilon(value, name=f"the RDP curve's value at α={a}")
-            except InvalidBudget as exc:
-                raise InvalidParameter(str(exc)) from None
-        try:
+        with budget_error_as(InvalidParameter):
             return parse_epsilon(cost)
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
 
     def to_cost(self, cost: Fraction) -> PrivacyCost:
         return RDP(self.alpha, cost)
@@ -259,8 +255,6 @@ _GRID = cv.ROUNDING_DENOMINATOR
 
 
 def _target_epsilon(epsilon: Number) -> Fraction:
-    try:
+    with budget_error_as(InvalidParameter):
         return parse_epsilon(epsilon)
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
 

@@ -42,7 +42,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from ..budget import Budget, display_fraction, parse_alpha, parse_delta, parse_epsilon
-from ..errors import InvalidBudget, InvalidGuarantee, InvalidParameter, LedgerError
+from ..errors import InvalidGuarantee, InvalidParameter, LedgerError, budget_error_as
 from ..guarantees import GuaranteeRecord
 from ..types import Number
 
@@ -61,17 +61,13 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
 def _eps(value: Any, name: str) -> Fraction:
-    try:
+    with budget_error_as(InvalidParameter):
         return parse_epsilon(value, name=name)
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
 
 
 def _dlt(value: Any, name: str) -> Fraction:
-    try:
+    with budget_error_as(InvalidParameter):
         return parse_delta(value, name=name)
-    except InvalidBudget as exc:
-        raise InvalidParameter(str(exc)) from None
 
 
 def _check_name(name: Any) -> str:
@@ -156,10 +152,8 @@ class Lane:
             raise InvalidParameter("a Rényi lane needs epsilon > 0 and delta > 0")
         if isinstance(orders, (str, bytes)):
             raise InvalidParameter("orders must be a list of Rényi orders > 1")
-        try:
+        with budget_error_as(InvalidParameter):
             alphas = tuple(sorted({parse_alpha(a, name="a Rényi order") for a in orders}))
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
         if not alphas or len(alphas) > MAX_ORDERS:
             raise InvalidParameter(f"a Rényi lane needs 1 to {MAX_ORDERS} orders, got "
                                    f"{len(alphas)}")

@@ -104,7 +104,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..budget import parse_delta, parse_positive, parse_positive_int
+from ..budget import parse_positive, parse_positive_int
 from ..composition import (
     PrefixDeltaSum,
     PrefixComposition,
@@ -113,13 +113,13 @@ from ..composition import (
     StepSpec,
     output_length,
 )
-from ..errors import InvalidBudget, InvalidParameter
+from ..errors import InvalidParameter
 from ..neighbours import Neighbours
 from ..floats import float_down
 from ..guarantees import ODP, Data, Release
 from ..limits import Estimate, Limits
 from ..rational import exp_bracket
-from ..rdp import check_rate, check_sigma
+from ..rdp import check_delta, check_rate, check_sigma
 from ..samplers import RandomSource, discrete_gaussian
 from .builtin import register, seal
 from .iterative import IterativeMechanism, _finite_float, trusted_composition
@@ -426,14 +426,7 @@ class DPSGD(IterativeMechanism):
         self.check_every = parse_positive_int(check_every, name="check_every")
         self.steps_per_epoch = (math.ceil(1 / self.q) if steps_per_epoch is None else
                                 parse_positive_int(steps_per_epoch, name="steps_per_epoch"))
-        try:
-            target = parse_delta(delta, name="delta")
-        except InvalidBudget as exc:
-            raise InvalidParameter(str(exc)) from None
-        if target == 0:
-            raise InvalidParameter("delta must be > 0: the Gaussian noise of DP-SGD has no pure "
-                                   "(delta = 0) guarantee")
-        self.delta_target = target
+        self.delta_target = check_delta(delta)
         self.clip = parse_positive(clip, name="clip")
         self.learning_rate = _finite_float(learning_rate, name="learning_rate", positive=True)
         self.weight_decay = _finite_float(weight_decay, name="weight_decay")
