@@ -141,3 +141,21 @@ def test_json_mode_reports_failures_as_json(tmp_path, capsys):
     assert out["ok"] is False and "sigma" in out["error"]
     assert main(["verify", str(tmp_path / "missing.cert"), "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["ok"] is False
+
+
+def test_python_dash_m_odp_is_the_command_line(tmp_path: Path) -> None:
+    """``python -m odp`` runs the same command line as the ``odp`` script (for an environment
+    whose scripts directory is not on PATH): a ledger it creates is the one ``odp`` reads, and
+    bad input is the same one-line error with exit code 2."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    ledger = tmp_path / "l.db"
+    made = subprocess.run([sys.executable, "-m", "odp", "ledger", "init", str(ledger),
+                           "--epsilon", "1", "--delta", "1e-6"], env=env, capture_output=True,
+                          text=True)
+    assert made.returncode == 0, made.stderr
+    assert "created ledger" in made.stdout and ledger.exists()
+    assert main(["ledger", "show", str(ledger)]) == 0
+    bad = subprocess.run([sys.executable, "-m", "odp", "ledger", "init", str(tmp_path / "m.db"),
+                          "--epsilon", "-1"], env=env, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+    assert not (tmp_path / "m.db").exists()

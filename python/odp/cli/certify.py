@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
               f"{cert.remaining}")
         print(f"ledger head: {head['rows']}:{head['head']}")
         if signature is None:
-            print("not signed: anyone can write a self-consistent certificate; sign with "
-                  "--sign-key or --hmac-key, or give auditors the head above")
+            print("not signed: anyone can write a self-consistent certificate;\n"
+                  "  sign with --sign-key or --hmac-key, or give auditors the head above")
         else:
             print(f"signed ({signature['scheme']}) by key {signature['key_id']}")
     return 0
