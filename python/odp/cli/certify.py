@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from ..budget import display_named
 from ._common import LEDGER_HELP, Subparsers, check_output_path, open_ledger_readonly, print_json
 
 
@@ -81,8 +82,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
     else:
+        left = cert.remaining
         print(f"wrote {text_path} and {side_path}: {summary['rounds']} rounds, remaining "
-              f"{cert.remaining}")
+              f"{display_named('ε', left.epsilon, 'down')}, "
+              f"{display_named('δ', left.delta, 'down')}")
         print(f"ledger head: {head['rows']}:{head['head']}")
         if signature is None:
             print("not signed: anyone can write a self-consistent certificate;\n"
