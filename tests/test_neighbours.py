@@ -536,3 +536,258 @@ def test_an_accountant_given_a_ledger_object_keeps_its_relation():
     described = odp.Accountant(1, neighbours=AR).describe()
     assert "neighbours add-remove" in described
     assert odp.Accountant(1).summary()["neighbours"] == "replace-one"
+
+
+# ------------------------------------------------------------------ review regressions
+def _dump(path: Path) -> bytes:
+    """A SQLite ledger byte for byte (the file, its WAL and its head file)."""
+    out = b""
+    for suffix in ("", "-wal", ".head"):
+        p = Path(str(path) + suffix)
+        out += suffix.encode() + b"\0" + (p.read_bytes() if p.exists() else b"")
+    return out
+
+
+def _sgd(**extra):
+    return DPSGD(LogisticRegressionModel(1), **SGD, **extra)
+
+
+def test_the_mismatch_message_is_a_few_readable_lines():
+    for relation in (AR, RO):
+        acc = odp.Accountant(1, neighbours=AR if relation is RO else RO)
+        with pytest.raises(NeighboursMismatch) as err:
+            acc.charge(odp.DP("0.1"), neighbours=relation)
+        lines = str(err.value).splitlines()
+        assert 3 <= len(lines) <= 6 and max(map(len, lines)) <= 200, lines
+        assert lines[0].endswith("so the round is refused; nothing was reserved or charged.")
+
+
+def test_a_composition_under_an_accountant_refuses_another_relation_in_a_sub_composition(
+        tmp_path):
+    """Review finding (HIGH): ConcurrentComposition(data, acc) + launch(SubComposition(filter))
+    + run(add/remove DP-SGD) ran the add/remove mechanism inside a replace-one accountant.  The
+    sub-composition inherits the accountant's relation and refuses it before any draw, with
+    nothing recorded (the ledger byte for byte, the sub-composition's filter)."""
+    from odp.filters import BasicFilter
+    from odp.interactive.composition import ConcurrentComposition, SubComposition
+
+    ledger = tmp_path / "l.db"
+    rng = CountingRandom()
+    acc = odp.Accountant(100, "1e-2", ledger=ledger, rng=rng)
+    comp = ConcurrentComposition(XY, acc)
+    assert comp.neighbours is RO
+    inner = BasicFilter(50, "5e-3")
+    sub = comp.launch(SubComposition(inner))
+    assert sub.queryable.neighbours is RO  # inherited
+    before, history = _dump(ledger), acc.history
+    mech = _sgd()
+    with pytest.raises(NeighboursMismatch, match="the dpsgd mechanism holds for add-remove "
+                                                 "neighbours, but this composition's rounds"):
+        sub.run(mech)
+    with pytest.raises(NeighboursMismatch):  # nested one level deeper: still inherited
+        sub.launch(SubComposition(BasicFilter(1))).run(mech)
+    assert rng.draws == 0 and len(inner) == 1 and acc.history == history
+    assert _dump(ledger) == before
+    # a sub-composition stating another relation is refused before its launch is reserved
+    n = len(acc.history)
+    with pytest.raises(NeighboursMismatch, match="'sub-composition' holds for add-remove"):
+        comp.launch(SubComposition(BasicFilter(1), neighbours=AR))
+    assert len(acc.history) == n
+    # a composition under an accountant has the accountant's relation
+    with pytest.raises(NeighboursMismatch):
+        ConcurrentComposition(XY, acc, neighbours=AR)
+    # the control: the accountant's relation runs
+    sub.run(odp.LaplaceMechanism(len, epsilon="0.5"))
+    assert len(inner) == 2
+    sub.close()
+    acc.close()
+
+
+def test_a_filter_backed_composition_carries_one_relation():
+    """A composition over a filter: replace-one unless given; a run or a launch of another
+    relation is refused before the filter is charged or anything drawn; sub-compositions
+    inherit the relation."""
+    from odp.filters import BasicFilter, RDPFilter
+    from odp.interactive.composition import ConcurrentComposition, SubComposition
+
+    rng = CountingRandom()
+    f = BasicFilter(10, "1e-2")
+    c = ConcurrentComposition(XY, f, rng=rng)
+    assert c.neighbours is RO
+    c.run(odp.LaplaceMechanism(len, epsilon="0.1"))
+    loss, draws = f.privacy_loss(), rng.draws
+    with pytest.raises(NeighboursMismatch, match="this composition's rounds hold for "
+                                                 "replace-one"):
+        c.run(_sgd())
+    with pytest.raises(NeighboursMismatch):
+        c.launch(AddRemoveSession())
+    assert f.privacy_loss() == loss and len(f) == 1 and rng.draws == draws
+    # an add/remove composition: DP-SGD runs, odp's replace-one Laplace is refused
+    g = BasicFilter(100, "1e-2")
+    ar = ConcurrentComposition(XY, g, rng=rng, neighbours="add-remove")
+    assert ar.neighbours is AR
+    ar.run(_sgd())
+    assert ar.launch(AddRemoveSession()).query(1) == 0
+    with pytest.raises(NeighboursMismatch, match="does not convert to add/remove"):
+        ar.run(odp.LaplaceMechanism(len, epsilon="0.1"))
+    nested = ar.launch(SubComposition(BasicFilter(1)))
+    assert nested.queryable.neighbours is AR
+    with pytest.raises(NeighboursMismatch):
+        nested.run(odp.LaplaceMechanism(len, epsilon="0.1"))
+    assert len(g) == 3
+    # a child's cost that states its relation (odp's add/remove RDP curve) is checked too
+    from odp import rdp
+
+    r = RDPFilter(2, 10)
+    c2 = ConcurrentComposition(XY, r, rng=rng)
+    with pytest.raises(NeighboursMismatch, match="holds for add-remove"):
+        c2.launch(CurveSession(rdp.subsampled_gaussian_curve("0.01", "1.1", 10, orders=[2])[0]))
+    assert len(r) == 0
+    with pytest.raises(InvalidParameter, match="neighbours must be"):
+        ConcurrentComposition(XY, BasicFilter(1), neighbours="swap")
+
+
+def _session_classes():
+    from odp.interactive.queryable import InteractiveMechanism, Queryable
+
+    class Zero(Queryable):
+        def _answer(self, query):
+            return 0
+
+    class Session(InteractiveMechanism):
+        """A user's interactive mechanism that states add/remove neighbours."""
+
+        name = "my_session"
+        neighbours = AR
+        cost = odp.DP("0.5")
+
+        def start(self, data, rng):
+            return Zero()
+
+    class Curve(InteractiveMechanism):
+        """A user's interactive mechanism whose cost is an RDP value stating its relation."""
+
+        name = "curve_session"
+
+        def __init__(self, cost):
+            self._cost = cost
+
+        @property
+        def cost(self):
+            return self._cost
+
+        def start(self, data, rng):
+            return Zero()
+
+    return Session, Curve
+
+
+AddRemoveSession, CurveSession = _session_classes()
+
+
+def test_an_interactive_mechanism_stating_another_relation_is_not_reserved(tmp_path):
+    """Review finding: a user's InteractiveMechanism with neighbours = ADD_REMOVE launched
+    under a replace-one accountant was reserved unchecked.  Now refused before the
+    reservation: the ledger is unchanged byte for byte; an add/remove accountant takes it."""
+    from odp.interactive.composition import ConcurrentComposition
+
+    ledger = tmp_path / "l.db"
+    acc = odp.Accountant(10, ledger=ledger)
+    comp = ConcurrentComposition(DATA, acc)
+    before = _dump(ledger)
+    with pytest.raises(NeighboursMismatch, match="the interactive mechanism 'my_session' holds "
+                                                 "for add-remove"):
+        comp.launch(AddRemoveSession())
+    assert acc.history == [] and _dump(ledger) == before
+    other = odp.Accountant(10, neighbours=AR)
+    handle = ConcurrentComposition(DATA, other).launch(AddRemoveSession())
+    assert handle.query(1) == 0 and len(other.history) == 1
+    handle.close()
+
+
+def test_charge_refuses_a_mechanism_object(tmp_path):
+    """Review finding: acc.charge(<mechanism>) on a laned ledger was routed to a lane by the
+    mechanism's natural guarantees, skipping the relation check (an add/remove DP-SGD charged
+    to a replace-one Rényi lane; a replace-one Gaussian to an add/remove zCDP lane).
+    charge() takes a guarantee; a mechanism object is refused, nothing written."""
+    from odp.errors import InvalidGuarantee
+
+    cases = [
+        (None, _sgd()),
+        ([Lane.renyi(100, "1e-2", orders=[2, 4, 8, 16, 32])], _sgd()),
+        ([Lane.odp(50, "5e-3"), Lane.renyi(50, "5e-3", orders=[2, 4, 8])], _sgd()),
+    ]
+    for i, (lanes, mech) in enumerate(cases):
+        path = tmp_path / f"l{i}.db"
+        acc = odp.Accountant(100, "1e-2", ledger=path, lanes=lanes)
+        before = _dump(path)
+        with pytest.raises(InvalidGuarantee, match="charge\\(\\) takes a guarantee, not a "
+                                                   "mechanism \\(the dpsgd mechanism\\)"):
+            acc.charge(mech)
+        assert acc.history == [] and _dump(path) == before
+        acc.close()
+    zcdp = odp.Accountant(2, "1e-5", composition="zcdp", neighbours=AR)
+    with pytest.raises(InvalidGuarantee, match="the gaussian mechanism"):
+        zcdp.charge(odp.GaussianMechanism(len, epsilon=1, sigma=10))
+    with pytest.raises(InvalidGuarantee, match="not a mechanism"):
+        odp.Accountant(1).charge(odp.LaplaceMechanism(len, epsilon="0.1"))
+    assert zcdp.history == [] and zcdp.lanes[0].spent == (0,)
+    # what the message says to do instead works
+    g = odp.GaussianMechanism(len, epsilon=1, sigma=10)
+    with pytest.raises(NeighboursMismatch):
+        zcdp.charge(g.guarantee, neighbours=g.neighbours)
+
+
+def test_odps_add_remove_curves_state_their_relation_and_charge_honours_it(tmp_path):
+    """Review finding: rdp.subsampled_gaussian_curve (an add/remove analysis) was charged to a
+    replace-one accountant without a word.  odp's add/remove RDP values now carry
+    neighbours=ADD_REMOVE; charge() refuses them in a replace-one accountant (ODP lane with
+    delta=, and a Rényi lane), refuses an explicit neighbours= that contradicts the tag, and
+    takes them in an add/remove accountant."""
+    from odp import rdp
+    from odp.guarantees import RDP
+    from odp.subsampled_rdp import subsampled_discrete_gaussian_curve
+
+    curve = rdp.subsampled_gaussian_curve("0.01", "1.1", 1000, orders=[2, 4, 8, 16, 32])
+    accountant = rdp.RDPAccountant(orders=[2, 8]).compose_subsampled_gaussian("0.01", "1.1", 10)
+    discrete = subsampled_discrete_gaussian_curve("0.01", "1.1", 10, orders=[2, 8])
+    for values in (curve, accountant.rdp(), discrete):
+        assert all(v.neighbours is AR for v in values)
+    assert rdp.RDPAccountant(orders=[2]).compose_gaussian(2).rdp()[0].neighbours is None
+    assert RDP(2, "1/4").neighbours is None and RDP(2, "1/4") != RDP(2, "1/4", neighbours=AR)
+    tagged = RDP(2, "1/4", neighbours="add-remove")
+    assert RDP.from_json(tagged.to_json()) == tagged and tagged.to_json()["neighbours"] == \
+        "add-remove"
+    assert "neighbours" not in RDP(2, "1/4").to_json()
+    assert repr(tagged) == "RDP(alpha=2, epsilon=0.25, neighbours=add-remove)"
+
+    path = tmp_path / "l.db"
+    acc = odp.Accountant(15, "1e-4", ledger=path)  # replace-one
+    renyi_path = tmp_path / "r.db"
+    renyi = odp.Accountant(15, "1e-4", ledger=renyi_path,
+                           lanes=[Lane.renyi(15, "1e-4", orders=[2, 4, 8, 16, 32])])
+    before, before_renyi = _dump(path), _dump(renyi_path)
+    with pytest.raises(NeighboursMismatch, match="the charged guarantee holds for add-remove"):
+        acc.charge(curve, delta="1e-6")
+    with pytest.raises(NeighboursMismatch):
+        acc.charge(curve[0], delta="1e-6")
+    with pytest.raises(NeighboursMismatch):
+        renyi.charge(curve)
+    with pytest.raises(InvalidParameter, match="states add-remove neighbours .* but "
+                                               "neighbours='replace-one' was given"):
+        acc.charge(curve, delta="1e-6", neighbours="replace-one")
+    with pytest.raises(InvalidParameter, match="was given"):
+        renyi.charge(curve, neighbours=RO)
+    mixed = [curve[0], RDP(curve[1].alpha, curve[1].epsilon)]  # a curve of mixed relations
+    with pytest.raises(odp.errors.InvalidGuarantee, match="state different neighbouring "
+                                                          "relations"):
+        acc.charge(mixed, delta="1e-6")
+    assert acc.history == [] and renyi.history == []
+    assert _dump(path) == before and _dump(renyi_path) == before_renyi
+    # an add/remove accountant takes them (and neighbours= agreeing with the tag)
+    ar = odp.Accountant(15, "1e-4", neighbours=AR)
+    ar.charge(curve, delta="1e-6")
+    ar.charge(accountant.rdp(), delta="1e-6", neighbours=AR)
+    assert len(ar.history) == 2
+    acc.close()
+    renyi.close()
