@@ -791,3 +791,57 @@ def test_odps_add_remove_curves_state_their_relation_and_charge_honours_it(tmp_p
     assert len(ar.history) == 2
     acc.close()
     renyi.close()
+
+
+def _rebuilt_at_text_version_1(ledger: Path, cert: Path) -> None:
+    """What a forger without keys can do with a ledger: rebuild its certificate at text version
+    1 (no ``mech`` rows) from the same hash chain, as check_chain would with the sidecar's
+    text_version, and write both halves."""
+    from odp.certs.export import build_certificate, certificate_of
+    from odp.ledger.chain import EventRow
+    from odp.ledger.records import BudgetState, apply_row
+
+    with SQLiteLedger(ledger, readonly=True) as led:
+        chained = certificate_of(led).sidecar["ledger"]
+    genesis = Genesis.from_json(chained["genesis"])
+    state = BudgetState.for_genesis(genesis)
+    rows = [EventRow.from_json(entry[:-1]) for entry in chained["rows"]]
+    for row in rows:
+        apply_row(state, row)
+    v1 = build_certificate(state.total, list(state.rounds), genesis.ledger_id,
+                           chain=(genesis, [(r, e[-1]) for r, e in zip(rows, chained["rows"])]),
+                           text_version=1)
+    assert "mech" not in v1.text.split("\n# neighbours")[1]  # no mech rows to read a kind from
+    _write(cert, v1.text, v1.sidecar)
+
+
+def test_a_forged_relation_fails_in_a_certificate_rebuilt_at_text_version_1(tmp_path, capsys):
+    """Review finding: a forged relation passed `odp verify` (and --kernel) once the
+    certificate was rebuilt at text_version=1, whose steps have no mech row to read a built-in
+    kind from.  The kind is now read from the chain-bound params as well: the forged Laplace
+    round fails, its row named (the generated check fails first, so --kernel never starts
+    Lean).  An older text version recording a relation fails even without a built-in round."""
+    ledger = tmp_path / "l.db"
+    with odp.Accountant("2", "1e-6", ledger=ledger, rng=odp.SeededRandom(1)) as acc:
+        acc.run(odp.LaplaceMechanism(len, epsilon="0.5"), DATA)  # replace-one, odp's own
+    rewrite_relation(ledger, "add-remove")  # the forger, with the chain rehashed
+    cert = tmp_path / "downgraded.cert"
+    _rebuilt_at_text_version_1(ledger, cert)
+    for extra in ((), ("--kernel",)):
+        code, out = _verify(capsys, cert, *extra)
+        flat = " ".join(out.split())
+        assert code == 1, out
+        assert ("FAIL row 1: round 1 is of a built-in mechanism that holds for replace-one "
+                "neighbours, but the certificate records add-remove") in flat
+        assert "kernel:" not in flat
+    # DP charges only (no built-in round): the old text version with a relation fails
+    plain = tmp_path / "p.db"
+    with odp.Accountant("2", "1e-6", ledger=plain, neighbours=AR) as acc:
+        acc.charge(odp.DP("0.5"))
+    _rebuilt_at_text_version_1(plain, tmp_path / "p.cert")
+    code, out = _verify(capsys, tmp_path / "p.cert")
+    assert code == 1 and ("records the neighbouring relation add-remove in text version 1, "
+                          "which no odp wrote") in " ".join(out.split())
+    # the same runs certified as odp writes them verify (the control)
+    _certify(plain, tmp_path / "ok.cert")
+    assert _verify(capsys, tmp_path / "ok.cert")[0] == 0
