@@ -845,3 +845,56 @@ def test_a_forged_relation_fails_in_a_certificate_rebuilt_at_text_version_1(tmp_
     # the same runs certified as odp writes them verify (the control)
     _certify(plain, tmp_path / "ok.cert")
     assert _verify(capsys, tmp_path / "ok.cert")[0] == 0
+
+
+def test_opendp_composite_and_unknown_metrics_are_read_or_need_a_stated_relation(tmp_path):
+    """Review finding: composite dataset metrics (L01InfDistance(SymmetricDistance()), …) and
+    user metrics gave neighbours=None and ran in a replace-one accountant.  L01InfDistance of an
+    insert-delete metric is now read (d_in = (l0, l1, l∞)); any metric odp does not know needs
+    neighbours= (InvalidParameter naming the metric); nothing is written when refused."""
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib", "honest-but-curious")
+    from odp.adapters.opendp import metric_known, relations_covered
+
+    domain = dp.vector_domain(dp.atom_domain(T=int))
+
+    def user(metric):
+        return dp.m.make_user_measurement(domain, metric, dp.max_divergence(),
+                                          function=lambda x: len(x), privacy_map=lambda d: 0.5,
+                                          TO=int)
+
+    partitioned = user(dp.l01inf_distance(dp.symmetric_distance()))
+    one = odp.from_opendp(partitioned, (1, 1, 1))
+    assert one.neighbours is AR and one.covers == {AR}
+    both = odp.from_opendp(partitioned, (2, 2, 2))
+    assert both.neighbours is None and both.covers == {AR, RO}
+    assert odp.from_opendp(partitioned, (1, 2, 2)).covers == {AR}
+    for bad in ((0, 1, 1), (1, 1), 1, (1, True, 1), (1, 1.5, 1)):
+        with pytest.raises(InvalidParameter, match="covers no pair of neighbouring datasets"):
+            relations_covered("L01InfDistance(SymmetricDistance())", bad)
+    with pytest.raises(InvalidParameter, match=r"covers add-remove neighbours, not replace-one"):
+        odp.from_opendp(partitioned, (1, 1, 1), neighbours=RO)
+    # a user metric, even one named like OpenDP's, is not read: the caller states the relation
+    for metric in (dp.user_distance("add or remove one record"),
+                   dp.user_distance("SymmetricDistance()")):
+        with pytest.raises(InvalidParameter, match=r"cannot read the neighbouring relation off "
+                                                   r"OpenDP's input metric .*neighbours="):
+            odp.from_opendp(user(metric), 1)
+        assert odp.from_opendp(user(metric), 1, neighbours=AR).neighbours is AR
+    assert not metric_known("FrameDistance(SymmetricDistance())")
+    assert not metric_known("SymmetricIdDistance(…)") and not metric_known(
+        "L02InfDistance(SymmetricDistance())")
+    assert metric_known("AbsoluteDistance(f64)") and metric_known("SymmetricDistance()")
+    with pytest.raises(InvalidParameter, match="FrameDistance"):
+        relations_covered("FrameDistance(SymmetricDistance())", 1)
+    # the read relation is enforced: refused by a replace-one accountant, nothing written
+    path = tmp_path / "l.db"
+    rng = CountingRandom()
+    acc = odp.Accountant(1, ledger=path, rng=rng)
+    before = _dump(path)
+    with pytest.raises(NeighboursMismatch, match="the opendp mechanism holds for add-remove"):
+        acc.run(one, DATA)
+    assert acc.history == [] and _dump(path) == before
+    acc.run(both, DATA)  # covers both: the control
+    assert len(acc.history) == 1
+    acc.close()
