@@ -898,3 +898,49 @@ def test_opendp_composite_and_unknown_metrics_are_read_or_need_a_stated_relation
     acc.run(both, DATA)  # covers both: the control
     assert len(acc.history) == 1
     acc.close()
+
+
+def test_replace_one_dpsgd_converts_its_steps_by_group_privacy_exactly_once():
+    """Review finding: DPSGD(..., neighbours="replace-one", composition=BasicComposition())
+    converted each step to replace-one in its step spec and again in ReplaceOneComposition
+    (and capped the converted step δ at 1/2), failing with "no ε below 1e6 certifies δ".  The
+    step spec is now the add/remove step (ε_1 at δ_1, as its description says), converted once:
+    the run's ε is 2·Σε_k (group privacy of basic composition) and its Lemma 11 δ covers
+    (1 + e^{Σε_k})·Σδ_k, checked against mpmath."""
+    import mpmath
+
+    from odp.composition import BasicComposition, RDPComposition
+    from odp.subsampled_rdp import subsampled_discrete_gaussian_epsilon
+
+    sgd = dict(SGD, n=100, sampling_rate="1/10", noise_multiplier=6, epochs=1, delta="1e-5")
+    add_remove = DPSGD(LogisticRegressionModel(1), **sgd, composition=BasicComposition())
+    replace = DPSGD(LogisticRegressionModel(1), **sgd, composition=BasicComposition(),
+                    neighbours="replace-one")
+    k = replace.stops[-1]
+    step = replace._step_spec(k)
+    assert step.mechanism["neighbours"] == "add-remove"
+    assert step.epsilon == subsampled_discrete_gaussian_epsilon(
+        replace.q, replace.sigma, 1, step.delta)[0]  # a valid add/remove step, not converted
+    assert step.delta < add_remove._step_spec(k).delta / 2  # room for the factor 1 + e^ε
+    total = k * step.epsilon
+    sup = replace.guarantee.sup_epsilon  # 2·Σε_k rounded up to a short decimal, not 4·Σε_k
+    assert 2 * total <= sup <= 2 * total * (1 + Fraction(1, 10**8))
+    mpmath.mp.dps = 40
+    needed = (1 + mpmath.exp(mpmath.mpf(total.numerator) / total.denominator)) * k * \
+        mpmath.mpf(step.delta.numerator) / step.delta.denominator
+    assert needed <= mpmath.mpf(replace.lemma11_delta.numerator) / \
+        replace.lemma11_delta.denominator
+    assert replace.lemma11_delta <= replace.delta_target
+    # the same under RDP (the default): 2ε' at the inner δ, as before; its step is add/remove
+    rdp_run = DPSGD(LogisticRegressionModel(1), **sgd, composition=RDPComposition(),
+                    neighbours="replace-one")
+    assert rdp_run._step_spec(k).mechanism["neighbours"] == "add-remove"
+    ar = DPSGD(LogisticRegressionModel(1), **sgd, composition=RDPComposition())
+    assert ar.guarantee.sup_epsilon < rdp_run.guarantee.sup_epsilon <= \
+        3 * ar.guarantee.sup_epsilon
+    # and it runs in a replace-one accountant
+    acc = odp.Accountant(10, "1e-4", rng=odp.SeededRandom(1))
+    rng = np.random.default_rng(0)
+    data = (rng.normal(size=(100, 1)), np.where(rng.normal(size=100) > 0, 1.0, -1.0))
+    acc.run(replace, data)
+    assert acc.history[0].sup_epsilon == sup
