@@ -14,7 +14,7 @@ size ``q·n₀`` with a declared public ``n₀`` (as DP-SGD implementations do),
 batch size nor by ``len(data)``; :meth:`DPSGD.check_public` checks only the number of features
 and the label domain.  With ``neighbours=odp.Neighbours.REPLACE_ONE`` (or ``"replace-one"``; the
 relation of the other built-in mechanisms, under which ``n = n₀`` is public and checked) the
-add/remove guarantee is converted by group privacy (:class:`odp.composition.
+add/remove guarantee of the composed steps is converted by group privacy, once (:class:`odp.composition.
 ReplaceOneComposition`).  The mechanism declares the relation it is built with
 (:attr:`DPSGD.neighbours`): an accountant of another relation refuses it before anything is
 reserved.
