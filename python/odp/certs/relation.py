@@ -85,7 +85,7 @@ def _recorded_relation(params: Any) -> Neighbours | None:
     claim (``None``)."""
     key = params.get(BUILTIN_KEY) if isinstance(params, Mapping) else None
     kinds = RECORDED.get(key, ()) if isinstance(key, str) else ()
-    return kinds[0].relation(params) if kinds else None  # type: ignore[arg-type]
+    return kinds[0].relation(params) if kinds else None
 
 
 def _lane_round_relation(rnd: Mapping[str, Any]) -> Neighbours | None:
