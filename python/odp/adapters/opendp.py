@@ -295,7 +295,7 @@ class OpenDPMechanism(Mechanism):
                                    f"({metric}): {_short(str(exc))}") from None
         stated = None if neighbours is None else Neighbours.parse(neighbours)
         # a user-defined metric (dp.user_distance) is never read as one of OpenDP's by its text
-        read_as = (f"a user-defined metric {metric!r}" if str(getattr(
+        read_as = (f"user_distance({metric!r})" if str(getattr(
             measurement.input_metric, "type", "")).startswith("Extrinsic") else metric)
         #: the relations OpenDP's map at ``d_in`` covers (None: a metric on values, or one odp
         #: does not know, whose relation the caller states)
