@@ -536,3 +536,411 @@ def test_an_accountant_given_a_ledger_object_keeps_its_relation():
     described = odp.Accountant(1, neighbours=AR).describe()
     assert "neighbours add-remove" in described
     assert odp.Accountant(1).summary()["neighbours"] == "replace-one"
+
+
+# ------------------------------------------------------------------ review regressions
+def _dump(path: Path) -> bytes:
+    """A SQLite ledger byte for byte (the file, its WAL and its head file)."""
+    out = b""
+    for suffix in ("", "-wal", ".head"):
+        p = Path(str(path) + suffix)
+        out += suffix.encode() + b"\0" + (p.read_bytes() if p.exists() else b"")
+    return out
+
+
+def _sgd(**extra):
+    return DPSGD(LogisticRegressionModel(1), **SGD, **extra)
+
+
+def test_the_mismatch_message_is_a_few_readable_lines():
+    for relation in (AR, RO):
+        acc = odp.Accountant(1, neighbours=AR if relation is RO else RO)
+        with pytest.raises(NeighboursMismatch) as err:
+            acc.charge(odp.DP("0.1"), neighbours=relation)
+        lines = str(err.value).splitlines()
+        assert 3 <= len(lines) <= 6 and max(map(len, lines)) <= 200, lines
+        assert lines[0].endswith("so the round is refused; nothing was reserved or charged.")
+
+
+def test_a_composition_under_an_accountant_refuses_another_relation_in_a_sub_composition(
+        tmp_path):
+    """Review finding (HIGH): ConcurrentComposition(data, acc) + launch(SubComposition(filter))
+    + run(add/remove DP-SGD) ran the add/remove mechanism inside a replace-one accountant.  The
+    sub-composition inherits the accountant's relation and refuses it before any draw, with
+    nothing recorded (the ledger byte for byte, the sub-composition's filter)."""
+    from odp.filters import BasicFilter
+    from odp.interactive.composition import ConcurrentComposition, SubComposition
+
+    ledger = tmp_path / "l.db"
+    rng = CountingRandom()
+    acc = odp.Accountant(100, "1e-2", ledger=ledger, rng=rng)
+    comp = ConcurrentComposition(XY, acc)
+    assert comp.neighbours is RO
+    inner = BasicFilter(50, "5e-3")
+    sub = comp.launch(SubComposition(inner))
+    assert sub.queryable.neighbours is RO  # inherited
+    before, history = _dump(ledger), acc.history
+    mech = _sgd()
+    with pytest.raises(NeighboursMismatch, match="the dpsgd mechanism holds for add-remove "
+                                                 "neighbours, but this composition's rounds"):
+        sub.run(mech)
+    with pytest.raises(NeighboursMismatch):  # nested one level deeper: still inherited
+        sub.launch(SubComposition(BasicFilter(1))).run(mech)
+    assert rng.draws == 0 and len(inner) == 1 and acc.history == history
+    assert _dump(ledger) == before
+    # a sub-composition stating another relation is refused before its launch is reserved
+    n = len(acc.history)
+    with pytest.raises(NeighboursMismatch, match="'sub-composition' holds for add-remove"):
+        comp.launch(SubComposition(BasicFilter(1), neighbours=AR))
+    assert len(acc.history) == n
+    # a composition under an accountant has the accountant's relation
+    with pytest.raises(NeighboursMismatch):
+        ConcurrentComposition(XY, acc, neighbours=AR)
+    # the control: the accountant's relation runs
+    sub.run(odp.LaplaceMechanism(len, epsilon="0.5"))
+    assert len(inner) == 2
+    sub.close()
+    acc.close()
+
+
+def test_a_filter_backed_composition_carries_one_relation():
+    """A composition over a filter: replace-one unless given; a run or a launch of another
+    relation is refused before the filter is charged or anything drawn; sub-compositions
+    inherit the relation."""
+    from odp.filters import BasicFilter, RDPFilter
+    from odp.interactive.composition import ConcurrentComposition, SubComposition
+
+    rng = CountingRandom()
+    f = BasicFilter(10, "1e-2")
+    c = ConcurrentComposition(XY, f, rng=rng)
+    assert c.neighbours is RO
+    c.run(odp.LaplaceMechanism(len, epsilon="0.1"))
+    loss, draws = f.privacy_loss(), rng.draws
+    with pytest.raises(NeighboursMismatch, match="this composition's rounds hold for "
+                                                 "replace-one"):
+        c.run(_sgd())
+    with pytest.raises(NeighboursMismatch):
+        c.launch(AddRemoveSession())
+    assert f.privacy_loss() == loss and len(f) == 1 and rng.draws == draws
+    # an add/remove composition: DP-SGD runs, odp's replace-one Laplace is refused
+    g = BasicFilter(100, "1e-2")
+    ar = ConcurrentComposition(XY, g, rng=rng, neighbours="add-remove")
+    assert ar.neighbours is AR
+    ar.run(_sgd())
+    assert ar.launch(AddRemoveSession()).query(1) == 0
+    with pytest.raises(NeighboursMismatch, match="does not convert to add/remove"):
+        ar.run(odp.LaplaceMechanism(len, epsilon="0.1"))
+    nested = ar.launch(SubComposition(BasicFilter(1)))
+    assert nested.queryable.neighbours is AR
+    with pytest.raises(NeighboursMismatch):
+        nested.run(odp.LaplaceMechanism(len, epsilon="0.1"))
+    assert len(g) == 3
+    # a child's cost that states its relation (odp's add/remove RDP curve) is checked too
+    from odp import rdp
+
+    r = RDPFilter(2, 10)
+    c2 = ConcurrentComposition(XY, r, rng=rng)
+    with pytest.raises(NeighboursMismatch, match="holds for add-remove"):
+        c2.launch(CurveSession(rdp.subsampled_gaussian_curve("0.01", "1.1", 10, orders=[2])[0]))
+    assert len(r) == 0
+    with pytest.raises(InvalidParameter, match="neighbours must be"):
+        ConcurrentComposition(XY, BasicFilter(1), neighbours="swap")
+
+
+def _session_classes():
+    from odp.interactive.queryable import InteractiveMechanism, Queryable
+
+    class Zero(Queryable):
+        def _answer(self, query):
+            return 0
+
+    class Session(InteractiveMechanism):
+        """A user's interactive mechanism that states add/remove neighbours."""
+
+        name = "my_session"
+        neighbours = AR
+        cost = odp.DP("0.5")
+
+        def start(self, data, rng):
+            return Zero()
+
+    class Curve(InteractiveMechanism):
+        """A user's interactive mechanism whose cost is an RDP value stating its relation."""
+
+        name = "curve_session"
+
+        def __init__(self, cost):
+            self._cost = cost
+
+        @property
+        def cost(self):
+            return self._cost
+
+        def start(self, data, rng):
+            return Zero()
+
+    return Session, Curve
+
+
+AddRemoveSession, CurveSession = _session_classes()
+
+
+def test_an_interactive_mechanism_stating_another_relation_is_not_reserved(tmp_path):
+    """Review finding: a user's InteractiveMechanism with neighbours = ADD_REMOVE launched
+    under a replace-one accountant was reserved unchecked.  Now refused before the
+    reservation: the ledger is unchanged byte for byte; an add/remove accountant takes it."""
+    from odp.interactive.composition import ConcurrentComposition
+
+    ledger = tmp_path / "l.db"
+    acc = odp.Accountant(10, ledger=ledger)
+    comp = ConcurrentComposition(DATA, acc)
+    before = _dump(ledger)
+    with pytest.raises(NeighboursMismatch, match="the interactive mechanism 'my_session' holds "
+                                                 "for add-remove"):
+        comp.launch(AddRemoveSession())
+    assert acc.history == [] and _dump(ledger) == before
+    other = odp.Accountant(10, neighbours=AR)
+    handle = ConcurrentComposition(DATA, other).launch(AddRemoveSession())
+    assert handle.query(1) == 0 and len(other.history) == 1
+    handle.close()
+
+
+def test_charge_refuses_a_mechanism_object(tmp_path):
+    """Review finding: acc.charge(<mechanism>) on a laned ledger was routed to a lane by the
+    mechanism's natural guarantees, skipping the relation check (an add/remove DP-SGD charged
+    to a replace-one Rényi lane; a replace-one Gaussian to an add/remove zCDP lane).
+    charge() takes a guarantee; a mechanism object is refused, nothing written."""
+    from odp.errors import InvalidGuarantee
+
+    cases = [
+        (None, _sgd()),
+        ([Lane.renyi(100, "1e-2", orders=[2, 4, 8, 16, 32])], _sgd()),
+        ([Lane.odp(50, "5e-3"), Lane.renyi(50, "5e-3", orders=[2, 4, 8])], _sgd()),
+    ]
+    for i, (lanes, mech) in enumerate(cases):
+        path = tmp_path / f"l{i}.db"
+        acc = odp.Accountant(100, "1e-2", ledger=path, lanes=lanes)
+        before = _dump(path)
+        with pytest.raises(InvalidGuarantee, match="charge\\(\\) takes a guarantee, not a "
+                                                   "mechanism \\(the dpsgd mechanism\\)"):
+            acc.charge(mech)
+        assert acc.history == [] and _dump(path) == before
+        acc.close()
+    zcdp = odp.Accountant(2, "1e-5", composition="zcdp", neighbours=AR)
+    with pytest.raises(InvalidGuarantee, match="the gaussian mechanism"):
+        zcdp.charge(odp.GaussianMechanism(len, epsilon=1, sigma=10))
+    with pytest.raises(InvalidGuarantee, match="not a mechanism"):
+        odp.Accountant(1).charge(odp.LaplaceMechanism(len, epsilon="0.1"))
+    assert zcdp.history == [] and zcdp.lanes[0].spent == (0,)
+    # what the message says to do instead works
+    g = odp.GaussianMechanism(len, epsilon=1, sigma=10)
+    with pytest.raises(NeighboursMismatch):
+        zcdp.charge(g.guarantee, neighbours=g.neighbours)
+
+
+def test_odps_add_remove_curves_state_their_relation_and_charge_honours_it(tmp_path):
+    """Review finding: rdp.subsampled_gaussian_curve (an add/remove analysis) was charged to a
+    replace-one accountant without a word.  odp's add/remove RDP values now carry
+    neighbours=ADD_REMOVE; charge() refuses them in a replace-one accountant (ODP lane with
+    delta=, and a Rényi lane), refuses an explicit neighbours= that contradicts the tag, and
+    takes them in an add/remove accountant."""
+    from odp import rdp
+    from odp.guarantees import RDP
+    from odp.subsampled_rdp import subsampled_discrete_gaussian_curve
+
+    curve = rdp.subsampled_gaussian_curve("0.01", "1.1", 1000, orders=[2, 4, 8, 16, 32])
+    accountant = rdp.RDPAccountant(orders=[2, 8]).compose_subsampled_gaussian("0.01", "1.1", 10)
+    discrete = subsampled_discrete_gaussian_curve("0.01", "1.1", 10, orders=[2, 8])
+    for values in (curve, accountant.rdp(), discrete):
+        assert all(v.neighbours is AR for v in values)
+    assert rdp.RDPAccountant(orders=[2]).compose_gaussian(2).rdp()[0].neighbours is None
+    assert RDP(2, "1/4").neighbours is None and RDP(2, "1/4") != RDP(2, "1/4", neighbours=AR)
+    tagged = RDP(2, "1/4", neighbours="add-remove")
+    assert RDP.from_json(tagged.to_json()) == tagged and tagged.to_json()["neighbours"] == \
+        "add-remove"
+    assert "neighbours" not in RDP(2, "1/4").to_json()
+    assert repr(tagged) == "RDP(alpha=2, epsilon=0.25, neighbours=add-remove)"
+
+    path = tmp_path / "l.db"
+    acc = odp.Accountant(15, "1e-4", ledger=path)  # replace-one
+    renyi_path = tmp_path / "r.db"
+    renyi = odp.Accountant(15, "1e-4", ledger=renyi_path,
+                           lanes=[Lane.renyi(15, "1e-4", orders=[2, 4, 8, 16, 32])])
+    before, before_renyi = _dump(path), _dump(renyi_path)
+    with pytest.raises(NeighboursMismatch, match="the charged guarantee holds for add-remove"):
+        acc.charge(curve, delta="1e-6")
+    with pytest.raises(NeighboursMismatch):
+        acc.charge(curve[0], delta="1e-6")
+    with pytest.raises(NeighboursMismatch):
+        renyi.charge(curve)
+    with pytest.raises(InvalidParameter, match="states add-remove neighbours .* but "
+                                               "neighbours='replace-one' was given"):
+        acc.charge(curve, delta="1e-6", neighbours="replace-one")
+    with pytest.raises(InvalidParameter, match="was given"):
+        renyi.charge(curve, neighbours=RO)
+    mixed = [curve[0], RDP(curve[1].alpha, curve[1].epsilon)]  # a curve of mixed relations
+    with pytest.raises(odp.errors.InvalidGuarantee, match="state different neighbouring "
+                                                          "relations"):
+        acc.charge(mixed, delta="1e-6")
+    assert acc.history == [] and renyi.history == []
+    assert _dump(path) == before and _dump(renyi_path) == before_renyi
+    # an add/remove accountant takes them (and neighbours= agreeing with the tag)
+    ar = odp.Accountant(15, "1e-4", neighbours=AR)
+    ar.charge(curve, delta="1e-6")
+    ar.charge(accountant.rdp(), delta="1e-6", neighbours=AR)
+    assert len(ar.history) == 2
+    acc.close()
+    renyi.close()
+
+
+def _rebuilt_at_text_version_1(ledger: Path, cert: Path) -> None:
+    """What a forger without keys can do with a ledger: rebuild its certificate at text version
+    1 (no ``mech`` rows) from the same hash chain, as check_chain would with the sidecar's
+    text_version, and write both halves."""
+    from odp.certs.export import build_certificate, certificate_of
+    from odp.ledger.chain import EventRow
+    from odp.ledger.records import BudgetState, apply_row
+
+    with SQLiteLedger(ledger, readonly=True) as led:
+        chained = certificate_of(led).sidecar["ledger"]
+    genesis = Genesis.from_json(chained["genesis"])
+    state = BudgetState.for_genesis(genesis)
+    rows = [EventRow.from_json(entry[:-1]) for entry in chained["rows"]]
+    for row in rows:
+        apply_row(state, row)
+    v1 = build_certificate(state.total, list(state.rounds), genesis.ledger_id,
+                           chain=(genesis, [(r, e[-1]) for r, e in zip(rows, chained["rows"])]),
+                           text_version=1)
+    assert "mech" not in v1.text.split("\n# neighbours")[1]  # no mech rows to read a kind from
+    _write(cert, v1.text, v1.sidecar)
+
+
+def test_a_forged_relation_fails_in_a_certificate_rebuilt_at_text_version_1(tmp_path, capsys):
+    """Review finding: a forged relation passed `odp verify` (and --kernel) once the
+    certificate was rebuilt at text_version=1, whose steps have no mech row to read a built-in
+    kind from.  The kind is now read from the chain-bound params as well: the forged Laplace
+    round fails, its row named (the generated check fails first, so --kernel never starts
+    Lean).  An older text version recording a relation fails even without a built-in round."""
+    ledger = tmp_path / "l.db"
+    with odp.Accountant("2", "1e-6", ledger=ledger, rng=odp.SeededRandom(1)) as acc:
+        acc.run(odp.LaplaceMechanism(len, epsilon="0.5"), DATA)  # replace-one, odp's own
+    rewrite_relation(ledger, "add-remove")  # the forger, with the chain rehashed
+    cert = tmp_path / "downgraded.cert"
+    _rebuilt_at_text_version_1(ledger, cert)
+    for extra in ((), ("--kernel",)):
+        code, out = _verify(capsys, cert, *extra)
+        flat = " ".join(out.split())
+        assert code == 1, out
+        assert ("FAIL row 1: round 1 is of a built-in mechanism that holds for replace-one "
+                "neighbours, but the certificate records add-remove") in flat
+        assert "kernel:" not in flat
+    # DP charges only (no built-in round): the old text version with a relation fails
+    plain = tmp_path / "p.db"
+    with odp.Accountant("2", "1e-6", ledger=plain, neighbours=AR) as acc:
+        acc.charge(odp.DP("0.5"))
+    _rebuilt_at_text_version_1(plain, tmp_path / "p.cert")
+    code, out = _verify(capsys, tmp_path / "p.cert")
+    assert code == 1 and ("records the neighbouring relation add-remove in text version 1, "
+                          "which no odp wrote") in " ".join(out.split())
+    # the same runs certified as odp writes them verify (the control)
+    _certify(plain, tmp_path / "ok.cert")
+    assert _verify(capsys, tmp_path / "ok.cert")[0] == 0
+
+
+def test_opendp_composite_and_unknown_metrics_are_read_or_need_a_stated_relation(tmp_path):
+    """Review finding: composite dataset metrics (L01InfDistance(SymmetricDistance()), …) and
+    user metrics gave neighbours=None and ran in a replace-one accountant.  L01InfDistance of an
+    insert-delete metric is now read (d_in = (l0, l1, l∞)); any metric odp does not know needs
+    neighbours= (InvalidParameter naming the metric); nothing is written when refused."""
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib", "honest-but-curious")
+    from odp.adapters.opendp import metric_known, relations_covered
+
+    domain = dp.vector_domain(dp.atom_domain(T=int))
+
+    def user(metric):
+        return dp.m.make_user_measurement(domain, metric, dp.max_divergence(),
+                                          function=lambda x: len(x), privacy_map=lambda d: 0.5,
+                                          TO=int)
+
+    partitioned = user(dp.l01inf_distance(dp.symmetric_distance()))
+    one = odp.from_opendp(partitioned, (1, 1, 1))
+    assert one.neighbours is AR and one.covers == {AR}
+    both = odp.from_opendp(partitioned, (2, 2, 2))
+    assert both.neighbours is None and both.covers == {AR, RO}
+    assert odp.from_opendp(partitioned, (1, 2, 2)).covers == {AR}
+    for bad in ((0, 1, 1), (1, 1), 1, (1, True, 1), (1, 1.5, 1)):
+        with pytest.raises(InvalidParameter, match="covers no pair of neighbouring datasets"):
+            relations_covered("L01InfDistance(SymmetricDistance())", bad)
+    with pytest.raises(InvalidParameter, match=r"covers add-remove neighbours, not replace-one"):
+        odp.from_opendp(partitioned, (1, 1, 1), neighbours=RO)
+    # a user metric, even one named like OpenDP's, is not read: the caller states the relation
+    for metric in (dp.user_distance("add or remove one record"),
+                   dp.user_distance("SymmetricDistance()")):
+        with pytest.raises(InvalidParameter, match=r"cannot read the neighbouring relation off "
+                                                   r"OpenDP's input metric .*neighbours="):
+            odp.from_opendp(user(metric), 1)
+        assert odp.from_opendp(user(metric), 1, neighbours=AR).neighbours is AR
+    assert not metric_known("FrameDistance(SymmetricDistance())")
+    assert not metric_known("SymmetricIdDistance(…)") and not metric_known(
+        "L02InfDistance(SymmetricDistance())")
+    assert metric_known("AbsoluteDistance(f64)") and metric_known("SymmetricDistance()")
+    with pytest.raises(InvalidParameter, match="FrameDistance"):
+        relations_covered("FrameDistance(SymmetricDistance())", 1)
+    # the read relation is enforced: refused by a replace-one accountant, nothing written
+    path = tmp_path / "l.db"
+    rng = CountingRandom()
+    acc = odp.Accountant(1, ledger=path, rng=rng)
+    before = _dump(path)
+    with pytest.raises(NeighboursMismatch, match="the opendp mechanism holds for add-remove"):
+        acc.run(one, DATA)
+    assert acc.history == [] and _dump(path) == before
+    acc.run(both, DATA)  # covers both: the control
+    assert len(acc.history) == 1
+    acc.close()
+
+
+def test_replace_one_dpsgd_converts_its_steps_by_group_privacy_exactly_once():
+    """Review finding: DPSGD(..., neighbours="replace-one", composition=BasicComposition())
+    converted each step to replace-one in its step spec and again in ReplaceOneComposition
+    (and capped the converted step δ at 1/2), failing with "no ε below 1e6 certifies δ".  The
+    step spec is now the add/remove step (ε_1 at δ_1, as its description says), converted once:
+    the run's ε is 2·Σε_k (group privacy of basic composition) and its Lemma 11 δ covers
+    (1 + e^{Σε_k})·Σδ_k, checked against mpmath."""
+    import mpmath
+
+    from odp.composition import BasicComposition, RDPComposition
+    from odp.subsampled_rdp import subsampled_discrete_gaussian_epsilon
+
+    sgd = dict(SGD, n=100, sampling_rate="1/10", noise_multiplier=6, epochs=1, delta="1e-5")
+    add_remove = DPSGD(LogisticRegressionModel(1), **sgd, composition=BasicComposition())
+    replace = DPSGD(LogisticRegressionModel(1), **sgd, composition=BasicComposition(),
+                    neighbours="replace-one")
+    k = replace.stops[-1]
+    step = replace._step_spec(k)
+    assert step.mechanism["neighbours"] == "add-remove"
+    assert step.epsilon == subsampled_discrete_gaussian_epsilon(
+        replace.q, replace.sigma, 1, step.delta)[0]  # a valid add/remove step, not converted
+    assert step.delta < add_remove._step_spec(k).delta / 2  # room for the factor 1 + e^ε
+    total = k * step.epsilon
+    sup = replace.guarantee.sup_epsilon  # 2·Σε_k rounded up to a short decimal, not 4·Σε_k
+    assert 2 * total <= sup <= 2 * total * (1 + Fraction(1, 10**8))
+    mpmath.mp.dps = 40
+    needed = (1 + mpmath.exp(mpmath.mpf(total.numerator) / total.denominator)) * k * \
+        mpmath.mpf(step.delta.numerator) / step.delta.denominator
+    assert needed <= mpmath.mpf(replace.lemma11_delta.numerator) / \
+        replace.lemma11_delta.denominator
+    assert replace.lemma11_delta <= replace.delta_target
+    # the same under RDP (the default): 2ε' at the inner δ, as before; its step is add/remove
+    rdp_run = DPSGD(LogisticRegressionModel(1), **sgd, composition=RDPComposition(),
+                    neighbours="replace-one")
+    assert rdp_run._step_spec(k).mechanism["neighbours"] == "add-remove"
+    ar = DPSGD(LogisticRegressionModel(1), **sgd, composition=RDPComposition())
+    assert ar.guarantee.sup_epsilon < rdp_run.guarantee.sup_epsilon <= \
+        3 * ar.guarantee.sup_epsilon
+    # and it runs in a replace-one accountant
+    acc = odp.Accountant(10, "1e-4", rng=odp.SeededRandom(1))
+    rng = np.random.default_rng(0)
+    data = (rng.normal(size=(100, 1)), np.where(rng.normal(size=100) > 0, 1.0, -1.0))
+    acc.run(replace, data)
+    assert acc.history[0].sup_epsilon == sup

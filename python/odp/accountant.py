@@ -64,7 +64,7 @@ from .ledger.base import SettleItem
 from .ledger.lanes import (Lane, LaneCharge, LaneStatus, check_lanes, ledger_statuses,
                            session_totals, whole_budget_lane)
 from .ledger.records import BudgetState
-from .neighbours import Neighbours, mismatch
+from .neighbours import Neighbours, mismatch, stated
 from .protocols import Chargeable, MechanismLike
 from .samplers import SecureRandom
 from .types import Data, Label, Number, RandomSource, Release
@@ -527,6 +527,24 @@ class Accountant:
         if declared is not self.neighbours:
             raise mismatch(what, declared, self.neighbours)
 
+    def _check_stated(self, value: Any, what: str, given: Any) -> None:
+        """:meth:`_check_neighbours` for ``value``: the relation it states itself
+        (:func:`odp.neighbours.stated`: a mechanism's ``neighbours``, the add/remove tag of
+        the RDP curves odp computes) or, if none, ``given`` (the caller's ``neighbours=``).
+        A ``given`` relation that contradicts the stated one is refused
+        (:class:`~odp.errors.InvalidParameter`): a guarantee is converted by group privacy,
+        never relabelled."""
+        own = stated(value, what)
+        if given is not None and own is not None:
+            claimed = Neighbours.parse(given, name=f"the neighbours of {what}")
+            if claimed is not own:
+                raise InvalidParameter(
+                    f"{what} states {own} neighbours (odp computed it for that relation), but "
+                    f"neighbours={claimed.value!r} was given: a guarantee is not relabelled — "
+                    f"convert it by group privacy (odp.neighbours); nothing was reserved or "
+                    "charged")
+        self._check_neighbours(given if own is None else own, what)
+
     def reserve_many(self, guarantees: Iterable[DP | ODP], *, mechanism: str = "external",
                      params: dict[str, Any] | None = None,
                      neighbours: Neighbours | str | None = None) -> list[Reservation]:
@@ -761,11 +779,20 @@ class Accountant:
         **One neighbouring relation per accountant.**  Every round of one accountant holds for
         its relation, :attr:`neighbours` (Theorem 7 composes guarantees for one relation;
         :mod:`odp.neighbours`).  ``neighbours=`` says which relation ``guarantee`` holds for
-        (:class:`odp.Neighbours`); default this accountant's — your claim.  Another is refused
-        before anything is recorded (:class:`~odp.errors.NeighboursMismatch`).  odp's built-in
-        mechanisms use replace-one neighbours; DP-SGD curves
-        (:func:`odp.rdp.subsampled_gaussian_curve`, :mod:`odp.buckets` ``poisson_gaussian``,
-        dp-accounting, Opacus) hold for add/remove neighbours.  Convert an add/remove guarantee
+        (:class:`odp.Neighbours`); default the relation the guarantee states itself, else this
+        accountant's — your claim.  Another is refused before anything is recorded
+        (:class:`~odp.errors.NeighboursMismatch`).  odp's built-in mechanisms use replace-one
+        neighbours; DP-SGD curves (:func:`odp.rdp.subsampled_gaussian_curve`,
+        :mod:`odp.buckets` ``poisson_gaussian``, dp-accounting, Opacus) hold for add/remove
+        neighbours, and the RDP values odp computes for them say so
+        (``RDP.neighbours``: :func:`odp.rdp.subsampled_gaussian_curve`,
+        :func:`odp.subsampled_rdp.subsampled_discrete_gaussian_curve`,
+        :meth:`odp.rdp.RDPAccountant.rdp`): such a curve is refused by a replace-one accountant
+        without ``neighbours=``, and ``neighbours=`` contradicting it is refused too
+        (:class:`~odp.errors.InvalidParameter`: convert, never relabel).  A mechanism object is
+        not a guarantee: ``charge(mechanism)`` is refused (:class:`~odp.errors.
+        InvalidGuarantee`) — ``run`` it, or charge ``mechanism.guarantee`` with
+        ``neighbours=mechanism.neighbours``.  Convert an add/remove guarantee
         before charging it to a replace-one accountant: by group privacy (replacing = removing +
         adding) an add/remove (ε, δ) is a replace-one (2ε, (1 + e^ε)δ) —
         :class:`odp.composition.ReplaceOneComposition` for a DP-SGD composition, or by hand as
@@ -780,8 +807,16 @@ class Accountant:
         goes to the zCDP or Rényi lane (``lane=`` names one), charged in its own notion, exactly;
         a DP/ODP guarantee goes to the ODP lane first (:mod:`odp.filters.lanes`).  With
         ``delta=`` the conversion above charges the ODP lane."""
-        if neighbours is not None and neighbours is not self.neighbours:
-            self._check_neighbours(neighbours, "the charged guarantee")
+        if callable(getattr(guarantee, "release", None)) or callable(
+                getattr(guarantee, "lane_guarantees", None)):
+            name = getattr(guarantee, "name", type(guarantee).__name__)
+            raise InvalidGuarantee(
+                f"charge() takes a guarantee, not a mechanism (the {name} mechanism): run it "
+                "with run(mechanism, data), which checks its neighbouring relation and records "
+                "it as odp's own; for a release you made with it elsewhere, charge its "
+                "guarantee: charge(mechanism.guarantee, neighbours=mechanism.neighbours); "
+                "nothing was charged")
+        self._check_stated(guarantee, "the charged guarantee", neighbours)
         if delta is None and not isinstance(guarantee, GDP):
             target = self._lane_for(guarantee, lane)
             if target is not None:

@@ -55,6 +55,7 @@ from typing import Any, Callable, ClassVar, Hashable, Mapping, TypeVar, Union
 
 from .budget import display_named, format_fraction, parse_alpha, parse_delta, parse_epsilon
 from .errors import InvalidGuarantee, InvalidParameter, budget_error_as
+from .neighbours import Neighbours
 from .types import Label, Number, Partition
 # Re-exported for odp.mechanisms.dpsgd, which still imports them from here (odp.types is their
 # home).
@@ -533,31 +534,52 @@ class ZCDP(_Value):
 
 @dataclass(frozen=True, slots=True, init=False, repr=False)
 class RDP(_Value):
-    """An (α, ε)-RDP guarantee at one order α > 1 (Mironov 2017, Def. 4)."""
+    """An (α, ε)-RDP guarantee at one order α > 1 (Mironov 2017, Def. 4).
+
+    ``neighbours``: the relation it holds for (:class:`odp.Neighbours`), when it states one:
+    the values odp computes for an add/remove analysis (the Poisson-subsampled Gaussian of
+    :mod:`odp.rdp` and :mod:`odp.subsampled_rdp`, DP-SGD's steps) carry
+    :attr:`~odp.Neighbours.ADD_REMOVE`, which :meth:`odp.Accountant.charge` honours
+    (:func:`odp.neighbours.stated`); ``None`` (the default): the accountant's, your claim.
+    Part of the value: two RDP values of different relations are not equal."""
 
     alpha: Fraction
     epsilon: Fraction
+    neighbours: Neighbours | None
 
-    def __init__(self, alpha: Number, epsilon: Number) -> None:
-        self._fill(parse_alpha(alpha), _parse(parse_epsilon, epsilon, "epsilon", InvalidParameter))
+    def __init__(self, alpha: Number, epsilon: Number, *,
+                 neighbours: Neighbours | str | None = None) -> None:
+        self._fill(parse_alpha(alpha), _parse(parse_epsilon, epsilon, "epsilon", InvalidParameter),
+                   None if neighbours is None else Neighbours.parse(neighbours))
 
-    def _fill(self, alpha: Fraction, epsilon: Fraction) -> None:
+    def _fill(self, alpha: Fraction, epsilon: Fraction, neighbours: Neighbours | None = None
+              ) -> None:
         _set(self, "alpha", alpha)
         _set(self, "epsilon", epsilon)
+        _set(self, "neighbours", neighbours)
 
     def __str__(self) -> str:
         return f"α={self.alpha}, ε={self.epsilon}"
 
     def __repr__(self) -> str:  # short decimals, a long ε rounded up and marked (≤)
-        return f"RDP(alpha={format_fraction(self.alpha)}, {display_named('epsilon', self.epsilon)})"
+        return (f"RDP(alpha={format_fraction(self.alpha)}, {display_named('epsilon', self.epsilon)}"
+                + (f", neighbours={self.neighbours})" if self.neighbours is not None else ")"))
 
     def to_json(self) -> dict[str, str]:
-        return {"type": "RDP", "alpha": str(self.alpha), "epsilon": str(self.epsilon)}
+        out = {"type": "RDP", "alpha": str(self.alpha), "epsilon": str(self.epsilon)}
+        if self.neighbours is not None:
+            out["neighbours"] = self.neighbours.value
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> RDP:
-        obj = _json_object(data, "RDP", ("alpha", "epsilon"))
-        return cls._trusted(_json_number(obj, "alpha", parse_alpha), _json_number(obj, "epsilon"))
+        obj = _json_object(data, "RDP", ("alpha", "epsilon"), optional=("neighbours",))
+        relation = obj.get("neighbours")
+        if relation is not None and not (isinstance(relation, str)
+                                         and relation in Neighbours._value2member_map_):
+            raise InvalidGuarantee(f"RDP JSON: unknown neighbouring relation {relation!r}")
+        return cls._trusted(_json_number(obj, "alpha", parse_alpha), _json_number(obj, "epsilon"),
+                            None if relation is None else Neighbours(relation))
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False)

@@ -36,9 +36,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from .errors import InvalidParameter, NeighboursMismatch
+from .errors import InvalidGuarantee, InvalidParameter, NeighboursMismatch
 
-__all__ = ["Neighbours", "mismatch"]
+__all__ = ["Neighbours", "mismatch", "stated"]
 
 
 class Neighbours(Enum):
@@ -89,28 +89,50 @@ class Neighbours(Enum):
         return f"Neighbours.{self.name}"
 
 
-def _how_to_convert(round_relation: Neighbours, accountant: Neighbours) -> str:
-    if round_relation is Neighbours.ADD_REMOVE and accountant is Neighbours.REPLACE_ONE:
-        return ("To use it here, convert it by group privacy — replacing a record is removing "
-                "it and adding another, so an add/remove (ε, δ)-DP guarantee is a replace-one "
-                "(2ε, (1 + e^ε)·δ)-DP one: odp.composition.ReplaceOneComposition for a "
-                "composition, neighbours='replace-one' for odp.mechanisms.DPSGD and "
-                "odp.dpsgd.Accounting — or account add/remove rounds in an accountant of their "
-                "own, odp.Accountant(…, neighbours=odp.Neighbours.ADD_REMOVE)")
+def stated(value: Any, what: str) -> Neighbours | None:
+    """The relation ``value`` states: its ``neighbours`` attribute (a mechanism's, an
+    interactive mechanism's, a guarantee's such as the RDP curves odp computes for add/remove
+    neighbours), or for a curve — a list or tuple of values — the one relation all its values
+    state.  ``None``: none stated (the accountant's relation: the caller's claim).  A relation
+    odp does not know is an :class:`~odp.errors.InvalidParameter` naming ``what``; a curve
+    whose values state different relations (or some none) an
+    :class:`~odp.errors.InvalidGuarantee`."""
+    if isinstance(value, (list, tuple)):
+        found = {stated(x, what) for x in value}
+        if len(found) > 1:
+            shown = ", ".join(sorted("none" if x is None else str(x) for x in found))
+            raise InvalidGuarantee(
+                f"the values of {what} state different neighbouring relations ({shown}): one "
+                "guarantee holds for one relation; nothing was reserved or charged")
+        return found.pop() if found else None
+    raw = getattr(value, "neighbours", None)
+    return None if raw is None else Neighbours.parse(raw, name=f"the neighbours of {what}")
+
+
+def _how_to_convert(round_relation: Neighbours, holder: str) -> str:
+    if round_relation is Neighbours.ADD_REMOVE:
+        return ("To use it here, convert it by group privacy (replacing a record is removing it "
+                "and adding another: an add/remove (ε, δ)-DP guarantee is a replace-one "
+                "(2ε, (1 + e^ε)·δ)-DP one):\nodp.composition.ReplaceOneComposition, or "
+                "neighbours='replace-one' for odp.mechanisms.DPSGD and odp.dpsgd.Accounting;\n"
+                f"or keep add/remove rounds in {holder} of their own "
+                "(neighbours=odp.Neighbours.ADD_REMOVE).")
     return ("A replace-one guarantee does not convert to add/remove neighbours in general (it "
-            "may use the number of records, which add/remove neighbours keep private): run it "
-            "with a replace-one accountant (the default), or state this accountant's rounds "
-            "for replace-one neighbours instead (by group privacy: "
-            "odp.composition.ReplaceOneComposition, neighbours='replace-one' for DP-SGD)")
+            "may use the number of records, which add/remove neighbours keep private):\nrun it "
+            f"in a replace-one {holder.split()[-1]} (the default); add/remove rounds convert to "
+            "replace-one by group privacy\n(odp.composition.ReplaceOneComposition, "
+            "neighbours='replace-one' for DP-SGD).")
 
 
-def mismatch(what: str, round_relation: Neighbours, accountant: Neighbours
-             ) -> NeighboursMismatch:
+def mismatch(what: str, round_relation: Neighbours, accountant: Neighbours, *,
+             holder: str = "an accountant") -> NeighboursMismatch:
     """The error for a round (``what``) declared for ``round_relation`` offered to an
-    accountant whose relation is ``accountant``: both named, and how to convert."""
+    accountant (``holder``: or ``"a composition"``) whose relation is ``accountant``: both
+    named, why, and how to convert — on a few lines of at most about 200 characters."""
+    this = "this " + holder.split()[-1]
     return NeighboursMismatch(
-        f"{what} holds for {round_relation} neighbours, but this accountant's rounds hold for "
-        f"{accountant} neighbours: Theorem 7 (Hartmann et al. 2022) composes guarantees for one "
-        f"neighbouring relation, so the round is refused; nothing was reserved or charged.  "
-        + _how_to_convert(round_relation, accountant),
+        f"{what} holds for {round_relation} neighbours, but {this}'s rounds hold for "
+        f"{accountant} neighbours, so the round is refused; nothing was reserved or charged.\n"
+        "Theorem 7 (Hartmann et al. 2022) composes guarantees for one neighbouring relation.\n"
+        + _how_to_convert(round_relation, holder),
         round_relation=round_relation, accountant=accountant)

@@ -62,6 +62,7 @@ from .budget import (MAX_MAGNITUDE, MIN_MAGNITUDE, parse_alpha, parse_delta, par
 from .errors import InvalidParameter, budget_error_as
 from .floats import round_up_significant
 from .guarantees import RDP
+from .neighbours import Neighbours
 from .intervals import Arith, DecimalInterval
 from .readable import ExactValue, Interval, UpperBound, readable, upper_bound
 from .normal import cdf, scaled_tail_interval
@@ -375,10 +376,11 @@ def _in_range(value: Fraction, what: str) -> Fraction:
 
 def subsampled_gaussian_curve(q: Any, sigma: Any, steps: Any = 1, *,
                               orders: Iterable[Any] = DEFAULT_ORDERS) -> list[RDP]:
-    """:func:`subsampled_gaussian_rdp` at every order: ``[RDP(α, T·ε(α)), …]``."""
+    """:func:`subsampled_gaussian_rdp` at every order: ``[RDP(α, T·ε(α)), …]``, each value
+    stating add/remove neighbours (``RDP.neighbours``; module docstring)."""
     qq, s, t = check_rate(q), check_sigma(sigma), check_steps(steps)
-    out = [RDP(a, subsampled_gaussian_rdp(qq, s, a, t)) for a in parse_orders(orders, check_order, _ORDERS)]
-    return out
+    return [RDP(a, subsampled_gaussian_rdp(qq, s, a, t), neighbours=Neighbours.ADD_REMOVE)
+            for a in parse_orders(orders, check_order, _ORDERS)]
 
 
 def subsampled_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: Any, *,
@@ -429,6 +431,8 @@ class RDPAccountant:
         self._orders = parse_orders(orders, check_order, _ORDERS)
         self._totals: dict[Fraction, Fraction] = {a: Fraction(0) for a in self._orders}
         self._events: list[dict[str, str]] = []
+        #: add/remove once a Poisson-subsampled Gaussian is composed (:meth:`rdp`)
+        self._relation: Neighbours | None = None
 
     @property
     def orders(self) -> tuple[Fraction, ...]:
@@ -452,8 +456,10 @@ class RDPAccountant:
         """Add ``steps`` Poisson-subsampled Gaussian steps (:func:`subsampled_gaussian_rdp`)."""
         qq, s, t = check_rate(q), check_sigma(sigma), check_steps(steps)
         values = {a: subsampled_gaussian_rdp(qq, s, a, t) for a in self._orders}
-        return self._add(values, {"event": "poisson_subsampled_gaussian", "q": str(qq),
-                                   "sigma": str(s), "steps": str(t)})
+        self._add(values, {"event": "poisson_subsampled_gaussian", "q": str(qq),
+                           "sigma": str(s), "steps": str(t)})
+        self._relation = Neighbours.ADD_REMOVE  # MTZ's analysis: add/remove neighbours
+        return self
 
     def compose_gaussian(self, sigma: Any, steps: Any = 1, sensitivity: Any = 1) -> "RDPAccountant":
         """Add ``steps`` Gaussian mechanisms: ``α·Δ²/(2σ²)`` each (exact)."""
@@ -485,8 +491,12 @@ class RDPAccountant:
         return self._add(values, {"event": name, "steps": str(t)})
 
     def rdp(self) -> list[RDP]:
-        """The composed curve ``[RDP(α, Σ ε_i(α)), …]`` (exact totals of upper bounds)."""
-        return [RDP(a, self._totals[a]) for a in self._orders]
+        """The composed curve ``[RDP(α, Σ ε_i(α)), …]`` (exact totals of upper bounds).  Once a
+        Poisson-subsampled Gaussian is composed (:meth:`compose_subsampled_gaussian`, an
+        add/remove analysis) each value states add/remove neighbours (``RDP.neighbours``);
+        the other events' relation is your claim (then add/remove too), and a curve of them
+        alone states none."""
+        return [RDP(a, self._totals[a], neighbours=self._relation) for a in self._orders]
 
     def get_epsilon_and_order(self, delta: Any) -> tuple[UpperBound, ExactValue]:
         """``(ε, α)``: the smallest conversion :func:`odp.conversions.rdp_to_dp_epsilon` over

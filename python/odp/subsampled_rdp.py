@@ -84,6 +84,7 @@ from .budget import parse_epsilon, to_fraction
 from .errors import InvalidParameter, budget_error_as
 from .floats import round_up_significant
 from .guarantees import RDP
+from .neighbours import Neighbours
 from .intervals import Arith, DecimalInterval
 from .rdp import (MAX_ORDER, check_rate, check_sigma, check_steps, parse_orders,
                   subsampled_gaussian_rdp)
@@ -130,9 +131,11 @@ def subsampled_discrete_gaussian_rdp(q: Any, sigma: Any, alpha: Any, steps: Any 
 
 def subsampled_discrete_gaussian_curve(q: Any, sigma: Any, steps: Any = 1, *,
                                        orders: Iterable[Any] = INTEGER_ORDERS) -> list[RDP]:
-    """:func:`subsampled_discrete_gaussian_rdp` at every (integer) order."""
+    """:func:`subsampled_discrete_gaussian_rdp` at every (integer) order, each value stating
+    add/remove neighbours (``RDP.neighbours``)."""
     qq, s, t = check_rate(q), check_sigma(sigma), check_steps(steps)
-    return [RDP(a, subsampled_discrete_gaussian_rdp(qq, s, a, t)) for a in _orders(orders)]
+    return [RDP(a, subsampled_discrete_gaussian_rdp(qq, s, a, t),
+                neighbours=Neighbours.ADD_REMOVE) for a in _orders(orders)]
 
 
 def subsampled_discrete_gaussian_epsilon(q: Any, sigma: Any, steps: Any, delta: Any, *,

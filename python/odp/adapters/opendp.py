@@ -46,13 +46,23 @@ input metric, ``d_in``                                   relations the guarantee
 the same; ``d_in ≥ 2``                                   add/remove and replace-one (a replacement
                                                          is one deletion and one insertion)
 ``ChangeOneDistance``, ``HammingDistance``; ``d_in ≥ 1``  replace-one
-any other metric (``AbsoluteDistance``, L1/L2, …)        not a relation on datasets: the caller's
-                                                         claim (``neighbours=``, default the
+``L01InfDistance(M)``, ``M`` one of the first two;        add/remove when every one of
+``d_in = (l0, l1, l∞)``                                  ``l0, l1, l∞`` is ≥ 1 (one record in one
+                                                         partition); add/remove and replace-one
+                                                         when every one is ≥ 2 (a replacement is
+                                                         ``(1, 2, 2)`` in one partition,
+                                                         ``(2, 2, 1)`` across two)
+``AbsoluteDistance``, ``L1Distance``, ``L2Distance``,     a metric on values, not on datasets of
+``LInfDistance``, ``DiscreteDistance``                   records: the caller's claim
+                                                         (``neighbours=``, default the
                                                          accountant's)
+any other metric (``FrameDistance``, the ``…Id…``        the relation cannot be read off: refused
+distances, ``L02InfDistance``, a user metric, …)         unless the caller states it
+                                                         (``neighbours=``)
 =======================================================  =========================================
 
 The mechanism's ``neighbours`` is the one relation covered (``None`` when it covers both, or
-for another metric: then the accountant's).  An accountant of a relation the measurement does
+for a metric on values: then the accountant's).  An accountant of a relation the measurement does
 not cover refuses it before anything is reserved; ``from_opendp(…, neighbours=…)`` states the
 relation and is refused at once if ``d_in`` does not cover it.  (A ``d_in`` below 1 covers no
 pair of neighbours under these metrics and is refused.)
@@ -82,7 +92,8 @@ from ..mechanisms.base import Mechanism
 from ..neighbours import Neighbours
 from ..types import Data, RandomSource, Release
 
-__all__ = ["OpenDPMechanism", "from_opendp", "SUPPORTED_MEASURES", "relations_covered"]
+__all__ = ["OpenDPMechanism", "from_opendp", "SUPPORTED_MEASURES", "relations_covered",
+           "metric_known"]
 
 #: The output measures :func:`from_opendp` turns into a guarantee (module docstring).
 SUPPORTED_MEASURES = ("MaxDivergence", "ZeroConcentratedDivergence",
@@ -156,17 +167,57 @@ def _map_number(value: Any, what: str, measure: str) -> Fraction:
 #: (of a dataset of fixed size).
 _INSERT_DELETE = ("SymmetricDistance()", "InsertDeleteDistance()")
 _CHANGE_ONE = ("ChangeOneDistance()", "HammingDistance()")
+#: Partitioned datasets, each partition under an insert-delete metric (module docstring).
+_PARTITIONED = tuple(f"L01InfDistance({m})" for m in _INSERT_DELETE)
+#: OpenDP's metrics on values (numbers, vectors, any two distinct values), not on datasets of
+#: records: the relation is the caller's claim.
+_ON_VALUES = ("AbsoluteDistance(", "L1Distance(", "L2Distance(", "LInfDistance(",
+              "DiscreteDistance(")
+
+
+def metric_known(metric: str) -> bool:
+    """Whether odp reads the neighbouring relation off ``metric`` (a dataset metric of the
+    module docstring's table) or knows it for a metric on values (the caller's claim); for any
+    other metric the caller must state the relation (``from_opendp(…, neighbours=…)``)."""
+    return (metric in _INSERT_DELETE + _CHANGE_ONE + _PARTITIONED
+            or metric.startswith(_ON_VALUES))
+
+
+def _distance(value: Any) -> int | None:
+    """``value`` as a whole-number distance, or None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
 
 
 def relations_covered(metric: str, d_in: Any) -> frozenset[Neighbours] | None:
     """The neighbouring relations for which OpenDP's map at ``d_in`` in ``metric`` (its text,
     e.g. ``"SymmetricDistance()"``) bounds the privacy loss (module docstring): add/remove
     neighbours are at symmetric or insert-delete distance 1, replace-one neighbours at 2 (and
-    at change-one or Hamming distance 1); privacy maps are monotone in ``d_in``.  ``None``: a
-    metric that is not a relation on datasets of records.  A ``d_in`` that covers no pair of
-    neighbours is an :class:`~odp.errors.InvalidParameter`."""
-    if metric not in _INSERT_DELETE + _CHANGE_ONE:
+    at change-one or Hamming distance 1; for ``L01InfDistance`` of an insert-delete metric, at
+    ``(1, 1, 1)`` and ``(2, 2, 2)``); privacy maps are monotone in ``d_in``.  ``None``: a
+    metric on values, not on datasets of records (the caller's claim).  A ``d_in`` that covers
+    no pair of neighbours, and a metric odp does not know (:func:`metric_known`: the caller
+    must state the relation), raise :class:`~odp.errors.InvalidParameter`."""
+    if metric in _PARTITIONED:
+        parts = ([_distance(x) for x in d_in] if isinstance(d_in, (tuple, list))
+                 and len(d_in) == 3 else [None])
+        least = None if None in parts else min(p for p in parts if p is not None)
+        if least is None or least < 1:
+            raise InvalidParameter(
+                f"d_in={d_in!r} under {metric} covers no pair of neighbouring datasets: give "
+                "(l0, l1, l∞) as three whole numbers of at least 1 — (1, 1, 1) for add/remove "
+                "neighbours, (2, 2, 2) for replace-one")
+        return frozenset({Neighbours.ADD_REMOVE, Neighbours.REPLACE_ONE} if least >= 2
+                         else {Neighbours.ADD_REMOVE})
+    if metric.startswith(_ON_VALUES):
         return None
+    if metric not in _INSERT_DELETE + _CHANGE_ONE:
+        raise InvalidParameter(
+            f"odp cannot read the neighbouring relation off OpenDP's input metric {metric}: "
+            "state the relation the measurement's guarantee at this d_in holds for, "
+            "odp.from_opendp(measurement, d_in, neighbours=odp.Neighbours.ADD_REMOVE) or "
+            "REPLACE_ONE (your claim); nothing was reserved or charged")
     if isinstance(d_in, bool) or not isinstance(d_in, numbers.Integral) or int(d_in) < 1:
         raise InvalidParameter(f"d_in={d_in!r} under {metric} covers no pair of neighbouring "
                                "datasets: give an integer distance of at least 1 (1 for "
@@ -243,8 +294,13 @@ class OpenDPMechanism(Mechanism):
             raise InvalidParameter(f"OpenDP's privacy map refused d_in={d_in!r} "
                                    f"({metric}): {_short(str(exc))}") from None
         stated = None if neighbours is None else Neighbours.parse(neighbours)
-        #: the relations OpenDP's map at ``d_in`` covers (None: not a dataset metric)
-        self.covers = relations_covered(metric, d_in)
+        # a user-defined metric (dp.user_distance) is never read as one of OpenDP's by its text
+        read_as = (f"user_distance({metric!r})" if str(getattr(
+            measurement.input_metric, "type", "")).startswith("Extrinsic") else metric)
+        #: the relations OpenDP's map at ``d_in`` covers (None: a metric on values, or one odp
+        #: does not know, whose relation the caller states)
+        self.covers = (relations_covered(read_as, d_in)
+                       if stated is None or metric_known(read_as) else None)
         if stated is not None and self.covers is not None and stated not in self.covers:
             shown = " and ".join(sorted(str(x) for x in self.covers))
             raise InvalidParameter(
@@ -381,7 +437,9 @@ def from_opendp(measurement: Any, d_in: Any, *, delta: Any = None,
     is charged as it is, by a zCDP lane (``odp.Accountant(…, composition="zcdp")``) — and
     refused for the others.  ``neighbours``: the relation the guarantee is stated for
     (:class:`odp.Neighbours`); by default the one ``d_in`` covers in a dataset metric
-    (:func:`relations_covered`), else the accountant's — your claim.  The guarantee is read here, once: a
+    (:func:`relations_covered`), else, for a metric on values, the accountant's — your
+    claim; for an input metric odp does not know (:func:`metric_known`: ``FrameDistance``,
+    the identifier distances, a user metric, …) it is required.  The guarantee is read here, once: a
     measurement that is not an OpenDP ``Measurement``, an unsupported output measure, a
     ``d_in`` of the wrong type or a missing ``delta`` raise :class:`~odp.errors.InvalidParameter`
     / :class:`~odp.errors.InvalidGuarantee` before anything is reserved.  See

@@ -8,9 +8,14 @@ version-2 sidecar, a third time in the chain's genesis (checked by :mod:`odp.cer
 rebuilds the text from it).  :func:`check_relation` requires the halves to agree and every
 built-in round to hold for that relation (its kind's relation, :meth:`odp.certs.mechanisms.Kind.
 relation`: replace-one, or DP-SGD's as recorded); a declared or DP round's relation is its
-caller's claim.  A certificate made before odp recorded the relation has none: it means
-replace-one, and a built-in round of another relation is then reported, not failed (such a run
-was accepted by the odp that made it), and Theorem 7 is not said to cover it.
+caller's claim.  A round's kind is read from its ``mech`` row (text version 3) *and* from the
+built-in key its chain-bound params record (:data:`~odp.mechanisms.builtin.BUILTIN_KEY`, in every
+text version), so a certificate rebuilt at an older text version, without ``mech`` rows, hides
+no built-in round; and an older text version that records a relation is refused outright (odp
+records the relation only in text version 3 and later).  A certificate made before odp
+recorded the relation has none: it means replace-one, and a built-in round of another relation
+is then reported, not failed (such a run was accepted by the odp that made it), and Theorem 7
+is not said to cover it.
 """
 
 from __future__ import annotations
@@ -70,13 +75,23 @@ class RelationReport:
                 "others": [[where, other.value] for where, other in self.others]}
 
 
+#: The first certificate text version that records the relation (no odp wrote it in another).
+RELATION_TEXT_VERSION = 3
+
+
+def _recorded_relation(params: Any) -> Neighbours | None:
+    """A round's relation by the built-in key its params record (odp's own mechanism, written
+    only by odp: replace-one, or DP-SGD's as recorded); any other round's is the caller's
+    claim (``None``)."""
+    key = params.get(BUILTIN_KEY) if isinstance(params, Mapping) else None
+    kinds = RECORDED.get(key, ()) if isinstance(key, str) else ()
+    return kinds[0].relation(params) if kinds else None
+
+
 def _lane_round_relation(rnd: Mapping[str, Any]) -> Neighbours | None:
     """A notion-lane round's relation: a built-in's (odp's Gaussian, DP-SGD in a Rényi lane) by
     its recorded key; any other's is the caller's claim."""
-    params = rnd.get("params")
-    key = params.get(BUILTIN_KEY) if isinstance(params, Mapping) else None
-    kinds = RECORDED.get(key, ()) if isinstance(key, str) else ()
-    return kinds[0].relation(params) if kinds else None  # type: ignore[arg-type]
+    return _recorded_relation(rnd.get("params"))
 
 
 def check_relation(cert: CertificateText, sidecar: Mapping[str, Any],
@@ -112,17 +127,26 @@ def check_relation(cert: CertificateText, sidecar: Mapping[str, Any],
             return None, (f"round {where} is of a built-in mechanism that holds for {claimed} "
                           f"neighbours, but the certificate records {relation}: one ledger "
                           "holds rounds of one relation (Theorem 7)"), row
-        others.append((where, claimed))
+        if (where, claimed) not in others:  # a step's row and its key may both say it
+            others.append((where, claimed))
+    version = sidecar.get("text_version", 1)
+    if recorded and (not isinstance(version, int) or version < RELATION_TEXT_VERSION):
+        return None, (f"the certificate records the neighbouring relation {relation} in text "
+                      f"version {version!r}, which no odp wrote: odp records the relation only "
+                      f"in text version {RELATION_TEXT_VERSION} and later (a downgraded "
+                      "certificate?)"), None
     return RelationReport(relation, recorded, tuple(others)), None, None
 
 
 def _claims(cert: CertificateText, sidecar: Mapping[str, Any], rounds: Sequence[Any]
             ) -> Iterator[tuple[str, int | None, Callable[[], Neighbours | None]]]:
     """Per round: where it is (for messages), its step number (``None`` for a lane round) and
-    how to read the relation its mechanism holds for."""
+    how to read the relation its mechanism holds for — for a step, once from its ``mech`` row
+    and once from its params' built-in key (module docstring)."""
     for i, (step, rnd) in enumerate(zip(cert.steps, rounds), 1):
         params = rnd.get("params") if isinstance(rnd, Mapping) else None
         yield str(i), i, partial(round_neighbours, step.mech, params)
+        yield str(i), i, partial(_recorded_relation, params)
     lane_rounds = sidecar.get("lane_rounds")
     for k, rnd in enumerate(lane_rounds if isinstance(lane_rounds, list) else [], 1):
         if isinstance(rnd, Mapping):

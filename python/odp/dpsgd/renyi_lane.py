@@ -176,7 +176,8 @@ class RenyiLaneSettlement(Settlement):
                   "phases": stretch.to_json(), "neighbours": run.neighbours.value,
                   "max_steps": run.max_steps, **run.params}
         try:
-            curve = [RDP(a, c) for a, c in zip(self.lane.orders, cost)]
+            curve = [RDP(a, c, neighbours=Neighbours.ADD_REMOVE)  # the subsampled Gaussian's
+                     for a, c in zip(self.lane.orders, cost)]
             record = run.accountant.charge(curve, lane=self.lane.name,
                                            mechanism=f"dpsgd[{run.name}]", params=params,
                                            neighbours=run.neighbours)

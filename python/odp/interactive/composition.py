@@ -29,6 +29,19 @@ draw from the *accountant's* rng, which is the one the ledger describes: its rou
 refused under an Accountant (:class:`~odp.errors.InvalidParameter`): pass the generator to the
 Accountant instead, e.g. ``Accountant(…, rng=SeededRandom(1))`` for reproducible tests.
 
+One neighbouring relation (:mod:`odp.neighbours`).  Theorem 7 of Hartmann et al. 2022 — and
+the concurrent composition theorems of Haney et al. 2023 alike — compose guarantees that all
+hold for one relation between datasets.  A composition therefore carries one,
+:attr:`ConcurrentComposition.neighbours`: its accountant's under an Accountant, else the one
+given (``neighbours=``; default :attr:`~odp.Neighbours.REPLACE_ONE`, the relation of odp's
+built-in mechanisms and of a default accountant).  A :class:`SubComposition` inherits its
+parent's.  Every child launched and every mechanism run under it is checked like
+:meth:`odp.Accountant.run` checks a mechanism: one whose ``neighbours`` attribute — or whose
+declared cost (:func:`odp.neighbours.stated`, e.g. the add/remove RDP curves of
+:mod:`odp.rdp`) — names another relation is refused before anything is charged or drawn
+(:class:`~odp.errors.NeighboursMismatch`).  Without the attribute, the composition's (the
+author's claim).
+
 Measures without a concurrent composition theorem.  Approximate zCDP (a
 :class:`~odp.filters.ZCDP` cost with δ > 0) has none (Haney et al. 2023, Sec. 4): such a child is
 refused while any other child is open, and while it is open no other child may be launched
@@ -51,6 +64,7 @@ from ..errors import InvalidGuarantee, InvalidParameter
 from ..filters.base import FilterLoss, PrivacyFilter
 from ..guarantees import DP, ODP, ZCDP
 from ..ledger import REASON_CLOSED
+from ..neighbours import Neighbours, mismatch, stated
 from ..protocols import CostLike, PrivacyCost
 from ..samplers import SecureRandom
 from ..types import Data, Label, RandomSource
@@ -143,13 +157,20 @@ class ConcurrentComposition(Queryable):
     Accountant the accountant's own rng is used, so that its ledger flags insecure randomness
     correctly; giving another ``rng`` then raises :class:`~odp.errors.InvalidParameter`
     (module docstring).
+
+    ``neighbours``: the neighbouring relation of every child and run (module docstring).  Under
+    an Accountant its own (another is refused, :class:`~odp.errors.NeighboursMismatch`); under
+    a filter the one given, default :attr:`~odp.Neighbours.REPLACE_ONE`.
     """
 
     name = "concurrent composition"
 
     def __init__(self, data: Data, budget: AnyFilter | Accountant, *,
-                 rng: RandomSource | None = None, name: str | None = None):
+                 rng: RandomSource | None = None, name: str | None = None,
+                 neighbours: Neighbours | str | None = None):
         super().__init__()
+        if name:
+            self.name = name
         if isinstance(budget, Accountant):
             self._filter: AnyFilter | None = None
             self._accountant: Accountant | None = budget
@@ -166,6 +187,14 @@ class ConcurrentComposition(Queryable):
             self._rng = self._accountant.rng
         else:
             self._rng = rng if rng is not None else SecureRandom()
+        #: the neighbouring relation every child and run holds for (module docstring)
+        self.neighbours: Neighbours
+        if self._accountant is not None:
+            self._accountant._check_neighbours(neighbours, f"the composition {self.name!r}")
+            self.neighbours = self._accountant.neighbours
+        else:
+            self.neighbours = (Neighbours.REPLACE_ONE if neighbours is None
+                               else Neighbours.parse(neighbours))
         self._data = data
         self._children: list[_Child] = []
         # Children not yet seen closed, by launch index (approximate-zCDP ones also in
@@ -174,8 +203,6 @@ class ConcurrentComposition(Queryable):
         self._open: dict[int, _Child] = {}
         self._open_sequential: dict[int, _Child] = {}
         self._launch_lock = threading.RLock()
-        if name:
-            self.name = name
 
     # ------------------------------------------------------------------ state
     @property
@@ -226,6 +253,17 @@ class ConcurrentComposition(Queryable):
         raise InvalidGuarantee(
             f"under an Accountant a child must declare an odp.DP or odp.ODP cost, got {cost!r}")
 
+    def _check_relation(self, what: str, *values: Any) -> None:
+        """Refuse, before anything is charged or drawn, a child or a run (``what``) whose
+        ``values`` (the mechanism, its cost) state another relation than this composition's
+        (:func:`odp.neighbours.stated`; module docstring)."""
+        for value in values:
+            own = stated(value, what)
+            if own is not None and own is not self.neighbours:
+                raise mismatch(what, own, self.neighbours,
+                               holder="an accountant" if self._accountant is not None
+                               else "a composition")
+
     @staticmethod
     def _needs_sequential(cost: PrivacyCost) -> bool:
         return isinstance(cost, ZCDP) and cost.delta > 0
@@ -266,9 +304,10 @@ class ConcurrentComposition(Queryable):
             raise InvalidParameter("launch() needs an odp.interactive.InteractiveMechanism")
         if self.closed:
             raise QueryableClosed(f"{self.name} is closed")
+        name = getattr(mechanism, "name", type(mechanism).__name__)
+        self._check_relation(f"the interactive mechanism {name!r}", mechanism, mechanism.cost)
         cost = self._parse_cost(mechanism)
         sequential = self._needs_sequential(cost)
-        name = getattr(mechanism, "name", type(mechanism).__name__)
         with self._launch_lock:
             self._check_concurrency(sequential, name)
             reservation = None
@@ -277,9 +316,12 @@ class ConcurrentComposition(Queryable):
             else:
                 assert self._accountant is not None and isinstance(cost, (DP, ODP))
                 reservation = self._accountant.reserve(
-                    cost, mechanism=name, params=mechanism.params(), interactive=True)
+                    cost, mechanism=name, params=mechanism.params(), interactive=True,
+                    neighbours=self.neighbours)
             try:
-                queryable = mechanism.start(self._data, self._rng)
+                queryable = (mechanism._start_in(self._data, self._rng, self.neighbours)
+                             if isinstance(mechanism, SubComposition)
+                             else mechanism.start(self._data, self._rng))
                 if not isinstance(queryable, Queryable):
                     raise InvalidParameter(f"{name}.start() must return an odp Queryable")
             except BaseException:
@@ -306,6 +348,8 @@ class ConcurrentComposition(Queryable):
         if not callable(release_fn):
             raise InvalidParameter("run() needs an odp mechanism with .release(data, rng)")
         name = getattr(mechanism, "name", type(mechanism).__name__)
+        # as Accountant.run: a mechanism of another relation is refused before anything else
+        self._check_relation(f"the {name} mechanism", mechanism)
         if self._accountant is not None:
             with self._launch_lock:
                 self._check_concurrency(False, name)
@@ -358,16 +402,24 @@ class ConcurrentComposition(Queryable):
 class SubComposition(InteractiveMechanism):
     """A nested composition as a child: its cost is its filter's budget, and inside it the
     analyst launches and runs further mechanisms (paid from that budget, never again at the
-    parent).  ``budget`` must be a fresh filter of :mod:`odp.filters`."""
+    parent).  ``budget`` must be a fresh filter of :mod:`odp.filters`.
+
+    ``neighbours``: the relation of everything inside it — by default (``None``) its parent's,
+    which it inherits when launched (module docstring); one given that is not the parent's is
+    refused at launch, before anything is charged."""
 
     name = "sub-composition"
 
-    def __init__(self, budget: AnyFilter, *, name: str | None = None):
+    def __init__(self, budget: AnyFilter, *, name: str | None = None,
+                 neighbours: Neighbours | str | None = None):
         if not isinstance(budget, PrivacyFilter) or len(budget):
             raise InvalidParameter("SubComposition needs a fresh odp.filters filter")
         self._budget = budget
         if name:
             self.name = name
+        #: the relation stated for it (None: its parent's, inherited at launch)
+        self.neighbours: Neighbours | None = (None if neighbours is None
+                                              else Neighbours.parse(neighbours))
 
     @property
     def cost(self) -> CostLike:
@@ -377,4 +429,14 @@ class SubComposition(InteractiveMechanism):
         return {"filter": type(self._budget).__name__, "budget": str(self._budget.budget)}
 
     def start(self, data: Data, rng: RandomSource) -> ConcurrentComposition:
-        return ConcurrentComposition(data, self._budget, rng=rng, name=self.name)
+        """The nested composition, of the relation stated for it (default replace-one); a
+        parent composition starts it with its own relation instead (:meth:`_start_in`)."""
+        return ConcurrentComposition(data, self._budget, rng=rng, name=self.name,
+                                     neighbours=self.neighbours)
+
+    def _start_in(self, data: Data, rng: RandomSource, relation: Neighbours
+                  ) -> ConcurrentComposition:
+        """:meth:`start` under a parent of ``relation`` (checked to be this one's, if stated,
+        before the parent charged anything)."""
+        return ConcurrentComposition(data, self._budget, rng=rng, name=self.name,
+                                     neighbours=relation)

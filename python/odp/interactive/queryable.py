@@ -21,6 +21,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable
 
 from ..errors import InvalidParameter
+from ..neighbours import Neighbours
 from ..protocols import CostLike
 from ..types import Data, Label, RandomSource
 
@@ -115,6 +116,10 @@ class InteractiveMechanism(ABC):
     """
 
     name: str = "interactive"
+    #: The neighbouring relation its cost holds for (:mod:`odp.neighbours`), like
+    #: :attr:`odp.Mechanism.neighbours`: a composition of another relation refuses to launch
+    #: it, before anything is charged.  ``None``: the composition's (its author's claim).
+    neighbours: Neighbours | None = None
 
     @property
     @abstractmethod

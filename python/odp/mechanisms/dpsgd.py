@@ -14,7 +14,7 @@ size ``q·n₀`` with a declared public ``n₀`` (as DP-SGD implementations do),
 batch size nor by ``len(data)``; :meth:`DPSGD.check_public` checks only the number of features
 and the label domain.  With ``neighbours=odp.Neighbours.REPLACE_ONE`` (or ``"replace-one"``; the
 relation of the other built-in mechanisms, under which ``n = n₀`` is public and checked) the
-add/remove guarantee is converted by group privacy (:class:`odp.composition.
+add/remove guarantee of the composed steps is converted by group privacy, once (:class:`odp.composition.
 ReplaceOneComposition`).  The mechanism declares the relation it is built with
 (:attr:`DPSGD.neighbours`): an accountant of another relation refuses it before anything is
 reserved.
@@ -508,8 +508,11 @@ class DPSGD(IterativeMechanism):
 
     # ------------------------------------------------------------------ accounting
     def _step_spec(self, count: int) -> StepSpec:
-        """One step's description: the subsampled discrete Gaussian (add/remove), and a valid
-        (ε, δ)-DP guarantee of one step (for rules that need one; the RDP COMP ignores it)."""
+        """One step's description: the subsampled discrete Gaussian, and a valid (ε, δ)-DP
+        guarantee of one step (for rules that need one; the RDP COMP ignores it) — both for
+        **add/remove** neighbours, whatever the run's relation: under replace-one neighbours
+        :class:`~odp.composition.ReplaceOneComposition` converts the composed steps by group
+        privacy, exactly once (converting each step here as well counted it twice)."""
         from ..subsampled_rdp import subsampled_discrete_gaussian_epsilon
 
         mech = {"mechanism": "subsampled_discrete_gaussian", "q": str(self.q),
@@ -517,9 +520,22 @@ class DPSGD(IterativeMechanism):
                 "sigma2": str(self.sigma2), "neighbours": Neighbours.ADD_REMOVE.value}
         d1 = self.delta_target / (2 * count)
         e1 = subsampled_discrete_gaussian_epsilon(self.q, self.sigma, 1, d1)[0]
-        if self.neighbours is Neighbours.REPLACE_ONE:  # group privacy (ReplaceOneComposition)
-            d1 = min((1 + exp_bracket(e1)[1]) * d1, Fraction(1, 2))
-            e1 = 2 * e1
+        if self.neighbours is Neighbours.REPLACE_ONE:
+            # Leave room for group privacy's factor: ReplaceOneComposition multiplies the
+            # composed δ by 1 + e^{ε'} (its margin 1/1000 on ε'), so that a COMP adding the
+            # steps' δ (basic composition) certifies k steps when (1 + e^h)·k·δ_1 ≤ δ/2 with
+            # h ≥ k·ε_1 + 1/1000.  Every (ε_1, δ_1) tried is a valid one-step guarantee (ε_1
+            # at δ_1), so the last is kept if h would pass 64 (no useful basic bound there).
+            base, margin = d1, Fraction(1, 1000)
+            hint = count * e1 + margin
+            for _ in range(20):
+                if hint > 64:
+                    break
+                d1 = base / (1 + exp_bracket(hint)[1])
+                e1 = subsampled_discrete_gaussian_epsilon(self.q, self.sigma, 1, d1)[0]
+                if count * e1 + margin <= hint:
+                    break
+                hint = count * e1 + margin
         return StepSpec(e1, d1, mech)
 
     def estimate(self, steps: int | None = None) -> Estimate:
