@@ -219,6 +219,24 @@ def test_a_mechanism_without_a_stated_relation_takes_the_accountants():
     assert odp.Mechanism.neighbours is None
 
 
+def test_a_dpsgds_relation_cannot_be_relabelled_after_it_is_built(tmp_path: Path):
+    """DP-SGD's accounting is computed for the relation it is built with (add/remove, or
+    replace-one by group privacy in the constructor): relabelling an instance would state a
+    guarantee nobody computed, so it is refused and the instance keeps its relation."""
+    for built, other in ((AR, "replace-one"), (RO, Neighbours.ADD_REMOVE)):
+        mech = DPSGD(LogisticRegressionModel(1), **SGD, neighbours=built)
+        with pytest.raises(InvalidParameter, match="fixed when it is built"):
+            mech.neighbours = other
+        assert mech.neighbours is built
+    # the instance is still odp's own: run in an accountant of its relation, it is built-in
+    acc = odp.Accountant(100, "1e-2", ledger=str(tmp_path / "l.db"), neighbours="add-remove")
+    mech = DPSGD(LogisticRegressionModel(1), **SGD)
+    with pytest.raises(InvalidParameter):
+        mech.neighbours = "replace-one"
+    acc.run(mech, XY)
+    assert acc.last_round.params.get(BUILTIN_KEY) is not None
+
+
 def test_a_refused_user_mechanism_never_runs():
     acc = odp.Accountant(1)
     mech = AddRemoveCount()

@@ -431,8 +431,7 @@ class DPSGD(IterativeMechanism):
         self.learning_rate = _finite_float(learning_rate, name="learning_rate", positive=True)
         self.weight_decay = _finite_float(weight_decay, name="weight_decay")
         self.stop_threshold = _finite_float(stop_threshold, name="stop_threshold")
-        #: the relation the guarantee holds for (:mod:`odp.neighbours`)
-        self.neighbours: Neighbours = Neighbours.parse(neighbours)
+        self.neighbours = neighbours  # parsed, and fixed from now on (the property below)
         p = self.num_params = model.num_params
         if p > MAX_PARAMS:
             raise InvalidParameter(f"the model has {p} parameters; at most {MAX_PARAMS} are "
@@ -505,6 +504,22 @@ class DPSGD(IterativeMechanism):
         self.details = {**self.details, "delta": str(self.delta_target),
                         "lemma11_delta": str(self.lemma11_delta)}
         seal(self, DPSGD, ok=trusted_composition(inner))
+
+    @property
+    def neighbours(self) -> Neighbours:
+        """The relation the guarantee holds for (:mod:`odp.neighbours`), fixed when the
+        mechanism is built: its steps are analysed for add/remove neighbours and, for
+        replace-one, converted by group privacy in the constructor, so relabelling an instance
+        would state a guarantee nobody computed."""
+        return self._neighbours
+
+    @neighbours.setter
+    def neighbours(self, value: Any) -> None:
+        if "_neighbours" in self.__dict__:
+            raise InvalidParameter(
+                "a DPSGD's neighbouring relation is fixed when it is built (its accounting "
+                "depends on it): build DPSGD(..., neighbours=...) for another relation")
+        self._neighbours = Neighbours.parse(value)
 
     # ------------------------------------------------------------------ accounting
     def _step_spec(self, count: int) -> StepSpec:
