@@ -152,6 +152,30 @@ def test_a_forged_lane_budget_is_refused_when_read() -> None:
         Lane.from_json(data)
 
 
+def test_a_lane_built_by_hand_is_checked_before_anything_is_written(tmp_path) -> None:
+    """A Lane made with its dataclass constructor (or dataclasses.replace) holding more than its
+    share: refused by the accountant — in memory, where no ledger re-reads it, and before a
+    ledger file is created."""
+    import dataclasses
+
+    fat = Lane("zcdp", "zcdp", Fraction(1), Fraction(1, 10**6), (Fraction(1000),))  # ρ=1000
+    twice = dataclasses.replace(Lane.zcdp(1, "1e-6"), budget=(2 * Lane.zcdp(1, "1e-6").budget[0],))
+    floats = Lane("zcdp", "zcdp", 1.0, 1e-6, (0.05,))  # type: ignore[arg-type]
+    negative = [Lane("odp", "odp", Fraction(-1), Fraction(0)),
+                dataclasses.replace(Lane.zcdp(2, "1e-6"), budget=(Fraction(1, 100),))]
+    for lanes, match in [([fat], "converts to more than"), ([twice], "converts to more than"),
+                         ([floats], "not one odp made"), (negative, "not one odp made")]:
+        with pytest.raises(InvalidParameter, match=match):
+            odp.Accountant(epsilon=1, delta="1e-6", lanes=lanes)
+        with pytest.raises(InvalidParameter, match=match):
+            odp.Accountant(epsilon=1, delta="1e-6", lanes=lanes, ledger=tmp_path / "l.db")
+        assert list(tmp_path.iterdir()) == []
+    # what the constructors make passes, and the same lane list makes a file ledger
+    made = [Lane.odp("1/2", "1/2000000"), Lane.zcdp("1/2", "1/2000000")]
+    odp.Accountant(epsilon=1, delta="1e-6", lanes=made, ledger=tmp_path / "l.db").close()
+    assert (tmp_path / "l.db").exists()
+
+
 # ---------------------------------------------------------------------------- routing
 def test_rounds_go_to_the_lane_their_guarantee_fits() -> None:
     lanes = (Lane.odp(1), Lane.zcdp(1, "1e-6"), Lane.renyi(2, "1e-6", orders=[10, 20]))

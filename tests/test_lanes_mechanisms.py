@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import odp
-from odp.errors import BudgetExceeded
+from odp.errors import BudgetExceeded, InvalidParameter
 from odp.ledger.lanes import Lane
 from odp.mechanisms import DPSGD, LogisticRegressionModel
 
@@ -124,3 +124,24 @@ def test_an_opendp_zcdp_measurement_pays_its_rho_in_a_zcdp_lane():
     with pytest.raises(odp.errors.InvalidParameter, match="choose the δ"):
         plain.run(mech, 3.0)
     assert plain.history == []
+
+
+def test_dpsgd_modified_while_it_runs_in_a_renyi_lane_is_withheld(tmp_path):
+    """A progress callback that changes DP-SGD's clipping norm while it trains in a Rényi lane:
+    the stretches it ran stay paid (their noise is out), the trained model is withheld, as for
+    any round of odp's own mechanism modified while it ran."""
+    x, y = _data()
+    mech: DPSGD | None = None
+
+    def tamper(done: int, total: int) -> None:
+        assert mech is not None
+        mech.clip = Fraction(1000)
+
+    mech = DPSGD(LogisticRegressionModel(4), **SETTINGS, stop_threshold=1e9, progress=tamper)
+    acc = odp.Accountant("10", "4e-6", ledger=tmp_path / "l.db",
+                         lanes=[Lane.renyi("10", "4e-6", orders=[13])],
+                         rng=odp.SeededRandom(1), neighbours=AR)
+    with pytest.raises(InvalidParameter, match="modified while it ran"):
+        acc.run(mech, (x, y))
+    (lane,) = acc.lanes
+    assert lane.rounds == 1 and acc.history[0].params["steps"] == 20  # paid before its noise

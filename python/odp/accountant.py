@@ -746,7 +746,10 @@ class Accountant:
                 self._charge_lane(lane, g, mechanism=name, params={**p, "steps": steps},
                                   count=steps)
 
-            return step(data, self.rng, pay)
+            # each stretch is paid before its noise; a release is withheld, as below, when
+            # odp's own mechanism was modified while it ran
+            return _release_unmodified(mechanism, lambda d, r: step(d, r, pay), data,
+                                       self.rng, builtin=builtin, name=name)
         request = self._lane_request(lane, g, mechanism=name, params=p)  # refused if it cannot
         check_before_release(mechanism, release_fn, data, self.rng)
         record = self.ledger.charge(request, None, Fraction(0), None, check=self._check)

@@ -269,7 +269,10 @@ def check_kernel(text: str, final: tuple[int, int], *, chunk: int | None = None,
     if res.ok:
         left = (display_named("ε", Fraction(final[0], cert.D), "down") + ", "
                 + display_named("δ", Fraction(final[1], cert.D), "down"))
-        return KernelResult(True, f"the Lean kernel decided checkCert for {len(cert.steps)} steps "
+        lanes = (f" and lanesOk, gaussiansOk for {len(cert.lanes)} lane(s) with "
+                 f"{len(cert.charges)} lane charge(s)" if cert.lanes else "")
+        return KernelResult(True, f"the Lean kernel decided checkCert for {len(cert.steps)} steps"
+                                  f"{lanes} "
                                   f"({chunks} chunk(s)) in {seconds:.0f} s: accepted, ending at "
                                   f"the certificate's final budget, remaining {left}",
                             len(cert.steps), chunks, seconds, keep)

@@ -290,7 +290,10 @@ def _lanes_note(cert: CertificateText) -> str:
     the ODP lane's."""
     if not cert.lanes:
         return ""
-    return (f" (of the ODP lane); {len(cert.lanes)} lane(s) and {len(cert.charges)} lane "
+    whose = (" (of the ODP lane)" if any(lane.kind == "odp" for lane in cert.lanes) else
+             " (no ODP lane: the run has no ODP rounds; each lane's remaining budget is in "
+             "`odp ledger show`)")
+    return (f"{whose}; {len(cert.lanes)} lane(s) and {len(cert.charges)} lane "
             "charge(s) hold under Odp.LedgerCore.lanesOk")
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
-from ..budget import Budget, display_fraction, parse_alpha, parse_delta, parse_epsilon
+from ..budget import Budget, display_fraction, display_named, parse_alpha, parse_delta, parse_epsilon
 from ..errors import InvalidGuarantee, InvalidParameter, LedgerError, budget_error_as
 from ..guarantees import GuaranteeRecord
 from ..types import Number
@@ -381,13 +381,38 @@ def lanes_from_json(text: str) -> tuple[Lane, ...]:
     return lanes
 
 
+def _check_made(lane: Lane) -> None:
+    """A lane as its constructors make it: exact fields of the right types, and a notion budget
+    that converts to at most its share (:meth:`Lane.check`, rigorous) — a lane built by hand or
+    with :func:`dataclasses.replace` must not hold more than its share."""
+    def exact(x: Any) -> bool:
+        return isinstance(x, Fraction) and x >= 0
+
+    if (lane.notion not in NOTIONS or not exact(lane.epsilon) or not exact(lane.delta)
+            or lane.delta >= 1 or not isinstance(lane.budget, tuple)
+            or not all(exact(b) for b in lane.budget) or not isinstance(lane.orders, tuple)
+            or not all(exact(a) for a in lane.orders)
+            or not (lane.tail_delta is None or exact(lane.tail_delta))):
+        raise InvalidParameter(f"lane {lane.name!r} is not one odp made: make lanes with "
+                               "Lane.odp, Lane.zcdp, Lane.renyi or Lane.advanced")
+    _check_name(lane.name)
+    try:
+        lane.check()
+    except LedgerError as exc:
+        raise InvalidParameter(f"{exc}; make lanes with Lane.odp, Lane.zcdp, Lane.renyi or "
+                               "Lane.advanced, which size their budgets") from None
+
+
 def check_lanes(lanes: Sequence[Lane], budget: Budget) -> tuple[Lane, ...]:
-    """A valid lane list for ``budget``: at least one lane, unique names, at most one ODP lane,
-    shares adding up to the budget exactly; :class:`InvalidParameter` otherwise."""
+    """A valid lane list for ``budget``: lanes as odp's constructors make them (each notion
+    budget re-checked against its share), at least one lane, unique names, at most one ODP
+    lane, shares adding up to the budget exactly; :class:`InvalidParameter` otherwise."""
     out = tuple(lanes)
     if not out or not all(isinstance(lane, Lane) for lane in out):
         raise InvalidParameter("lanes must be a non-empty list of odp.Lane (Lane.odp, "
                                "Lane.zcdp, Lane.renyi, Lane.advanced)")
+    for lane in out:
+        _check_made(lane)
     names = [lane.name for lane in out]
     if len(set(names)) != len(names):
         raise InvalidParameter(f"lane names must be distinct, got {names}")
@@ -567,8 +592,8 @@ class LaneStatus:
 
     def describe(self) -> str:
         lane = self.lane
-        used = (f"used ε={display_fraction(self.current[0])} "
-                f"δ={display_fraction(self.current[1])}")
+        used = (f"used {display_named('ε', self.current[0])} "
+                f"{display_named('δ', self.current[1])}")
         if lane.notion == "zcdp":
             spent = (f"ρ {display_fraction(self.spent[0])} of "
                      f"{display_fraction(lane.budget[0], 'down')}")
