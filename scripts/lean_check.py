@@ -439,15 +439,24 @@ def audit(tc, modules: list[str], work: Path, *, trusted: TrustedBase, box, stor
     for line in lines:
         if line.startswith("AUDIT instance "):
             name, _, rest = line[len("AUDIT instance "):].partition(" of ")
+            rest, _, proj = rest.rpartition(" | proj ")
             cls, _, args = rest.partition(" on ")
-            # an instance of an Odp class, or one that applies only to an Odp type, is part of
-            # the theory like any definition; any other instance of a core class is pinned
-            if cls.startswith("Odp.") or any(a.startswith("Odp.") for a in args.split(", ")):
+            # an instance of an Odp class, or one that applies only to an Odp inductive type, is
+            # part of the theory like any definition (an Odp `def`/`abbrev` head is marked
+            # "(def)" by the audit: instance search sees through it, so it is not exempt); any
+            # other instance of a core class is pinned, and must be what the pin says: a parent
+            # projection of an Odp structure, not a hand-written instance under its name
+            if cls.startswith("Odp.") or any(a.startswith("Odp.") and not a.endswith("(def)")
+                                             for a in args.split(", ")):
                 continue
             if allowed_instances.get(name) != cls:
                 problems.append(f"instance {name} of the class {cls} on ({args}) is not pinned "
                                 "in scripts/lean/instances.txt: an instance of a core class "
                                 "on a type from outside Odp can change what a statement means")
+            elif not proj.startswith("Odp.") or not name.startswith(proj + "."):
+                problems.append(f"instance {name} of the class {cls} is pinned in "
+                                "scripts/lean/instances.txt as a parent projection, but it is "
+                                f"not a projection of its structure (projects: {proj or 'none'})")
     for pin in pins:
         if pin.name not in axioms:
             if not partial:

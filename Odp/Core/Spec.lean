@@ -57,6 +57,11 @@ def expField_is : ∀ {R : Type} [Lean.Grind.Field R] [LE R] [LT R] [Std.IsLinea
     (∀ a b : R, a ≤ b → exp a ≤ exp b) → ExpField R :=
   @ExpField.mk
 
+/- The class is satisfiable, at the rationals with `exp ≡ 1` (a check that no change to
+`ExpField` or its parents made it empty; the reals are the intended model). -/
+example : ExpField Rat :=
+  expField_is (R := Rat) (fun _ => 1) (by intros; grind) rfl (by intros; grind) (by intros; grind)
+
 /-- A finite type `α` (`Enum α`): a list of its elements, without duplicates, containing every
 element. -/
 def enum_is : ∀ {α : Type} (elems : List α), elems.Nodup → (∀ a : α, a ∈ elems) → Enum α :=

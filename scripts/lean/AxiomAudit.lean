@@ -23,9 +23,11 @@ loads our compiled modules itself with `importModules`, which reads every part o
    ours and the core library's definitions collects every axiom they reach; it must be a subset
    of those three. A core-library theorem ends the walk: its proof is not shipped, so it is
    trusted with the toolchain (the count is printed).
-3. **Names.** Nothing outside a `….Spec` module is declared in the namespace `OdpSpec`, and
-   nothing in the root namespace: there it could be picked up instead of a name that
-   `Odp/Core/Spec.lean` uses to state the results.
+3. **Names.** Nothing outside the three statement modules (`Odp.Core.Spec`, `Odp.Mech.Spec`,
+   `Odp.Certs.Spec`; not any module whose name ends in `Spec`) is declared in the namespaces a
+   statement file looks names up in first (`OdpSpec`, `Odp.Core.Spec`, `Odp.Mech.Spec`,
+   `Odp.Certs.Spec`), and nothing in the root namespace: there it could be picked up instead
+   of a name a statement file uses to state the results.
 4. **Kernel replay** (lean4checker's method; see "Kernel replay" below for why this file does
    not call `Lean.Environment.replay` itself): every constant of our modules is sent to the
    kernel again, in dependency order, into a fresh environment that holds only what our modules
@@ -152,18 +154,35 @@ def moduleOf (env : Environment) (c : Name) : Name :=
     | none => .anonymous
   | none => .anonymous
 
-/-- Names that could change what a statement file reads as: `Odp/Core/Spec.lean` (and any other
-`….Spec` module) states results in the namespace `OdpSpec` with the core's namespaces opened, so
-a declaration elsewhere in `OdpSpec` or in the root namespace could be picked up instead of the
-one meant. -/
+/-- Whether `p` is `c` or one of its namespace prefixes (written out: this interpreted file
+keeps to structural recursion). -/
+def hasPrefix (p : Name) : Name → Bool
+  | .anonymous => p == .anonymous
+  | c@(.str q _) => c == p || hasPrefix p q
+  | c@(.num q _) => c == p || hasPrefix p q
+
+/-- The statement files' modules: exactly these, not any module whose name ends in `Spec`. -/
+def statementModules : List Name := [`Odp.Core.Spec, `Odp.Mech.Spec, `Odp.Certs.Spec]
+
+/-- The namespaces a statement file looks names up in first (`OdpSpec` for `Odp/Core/Spec.lean`,
+and each statement file's own namespace): a declaration of another module there would be found
+before the one the statement means (Lean resolves `x` as `N.x` for every prefix `N` of the
+current namespace before the opened namespaces and the root). -/
+def reservedNamespaces : List Name := [`OdpSpec, `Odp.Core.Spec, `Odp.Mech.Spec, `Odp.Certs.Spec]
+
+def anyPrefix (c : Name) : List Name → Bool
+  | [] => false
+  | p :: r => hasPrefix p c || anyPrefix c r
+
+/-- Names that could change what a statement file reads as: a declaration of another module in
+a namespace reserved for the statement files, or one in the root namespace (found, like the
+core's, from every namespace). -/
 def nameProblems (env : Environment) (c : Name) : List String :=
   let m := moduleOf env c
-  let specModule := match m with
-    | .str _ "Spec" => true
-    | _ => false
-  if c.getRoot == `OdpSpec && !specModule then
+  if anyPrefix c reservedNamespaces && !memName m statementModules then
     ["AUDIT-FAIL " ++ nameStr c ++ " is declared in " ++ nameStr m ++
-      ": the namespace OdpSpec is reserved for the statement files (….Spec)"]
+      ": the namespaces OdpSpec, Odp.Core.Spec, Odp.Mech.Spec and Odp.Certs.Spec are " ++
+      "reserved for the statement files Odp/{Core,Mech,Certs}/Spec.lean"]
   else
     match c with
     | .str .anonymous _ =>
@@ -477,9 +496,32 @@ def headStr (e : Expr) : String :=
   | some k => nameStr k
   | none => "_"
 
-def argHeads : List Expr → List String
+/-- A class argument's head, marked `(def)` when it is a constant of ours that is not an
+inductive type (a `def` or `abbrev` alias of another type, which instance search sees
+through): an instance on such a head is not exempt as "on an Odp type". -/
+def argHead (env : Environment) (e : Expr) : String :=
+  match e.getAppFn.constName? with
+  | some k =>
+    match env.find? k with
+    | some (.inductInfo _) => nameStr k
+    | some _ => nameStr k ++ "(def)"
+    | none => nameStr k
+  | none => "_"
+
+def argHeads (env : Environment) : List Expr → List String
   | [] => []
-  | a :: r => headStr a :: argHeads r
+  | a :: r => argHead env a :: argHeads env r
+
+def parentProjIn (c : Name) : List StructureParentInfo → Bool
+  | [] => false
+  | p :: r => p.projFn == c || parentProjIn c r
+
+/-- The structure whose parent projection an instance constant is (`ExpField.toOrderedRing`:
+recorded by the `structure` command as the projection to a parent, whether the parent is a
+subobject or rebuilt from the fields), or `none` for any other constant. -/
+def projectionOf (env : Environment) (c : Name) : String :=
+  let s := c.getPrefix
+  if parentProjIn c (getStructureParentInfo env s).toList then nameStr s else "none"
 
 /-- The arguments of an application, in order (`Expr.getAppArgs` uses library code this
 interpreted file cannot run). -/
@@ -493,7 +535,7 @@ def instanceOf (env : Environment) (c : Name) : String :=
   match env.find? c with
   | some ci =>
     let body := ci.type.getForallBody
-    headStr body ++ " on " ++ strJoin (argHeads (appArgs body []))
+    headStr body ++ " on " ++ strJoin (argHeads env (appArgs body []))
   | none => "? on (none)"
 
 /-- The names of the instances a module declares: the entries of
@@ -507,7 +549,8 @@ unsafe def instanceStrs (env : Environment) : List EnvExtensionEntry → List St
   | [] => []
   | e :: r =>
     let n := entryName e
-    ("AUDIT instance " ++ nameStr n ++ " of " ++ instanceOf env n) :: instanceStrs env r
+    ("AUDIT instance " ++ nameStr n ++ " of " ++ instanceOf env n ++ " | proj " ++
+      projectionOf env n) :: instanceStrs env r
 
 unsafe def instancesIn (env : Environment) : List (Name × Array EnvExtensionEntry) → List String
   | [] => []
