@@ -236,3 +236,92 @@ def test_a_vacuous_field_in_a_hypothesis_fails_the_statement_file(toolchain, tmp
     spec = next(line for line in out.splitlines() if "FAIL Odp.Mech.Spec" in line)
     assert "error" in spec, spec
     assert "LapNoise.mk" in out, out
+
+
+#: A module named like a statement file, in another folder, declaring into the namespace the
+#: core statement file looks names up in first: inside `namespace OdpSpec`,
+#: `Lean.Grind.OrderedRing` would resolve to this class (with a field false in every ordered
+#: field) before the core's.
+SHADOW_SPEC = """module
+
+@[expose] public section
+
+set_option autoImplicit false
+
+namespace OdpSpec.Lean.Grind
+
+class OrderedRing (R : Type) [_root_.Lean.Grind.Semiring R] [LE R] [LT R] [Std.IsPreorder R] :
+    Prop where
+  toOrderedRing : _root_.Lean.Grind.OrderedRing R
+  le_total' : ∀ a b : R, a ≤ b
+
+end OdpSpec.Lean.Grind
+"""
+
+#: An `LE` on every ExpField's carrier, through a reducible alias of ours: instance search sees
+#: through `Carrier`, so `(1 : F) ≤ 0` becomes `True`.
+ALIAS_INSTANCE = """module
+
+public import Odp.Core.Field
+
+@[expose] public section
+
+set_option autoImplicit false
+
+namespace Odp.Core
+
+@[reducible] def Carrier (F : Type) : Type := F
+
+instance (priority := high) carrierLE {F : Type} [ExpField F] : LE (Carrier F) := ⟨fun _ _ => True⟩
+
+theorem one_le_zero {F : Type} [ExpField F] : (1 : F) ≤ 0 := trivial
+
+end Odp.Core
+"""
+
+
+def test_only_the_statement_modules_declare_in_their_namespaces(toolchain, tmp_path, capsys):  # noqa: F811
+    """An adversarial review's two redirections: a new `Odp/Core/Order/Spec.lean` (any module
+    named …Spec used to be exempt) declaring `OdpSpec.Lean.Grind.OrderedRing`, and a proof
+    renamed into `Odp.Mech.Spec`, where `Odp/Mech/Spec.lean` finds `cor18` before the pinned
+    `Odp.Mech.cor18`. Both compile; the audit refuses both, naming the module."""
+    root = copy_tree(tmp_path)
+    (root / "Odp/Core/Order").mkdir()
+    (root / "Odp/Core/Order/Spec.lean").write_text(SHADOW_SPEC, encoding="utf-8")
+    code, out = _run(["--src", str(root), "--only", "Odp.Core.Order.Spec", "--audit"], capsys)
+    assert code == 1, out
+    assert "ok   Odp.Core.Order.Spec" in out  # it compiles: the audit is what refuses it
+    assert ("AUDIT-FAIL OdpSpec.Lean.Grind.OrderedRing is declared in Odp.Core.Order.Spec: the "
+            "namespaces OdpSpec, Odp.Core.Spec, Odp.Mech.Spec and Odp.Certs.Spec are reserved"
+            ) in out
+    plant(root, "Odp/Certs/Example.lean", "end Odp.Certs.Example",
+          "theorem _root_.Odp.Mech.Spec.cor18 : True := trivial")
+    code, out = _run(["--src", str(root), "--only", "Odp.Certs.Example", "--audit"], capsys)
+    assert code == 1, out
+    assert "AUDIT-FAIL Odp.Mech.Spec.cor18 is declared in Odp.Certs.Example" in out
+
+
+def test_pinned_instances_are_parent_projections_and_aliases_are_not_exempt(  # noqa: F811
+        toolchain, tmp_path, capsys):  # noqa: F811
+    """An instance under a pinned name that is not the parent projection the structure records
+    (ExpField no longer extending `Lean.Grind.OrderedRing`, a hand-written
+    `ExpField.toOrderedRing` in its place) fails the audit; so does an instance of a core class
+    on an Odp `abbrev`/reducible alias, which instance search sees through."""
+    root = copy_tree(tmp_path)
+    (root / "Odp/Core/Carrier.lean").write_text(ALIAS_INSTANCE, encoding="utf-8")
+    code, out = _run(["--src", str(root), "--only", "Odp.Core.Carrier", "--audit"], capsys)
+    assert code == 1, out
+    assert "ok   Odp.Core.Carrier" in out
+    assert ("AUDIT-FAIL instance Odp.Core.carrierLE of the class LE on (Odp.Core.Carrier(def)) "
+            "is not pinned") in out
+    # the pinned name, written by hand: the parent dropped, an instance of the same name added
+    replace(root, "Odp/Core/Field.lean", "    Std.LawfulOrderLT R, Lean.Grind.OrderedRing R where\n",
+            "    Std.LawfulOrderLT R where\n  (orderedRing : Lean.Grind.OrderedRing R)\n")
+    plant(root, "Odp/Core/Field.lean", "namespace ExpField",
+          "instance ExpField.toOrderedRing {R : Type} [h : ExpField R] : "
+          "Lean.Grind.OrderedRing R :=\n  h.orderedRing")
+    code, out = _run(["--src", str(root), "--only", "Odp.Core.Field", "--audit"], capsys)
+    assert code == 1, out
+    assert ("instance Odp.Core.ExpField.toOrderedRing of the class Lean.Grind.OrderedRing is "
+            "pinned in scripts/lean/instances.txt as a parent projection, but it is not a "
+            "projection of its structure") in out
