@@ -50,7 +50,7 @@ public import Odp.Certs.Link
 
 set_option autoImplicit false
 
-namespace Odp.Certs.Spec
+namespace OdpSpec.Certs
 
 open Odp.Core Odp.Core.ExpField Odp.LedgerCore Odp.Mech Odp.Mech.Iter Odp.Certs Odp.Certs.Link
 
@@ -577,4 +577,4 @@ example (e : Entry) (bs : List Nat) (hasBlocks : Bool) (prev : Nat) (g : StepGro
       (if hasBlocks then listEq bs (stopCosts gs) else decide (e.supEps = listMax (stopCosts gs)))) :=
   ⟨rfl, rfl, rfl, rfl, rfl, rfl, rfl⟩
 
-end Odp.Certs.Spec
+end OdpSpec.Certs

@@ -53,7 +53,7 @@ public import Odp.Mech.Common.Witnesses
 
 set_option autoImplicit false
 
-namespace Odp.Mech.Spec
+namespace OdpSpec.Mech
 
 open Odp.Core Odp.Core.ExpField Odp.Mech Odp.Mech.Iter
 
@@ -1060,4 +1060,4 @@ example {R Y : Type} [ExpField R] [Enum Y] (y₀ : Y) (f : Y → Int) (x : Int) 
       distUtility f x y = -(((x - f y).natAbs : Nat) : Int) :=
   ⟨utilitySensitivity_dist f, medianDP_dist y₀ f, rfl⟩
 
-end Odp.Mech.Spec
+end OdpSpec.Mech
