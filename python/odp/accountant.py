@@ -519,11 +519,7 @@ class Accountant:
         ``None`` is this accountant's (the caller's claim)."""
         if relation is None or relation is self.neighbours:
             return
-        try:
-            declared = Neighbours.parse(relation)
-        except InvalidParameter:
-            Neighbours.parse(relation, name=f"the neighbours of {what}")  # raises, naming it
-            raise
+        declared = Neighbours.parse(relation, name=f"the neighbours of {what}")
         if declared is not self.neighbours:
             raise mismatch(what, declared, self.neighbours)
 
@@ -659,9 +655,8 @@ class Accountant:
                 "method; for your own mechanism use reserve() or charge() (docs/mechanisms.md, "
                 "'Write your own mechanism')" + hint)
         name = getattr(mechanism, "name", type(mechanism).__name__)
-        declared = getattr(mechanism, "neighbours", None)  # None: the accountant's (the claim)
-        if declared is not None and declared is not self.neighbours:
-            self._check_neighbours(declared, f"the {name} mechanism")
+        # None: the accountant's relation (the caller's claim)
+        self._check_neighbours(getattr(mechanism, "neighbours", None), f"the {name} mechanism")
         params_fn = getattr(mechanism, "params", None)
         params = params_fn() if callable(params_fn) else {}
         target = self._lane_for(mechanism, lane)
