@@ -88,12 +88,6 @@ def _recorded_relation(params: Any) -> Neighbours | None:
     return kinds[0].relation(params) if kinds else None
 
 
-def _lane_round_relation(rnd: Mapping[str, Any]) -> Neighbours | None:
-    """A notion-lane round's relation: a built-in's (odp's Gaussian, DP-SGD in a Rényi lane) by
-    its recorded key; any other's is the caller's claim."""
-    return _recorded_relation(rnd.get("params"))
-
-
 def check_relation(cert: CertificateText, sidecar: Mapping[str, Any],
                    rounds: Sequence[Any]) -> tuple[RelationReport | None, str | None, int | None]:
     """``(report, failure, row)``: the certificate's relation, or why it fails (and the 1-based
@@ -150,4 +144,5 @@ def _claims(cert: CertificateText, sidecar: Mapping[str, Any], rounds: Sequence[
     lane_rounds = sidecar.get("lane_rounds")
     for k, rnd in enumerate(lane_rounds if isinstance(lane_rounds, list) else [], 1):
         if isinstance(rnd, Mapping):
-            yield f"lane round {k}", None, partial(_lane_round_relation, rnd)
+            # a built-in's (odp's Gaussian, DP-SGD in a Rényi lane) by its recorded key
+            yield f"lane round {k}", None, partial(_recorded_relation, rnd.get("params"))
