@@ -348,9 +348,12 @@ def read_instances(text: str) -> dict[str, str]:
 
 
 def audit_source(modules: list[str], theorems: list[str], text: str | None = None) -> str:
-    """``AxiomAudit.lean`` (the in-memory copy) with its two lists filled in."""
+    """``AxiomAudit.lean`` (the in-memory copy) with its three lists filled in (the statement
+    modules from :data:`STATEMENT_FILES`)."""
     text = AUDIT.read_text(encoding="utf-8") if text is None else text
-    for marker, names in (("@odp-audit-modules", modules), ("@odp-audit-theorems", theorems)):
+    statements = [".".join(Path(rel).with_suffix("").parts) for rel in STATEMENT_FILES]
+    for marker, names in (("@odp-audit-modules", modules), ("@odp-audit-theorems", theorems),
+                          ("@odp-statement-modules", statements)):
         pattern = re.compile(r"^(def \w+ : List Name :=) \[\] -- " + re.escape(marker) + "$", re.M)
         if len(pattern.findall(text)) != 1:
             raise SystemExit(f"{AUDIT} has no line '… := [] -- {marker}'")

@@ -292,7 +292,7 @@ def test_only_the_statement_modules_declare_in_their_namespaces(toolchain, tmp_p
     assert code == 1, out
     assert "ok   Odp.Core.Order.Spec" in out  # it compiles: the audit is what refuses it
     assert ("AUDIT-FAIL OdpSpec.Lean.Grind.OrderedRing is declared in Odp.Core.Order.Spec: the "
-            "namespaces OdpSpec, Odp.Core.Spec, Odp.Mech.Spec and Odp.Certs.Spec are reserved"
+            "namespaces OdpSpec, Odp.Core.Spec, Odp.Mech.Spec, Odp.Certs.Spec are reserved"
             ) in out
     plant(root, "Odp/Certs/Example.lean", "end Odp.Certs.Example",
           "theorem _root_.Odp.Mech.Spec.cor18 : True := trivial")

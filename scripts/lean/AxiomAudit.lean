@@ -3,10 +3,10 @@ Axiom audit and kernel replay of the Lean modules that `scripts/check_lean.sh` c
 Mathlib). This is the auditor's tool, not theory: it lives in `scripts/`, uses `run_cmd` and
 `partial def`, and is never part of the `Odp` library.
 
-`scripts/lean_check.py` writes the two lists below (`auditModules`: every module it compiled,
-derived from the files; `mainTheorems`: the pinned theorems of `scripts/lean/pinned.txt`) into a
-copy of this file and compiles the copy. As committed, both lists are empty and the audit checks
-nothing; `lean_check.py` refuses a run whose output does not name every module it compiled.
+`scripts/lean_check.py` writes the lists below (`auditModules`: every module it compiled,
+derived from the files; `mainTheorems`: the pinned theorems of `scripts/lean/pinned.txt`;
+`statementModules`: the statement files' modules) into a copy of this file and compiles the
+copy. As committed, the lists are empty and the audit checks nothing; `lean_check.py` refuses a run whose output does not name every module it compiled.
 
 `#print axioms` is refused by this Lean build ("cannot use `#print axioms` in a `module`"), and
 the core library is shipped without its proofs (only the public `.olean` files). So the audit
@@ -161,14 +161,15 @@ def hasPrefix (p : Name) : Name → Bool
   | c@(.str q _) => c == p || hasPrefix p q
   | c@(.num q _) => c == p || hasPrefix p q
 
-/-- The statement files' modules: exactly these, not any module whose name ends in `Spec`. -/
-def statementModules : List Name := [`Odp.Core.Spec, `Odp.Mech.Spec, `Odp.Certs.Spec]
+/-- The statement files' modules, exactly (not any module whose name ends in `Spec`): written by
+`scripts/lean_check.py` from its `STATEMENT_FILES`. -/
+def statementModules : List Name := [] -- @odp-statement-modules
 
 /-- The namespaces a statement file looks names up in first (`OdpSpec` for `Odp/Core/Spec.lean`,
 and each statement file's own namespace): a declaration of another module there would be found
 before the one the statement means (Lean resolves `x` as `N.x` for every prefix `N` of the
 current namespace before the opened namespaces and the root). -/
-def reservedNamespaces : List Name := [`OdpSpec, `Odp.Core.Spec, `Odp.Mech.Spec, `Odp.Certs.Spec]
+def reservedNamespaces : List Name := `OdpSpec :: statementModules
 
 def anyPrefix (c : Name) : List Name → Bool
   | [] => false
@@ -181,8 +182,8 @@ def nameProblems (env : Environment) (c : Name) : List String :=
   let m := moduleOf env c
   if anyPrefix c reservedNamespaces && !memName m statementModules then
     ["AUDIT-FAIL " ++ nameStr c ++ " is declared in " ++ nameStr m ++
-      ": the namespaces OdpSpec, Odp.Core.Spec, Odp.Mech.Spec and Odp.Certs.Spec are " ++
-      "reserved for the statement files Odp/{Core,Mech,Certs}/Spec.lean"]
+      ": the namespaces " ++ joinNames reservedNamespaces ++ " are reserved for the " ++
+      "statement modules " ++ joinNames statementModules]
   else
     match c with
     | .str .anonymous _ =>
