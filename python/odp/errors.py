@@ -24,7 +24,8 @@ noise may already have been drawn; the error says so.
 
 from __future__ import annotations
 
-from types import TracebackType
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -40,25 +41,8 @@ class InvalidBudget(InvalidParameter):
     """A privacy budget or cost is not a finite, non-negative number (or δ ≥ 1)."""
 
 
-class _BudgetErrorAs:
-    """The context manager of :func:`budget_error_as`."""
-
-    __slots__ = ("_error", "_prefix")
-
-    def __init__(self, error: type[InvalidParameter], prefix: str):
-        self._error = error
-        self._prefix = prefix
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc_type is not None and issubclass(exc_type, InvalidBudget):
-            raise self._error(f"{self._prefix}{exc}") from None
-
-
-def budget_error_as(error: type[InvalidParameter], prefix: str = "") -> _BudgetErrorAs:
+@contextmanager
+def budget_error_as(error: type[InvalidParameter], prefix: str = "") -> Iterator[None]:
     """A context in which an :class:`InvalidBudget` is raised again as ``error`` with the same
     message (after ``prefix``), its context suppressed; any other exception passes unchanged.
 
@@ -71,7 +55,10 @@ def budget_error_as(error: type[InvalidParameter], prefix: str = "") -> _BudgetE
         with budget_error_as(InvalidParameter):
             delta = parse_delta(value, name="delta")
     """
-    return _BudgetErrorAs(error, prefix)
+    try:
+        yield
+    except InvalidBudget as exc:
+        raise error(f"{prefix}{exc}") from None
 
 
 class InvalidGuarantee(InvalidParameter):
